@@ -1,0 +1,68 @@
+"""The `sparkls` command.
+
+`sparkls` or `sparkls --stdio` runs the language server over stdio (stdout is the
+protocol: nothing else may write there; logs go to stderr or `--log-file`).
+Subcommands: `emulate` (the local Responses API emulator) and `demo` (the quick-start
+demo: emulator, server and an LSP client, printing diffs and timings).
+"""
+
+from __future__ import annotations
+
+import argparse
+import logging
+import sys
+
+from sparkls import __version__
+
+
+def _parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(
+        prog="sparkls",
+        description="sparkls: fast AI edits for any LSP editor. With no subcommand, runs the language server on stdio.",
+    )
+    parser.add_argument("--version", action="version", version=f"sparkls {__version__}")
+    parser.add_argument("--stdio", action="store_true", help="run the language server on stdio (the default)")
+    parser.add_argument("--log-file", help="write logs to this file instead of stderr")
+    parser.add_argument("--log-level", default="INFO", choices=["DEBUG", "INFO", "WARNING", "ERROR"])
+    commands = parser.add_subparsers(dest="command", metavar="COMMAND", title="subcommands")
+
+    emulate = commands.add_parser("emulate", help="run the local OpenAI Responses API emulator")
+    from sparkls.emulator.cli import add_arguments as add_emulator_arguments
+
+    add_emulator_arguments(emulate)
+
+    demo = commands.add_parser(
+        "demo",
+        help="edit a sample file through a real LSP session and show diffs and timings",
+        description="Starts the emulator (or uses the real API when OPENAI_API_KEY is set), "
+        "starts sparkls over stdio, and drives real LSP requests on a sample file.",
+    )
+    demo.add_argument("--emulator", action="store_true", help="use the emulator even when OPENAI_API_KEY is set")
+    demo.add_argument("--file", help="edit a copy of this Python file instead of the bundled sample")
+    return parser
+
+
+def _setup_logging(level: str, log_file: str | None) -> None:
+    handler: logging.Handler = logging.FileHandler(log_file) if log_file else logging.StreamHandler(sys.stderr)
+    handler.setFormatter(logging.Formatter("%(asctime)s %(levelname)s %(name)s: %(message)s"))
+    logging.basicConfig(level=level, handlers=[handler], force=True)
+    if level != "DEBUG":  # pygls logs every message's params at INFO
+        logging.getLogger("pygls").setLevel(logging.WARNING)
+
+
+def main(argv: list[str] | None = None) -> int:
+    args = _parser().parse_args(argv)
+    _setup_logging(args.log_level, args.log_file)
+    if args.command == "emulate":
+        from sparkls.emulator.cli import run as run_emulator
+
+        return run_emulator(args)
+    if args.command == "demo":
+        from sparkls.demo import run_demo
+
+        return run_demo(force_emulator=args.emulator, sample=args.file)
+
+    from sparkls.server import build_server
+
+    build_server().start_io()
+    return 0

@@ -1,0 +1,206 @@
+"""The settings tree: one pydantic model, fed from three places, never fatal.
+
+Sources, later ones winning key by key: the defaults below, `.sparkls.toml` at the
+workspace root, `initializationOptions`, and the `sparkls` section of
+`workspace/configuration`. Keys may be snake_case or camelCase (editors send camelCase).
+
+A bad value never stops the server: `load_settings` drops each invalid key, keeps its
+default, and returns the problems as sentences for `window/showMessage`.
+
+This module does no I/O except `read_project_file`; it knows nothing of LSP.
+"""
+
+from __future__ import annotations
+
+import os
+import re
+import tomllib
+from pathlib import Path
+from typing import Any, Literal
+from urllib.parse import urlsplit
+
+from pydantic import (
+    BaseModel,
+    ConfigDict,
+    Field,
+    SecretStr,
+    ValidationError,
+    ValidationInfo,
+    field_validator,
+    model_validator,
+)
+
+from sparkls.errors import MissingApiKey
+
+PROJECT_FILE = ".sparkls.toml"
+
+
+class _Model(BaseModel):
+    model_config = ConfigDict(extra="forbid", validate_default=True)
+
+
+class TierSettings(_Model):
+    """One model tier: where it lives and how we talk to it."""
+
+    model: str
+    base_url: str = "https://api.openai.com/v1"
+    api: Literal["responses", "chat"] = "responses"
+    transport: Literal["websocket", "http"] = "websocket"  # "http" when api is "chat"
+    api_key_env: str | None = None
+    api_key: SecretStr | None = None
+    connect_timeout: float | None = Field(default=10.0, gt=0)
+    request_timeout: float | None = Field(default=120.0, gt=0)
+
+    @field_validator("base_url")
+    @classmethod
+    def _http_url(cls, value: str) -> str:
+        parts = urlsplit(value)
+        if parts.scheme not in ("http", "https") or not parts.netloc:
+            raise ValueError(f"must be an http:// or https:// URL, got {value!r}")
+        return value.rstrip("/")
+
+    @model_validator(mode="before")
+    @classmethod
+    def _default_transport(cls, data: Any) -> Any:
+        if isinstance(data, dict) and "transport" not in data and data.get("api") == "chat":
+            return {**data, "transport": "http"}
+        return data
+
+    @field_validator("transport")
+    @classmethod
+    def _websocket_needs_responses(cls, value: str, info: ValidationInfo) -> str:
+        if value == "websocket" and info.data.get("api") == "chat":
+            raise ValueError('"websocket" works only with api "responses"; use "http"')
+        return value
+
+    @property
+    def websocket_url(self) -> str:
+        """`https` -> `wss`, `http` -> `ws`, plus `/responses` (DESIGN.md)."""
+        scheme, rest = self.base_url.split("://", 1)
+        return f"{'wss' if scheme == 'https' else 'ws'}://{rest}/responses"
+
+    @property
+    def host(self) -> str:
+        return urlsplit(self.base_url).netloc
+
+
+class ContextSettings(_Model):
+    max_region_lines: int = Field(default=300, ge=10)
+
+
+DEFAULT_FAST_MODEL = "gpt-5.3-codex-spark"
+DEFAULT_DEEP_MODEL = "gpt-5.3-codex"
+# Required keys that a partial tier (`{"fast": {"base_url": ...}}`) inherits.
+_DEFAULTS: dict[str, Any] = {
+    "fast": {"model": DEFAULT_FAST_MODEL},
+    "deep": {"model": DEFAULT_DEEP_MODEL, "transport": "http"},
+}
+
+
+class Settings(_Model):
+    fast: TierSettings = TierSettings(model=DEFAULT_FAST_MODEL)
+    deep: TierSettings = TierSettings(model=DEFAULT_DEEP_MODEL, transport="http")
+    api_key_env: str = "OPENAI_API_KEY"
+    api_key: SecretStr | None = None
+    context: ContextSettings = ContextSettings()
+
+    def api_key_for(self, tier_name: str, environ: dict[str, str] | None = None) -> str:
+        """The key for a tier; raises MissingApiKey with the variable to set."""
+        tier: TierSettings = getattr(self, tier_name)
+        direct = tier.api_key or self.api_key
+        if direct is not None and direct.get_secret_value():
+            return direct.get_secret_value()
+        env_name = tier.api_key_env or self.api_key_env
+        value = (os.environ if environ is None else environ).get(env_name, "")
+        if not value:
+            raise MissingApiKey(
+                f"No API key for the {tier_name} tier: set the environment variable "
+                f"{env_name} (or `api_key` in the sparkls settings) and try again."
+            )
+        return value
+
+
+_CAMEL = re.compile(r"(?<=[a-z0-9])([A-Z])")
+
+
+def snake_keys(value: Any) -> Any:
+    """`baseUrl` -> `base_url`, recursively through dicts."""
+    if isinstance(value, dict):
+        return {_CAMEL.sub(r"_\1", str(k)).lower(): snake_keys(v) for k, v in value.items()}
+    return value
+
+
+def merge(base: dict[str, Any], override: dict[str, Any]) -> dict[str, Any]:
+    """Deep merge: dicts merge key by key, anything else in `override` wins."""
+    out = dict(base)
+    for key, value in override.items():
+        if isinstance(value, dict) and isinstance(out.get(key), dict):
+            out[key] = merge(out[key], value)
+        else:
+            out[key] = value
+    return out
+
+
+def _drop(raw: dict[str, Any], path: tuple[Any, ...]) -> bool:
+    """Remove the key at `path` (or its nearest existing parent); True if removed."""
+    node: Any = raw
+    for key in path[:-1]:
+        if not isinstance(node, dict) or key not in node:
+            return False
+        node = node[key]
+    if isinstance(node, dict) and path and path[-1] in node:
+        del node[path[-1]]
+        return True
+    return False
+
+
+def _describe(error: dict[str, Any]) -> str:
+    where = ".".join(str(p) for p in error["loc"]) or "settings"
+    message = error["msg"].removeprefix("Value error, ")
+    if error["type"] == "extra_forbidden":
+        message = "unknown setting"
+    return f"`{where}`: {message}"
+
+
+def load_settings(*sources: dict[str, Any] | None) -> tuple[Settings, list[str]]:
+    """Merge sources (lowest precedence first) and validate, dropping bad keys.
+
+    Returns the settings and the problems found, one sentence each.
+    """
+    raw: dict[str, Any] = {}
+    problems: list[str] = []
+    for source in sources:
+        if source is None:
+            continue
+        if not isinstance(source, dict):
+            problems.append(f"settings must be an object, got {type(source).__name__}; ignored")
+            continue
+        raw = merge(raw, snake_keys(source))
+    for _ in range(50):  # each round removes at least one bad key
+        try:
+            return Settings.model_validate(merge(_DEFAULTS, raw)), problems
+        except ValidationError as exc:
+            removed = False
+            for error in exc.errors():
+                problems.append(_describe(error) + " (default kept)")
+                loc = tuple(error["loc"])
+                while loc and not _drop(raw, loc):
+                    loc = loc[:-1]
+                removed = removed or bool(loc)
+            if not removed:
+                break
+    return Settings(), problems
+
+
+def read_project_file(root: Path | None) -> tuple[dict[str, Any] | None, list[str]]:
+    """Read `.sparkls.toml` from the workspace root, if there is one."""
+    if root is None:
+        return None, []
+    path = root / PROJECT_FILE
+    try:
+        with path.open("rb") as fh:
+            return tomllib.load(fh), []
+    except FileNotFoundError:
+        return None, []
+    except (OSError, tomllib.TOMLDecodeError) as exc:
+        return None, [f"{path}: {exc}; file ignored"]

@@ -1,0 +1,61 @@
+"""The fast-tier prompt, in the model protocol of DESIGN.md.
+
+Stable parts come first so the provider's prompt cache hits: the instructions (the
+same for every request), then the file (path, imports, enclosing headers); the
+variable part, the marked region and the instruction, comes last.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from sparkls.context.builder import EditContext
+
+REGION_START = "<|editable_region_start|>"
+REGION_END = "<|editable_region_end|>"
+CURSOR = "<|cursor|>"
+
+FAST_INSTRUCTIONS = f"""\
+You are Spark, a code-editing model inside a programmer's editor.
+The user message shows parts of one file. The lines between {REGION_START} and \
+{REGION_END} are the editable region; {CURSOR} marks the cursor when there is one.
+Carry out the instruction by rewriting the editable region only.
+Answer with the complete new text of the editable region in one fenced code block, \
+without the marker lines and without {CURSOR}. Keep indentation, and every line you \
+do not need to change, exactly as it is. Do not explain."""
+
+
+@dataclass(frozen=True, slots=True)
+class Prompt:
+    instructions: str
+    input: str
+
+
+def _fence(body: str, language: str) -> str:
+    fence = "```"
+    while fence in body:
+        fence += "`"
+    return f"{fence}{language}\n{body}\n{fence}"
+
+
+def render_edit_prompt(ctx: EditContext, instruction: str) -> Prompt:
+    parts = [f"File: {ctx.path}"]
+    if ctx.imports:
+        parts.append("Imports:\n" + _fence("\n".join(ctx.imports), ctx.language_id))
+    region = ctx.region_text
+    if ctx.cursor is not None:
+        region = region[: ctx.cursor] + CURSOR + region[ctx.cursor :]
+    excerpt = [*ctx.headers, "    ..."] if ctx.headers else []
+    excerpt += [REGION_START, region.removesuffix("\n").removesuffix("\r"), REGION_END]
+    parts.append(
+        f"Excerpt (lines {ctx.region.start_line + 1}-{ctx.region.end_line + 1}):\n"
+        + _fence("\n".join(excerpt), ctx.language_id)
+    )
+    if ctx.diagnostics:
+        lines = []
+        for d in ctx.diagnostics:
+            origin = " ".join(x for x in (d.source, f"[{d.code}]" if d.code else None) if x)
+            lines.append(f"- line {d.line + 1}: {d.message}" + (f" ({origin})" if origin else ""))
+        parts.append("Diagnostics:\n" + "\n".join(lines))
+    parts.append(f"Instruction: {instruction.strip()}")
+    return Prompt(FAST_INSTRUCTIONS, "\n\n".join(parts))

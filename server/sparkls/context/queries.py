@@ -1,0 +1,38 @@
+"""Tree-sitter queries, kept as `.scm` files in `sparkls/queries/<language>/`.
+
+Each query is compiled once per process and reused for every document.
+"""
+
+from __future__ import annotations
+
+from functools import cache
+from importlib import resources
+
+from tree_sitter import Node, Query, QueryCursor
+
+from sparkls.documents.languages import grammar
+
+
+@cache
+def query(language_id: str, name: str) -> Query | None:
+    """The compiled query `name` for a language, or None if it has none."""
+    lang = grammar(language_id)
+    if lang is None:
+        return None
+    source = resources.files("sparkls") / "queries" / language_id / f"{name}.scm"
+    if not source.is_file():
+        return None
+    return Query(lang, source.read_text(encoding="utf-8"))
+
+
+def captures(
+    language_id: str, name: str, node: Node, byte_range: tuple[int, int] | None = None
+) -> dict[str, list[Node]]:
+    """Captures of query `name` under `node`, optionally only those meeting a byte range."""
+    compiled = query(language_id, name)
+    if compiled is None:
+        return {}
+    cursor = QueryCursor(compiled)
+    if byte_range is not None:
+        cursor.set_byte_range(*byte_range)
+    return cursor.captures(node)

@@ -1,0 +1,152 @@
+"""Open documents: text, version and a tree-sitter tree kept in step with edits.
+
+The store is fed by `didOpen` / `didChange` / `didClose` and read by the engine. A
+change edits the old tree (`Tree.edit`) and marks it stale; the next reader reparses
+incrementally, so a burst of keystrokes costs one parse, not one per keystroke.
+
+Knows nothing of LSP types: changes arrive as `TextChange` values.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from tree_sitter import Point, Tree
+
+from sparkls.documents.languages import language_id_for, new_parser
+from sparkls.documents.positions import LINE_BREAK, Encoding, LineIndex, Position
+from sparkls.errors import DocumentClosed
+
+
+@dataclass(frozen=True, slots=True)
+class TextChange:
+    """One content change; `range` None means the whole text is replaced."""
+
+    text: str
+    range: tuple[Position, Position] | None = None
+
+
+def _end_point(start: tuple[int, int], inserted: bytes) -> tuple[int, int]:
+    """Tree-sitter point just after `inserted` placed at `start`."""
+    breaks = list(LINE_BREAK.finditer(inserted.decode("utf-8")))
+    if not breaks:
+        return start[0], start[1] + len(inserted)
+    tail = inserted.decode("utf-8")[breaks[-1].end() :]
+    return start[0] + len(breaks), len(tail.encode("utf-8"))
+
+
+class Document:
+    """One open document. `text` and `version` are always current."""
+
+    def __init__(self, uri: str, text: str, version: int, language_id: str, encoding: Encoding) -> None:
+        self.uri = uri
+        self.text = text
+        self.version = version
+        self.language_id = language_id
+        self.encoding = encoding
+        self._lines: LineIndex | None = None
+        self._parser = new_parser(language_id)
+        self._tree: Tree | None = None
+        self._tree_stale = True
+
+    @property
+    def lines(self) -> LineIndex:
+        if self._lines is None:
+            self._lines = LineIndex(self.text)
+        return self._lines
+
+    @property
+    def tree(self) -> Tree | None:
+        """The syntax tree of the current text, or None for languages without a grammar."""
+        if self._parser is None:
+            return None
+        if self._tree_stale:
+            source = self.text.encode("utf-8")
+            old = self._tree
+            self._tree = self._parser.parse(source, old) if old is not None else self._parser.parse(source)
+            self._tree_stale = False
+        return self._tree
+
+    def offset(self, position: Position) -> int:
+        return self.lines.offset(position, self.encoding)
+
+    def position(self, offset: int) -> Position:
+        return self.lines.position(offset, self.encoding)
+
+    def apply(self, changes: list[TextChange], version: int) -> None:
+        for change in changes:
+            if change.range is None:
+                self.text = change.text
+                self._tree = None  # nothing to reuse from an unrelated text
+            else:
+                self._splice(change)
+            self._lines = None
+            self._tree_stale = True
+        self.version = version
+
+    def _splice(self, change: TextChange) -> None:
+        assert change.range is not None
+        start = self.lines.offset(change.range[0], self.encoding)
+        end = max(start, self.lines.offset(change.range[1], self.encoding))
+        if self._tree is not None:
+            self._edit_tree(self._tree, start, end, change.text)
+        self.text = self.text[:start] + change.text + self.text[end:]
+
+    def _edit_tree(self, tree: Tree, start: int, end: int, inserted_text: str) -> None:
+        """Tell `tree` that text[start:end] became `inserted_text`."""
+        start_byte, start_point = self.lines.byte_point(start)
+        old_end_byte, old_end_point = self.lines.byte_point(end)
+        inserted = inserted_text.encode("utf-8")
+        tree.edit(
+            start_byte=start_byte,
+            old_end_byte=old_end_byte,
+            new_end_byte=start_byte + len(inserted),
+            start_point=Point(*start_point),
+            old_end_point=Point(*old_end_point),
+            new_end_point=Point(*_end_point(start_point, inserted)),
+        )
+
+    def parse_variant(self, start: int, end: int, replacement: str) -> Tree | None:
+        """The tree of the text with text[start:end] replaced, parsed incrementally.
+
+        The document itself is untouched; used to validate an edit before it is sent.
+        """
+        current = self.tree
+        if current is None or self._parser is None:
+            return None
+        variant = current.copy()
+        self._edit_tree(variant, start, end, replacement)
+        text = self.text[:start] + replacement + self.text[end:]
+        return self._parser.parse(text.encode("utf-8"), variant)
+
+
+class DocumentStore:
+    """The open documents of one session, by URI."""
+
+    def __init__(self, encoding: Encoding = "utf-16") -> None:
+        self.encoding: Encoding = encoding
+        self._docs: dict[str, Document] = {}
+
+    def open(self, uri: str, text: str, version: int, language_id: str | None = None) -> Document:
+        doc = Document(uri, text, version, language_id_for(uri, language_id), self.encoding)
+        self._docs[uri] = doc
+        return doc
+
+    def change(self, uri: str, changes: list[TextChange], version: int) -> None:
+        self.get(uri).apply(changes, version)
+
+    def close(self, uri: str) -> None:
+        self._docs.pop(uri, None)
+
+    def has(self, uri: str) -> bool:
+        return uri in self._docs
+
+    def get(self, uri: str) -> Document:
+        try:
+            return self._docs[uri]
+        except KeyError:
+            raise DocumentClosed(f"{uri} is not open in the editor.") from None
+
+    def is_open(self, uri: str, document: Document) -> bool:
+        """True while `document` is still the open instance for `uri`."""
+        return self._docs.get(uri) is document

@@ -1,0 +1,1 @@
+"""From the model's reply to safe, minimal edits: parse, validate, diff."""

@@ -1,0 +1,130 @@
+"""The fast edit, start to finish, as one function with no LSP in it.
+
+document snapshot -> context -> prompt -> model -> fenced block -> syntax check ->
+minimal replacements in LSP positions, stamped with the version they were computed
+against. Every failure raises a `SparkError` before anything is applied, so a caller
+either gets a complete edit or a message, never half an edit.
+"""
+
+from __future__ import annotations
+
+import time
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from pygls.uris import to_fs_path
+
+from sparkls.config import Settings
+from sparkls.context.builder import DiagnosticInfo, build_edit_context
+from sparkls.context.prompt import render_edit_prompt
+from sparkls.documents.positions import Position
+from sparkls.documents.store import DocumentStore
+from sparkls.edits.diff import diff_replacements
+from sparkls.edits.reply import extract_region
+from sparkls.edits.validate import check_region_parses
+from sparkls.errors import DocumentChanged, DocumentClosed
+from sparkls.models.session import TierSession
+
+
+@dataclass(frozen=True, slots=True)
+class EditRequest:
+    uri: str
+    start: Position
+    end: Position
+    instruction: str
+    diagnostics: list[DiagnosticInfo] = field(default_factory=list)
+
+
+@dataclass(frozen=True, slots=True)
+class PositionedEdit:
+    start: Position
+    end: Position
+    text: str
+
+
+@dataclass(frozen=True, slots=True)
+class EditOutcome:
+    uri: str
+    version: int
+    edits: list[PositionedEdit]
+    tier: str
+    model: str
+    region_lines: tuple[int, int]  # 0-based inclusive
+    timings_ms: dict[str, float]
+
+
+def display_path(uri: str, root: Path | None) -> str:
+    """Workspace-relative path of `uri` when it is inside `root`, else the path or URI."""
+    fs_path = to_fs_path(uri)
+    if fs_path is None:
+        return uri
+    path = Path(fs_path)
+    if root is not None:
+        try:
+            return path.relative_to(root).as_posix()
+        except ValueError:
+            pass
+    return path.as_posix()
+
+
+async def run_fast_edit(
+    store: DocumentStore,
+    session: TierSession,
+    settings: Settings,
+    request: EditRequest,
+    *,
+    root: Path | None = None,
+) -> EditOutcome:
+    started = time.perf_counter()
+    doc = store.get(request.uri)
+    version = doc.version
+    start, end = sorted((doc.offset(request.start), doc.offset(request.end)))
+    ctx = build_edit_context(
+        doc,
+        start,
+        end,
+        path=display_path(request.uri, root),
+        max_region_lines=settings.context.max_region_lines,
+        diagnostics=request.diagnostics,
+    )
+    prompt = render_edit_prompt(ctx, request.instruction)
+    context_done = time.perf_counter()
+
+    reply = await session.complete(prompt)
+    replied = time.perf_counter()
+
+    name = ctx.path
+    if not store.is_open(request.uri, doc):
+        raise DocumentClosed(f"{name} was closed while the edit was being written; nothing was changed.")
+    if doc.version != version:
+        raise DocumentChanged(
+            f"{name} changed while the edit was being written (version {version} -> "
+            f"{doc.version}); nothing was changed. Run the edit again."
+        )
+    line_ending = "\r\n" if "\r\n" in ctx.region_text else "\n"
+    new_region = extract_region(reply.text, line_ending=line_ending)
+    if ctx.region_text.endswith(line_ending) and not new_region.endswith(line_ending):
+        new_region += line_ending
+    check_region_parses(doc, ctx.region, new_region)
+    base = ctx.region.start
+    edits = [
+        PositionedEdit(doc.position(base + r.start), doc.position(base + r.end), r.text)
+        for r in diff_replacements(ctx.region_text, new_region)
+    ]
+    finished = time.perf_counter()
+    return EditOutcome(
+        uri=request.uri,
+        version=version,
+        edits=edits,
+        tier=session.name,
+        model=session.tier.model,
+        region_lines=(ctx.region.start_line, ctx.region.end_line),
+        timings_ms={
+            "context": (context_done - started) * 1000,
+            "ttft": reply.ttft_ms,
+            "stream": reply.stream_ms,
+            "model": (replied - context_done) * 1000,
+            "edit": (finished - replied) * 1000,
+            "total": (finished - started) * 1000,
+        },
+    )

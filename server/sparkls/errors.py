@@ -1,0 +1,106 @@
+"""The errors sparkls raises, each with a message fit to show a user.
+
+::
+
+    SparkError                    every error here; `.code` is a short stable id
+    ├── ConfigError               settings that do not validate
+    ├── ModelError                anything between sparkls and the model
+    │   ├── MissingApiKey         no key in the environment or settings
+    │   ├── ConnectError          host unreachable, refused, TLS or handshake failure
+    │   ├── AuthError             401 / 403
+    │   ├── ModelNotFound         404 for the model
+    │   ├── RateLimited           429; carries `retry_after` seconds when given
+    │   ├── ServerError           5xx
+    │   ├── StreamError           the stream broke before the response completed
+    │   └── ApiError              any other error the API reported (in-band or status)
+    └── EditError                 the reply could not become a safe edit
+        ├── NoUsableReply         no fenced code block in the reply
+        ├── InvalidEdit           the new text does not parse where the old did
+        ├── DocumentClosed        the document was closed while the model answered
+        ├── DocumentChanged       the document changed in a way the edit cannot follow
+        └── EditRejected          the editor refused `workspace/applyEdit`
+
+Foreign exceptions (websockets, httpx, OSError) are translated where they are met,
+in `models/`, with ``raise ... from exc``; nothing above `models/` sees them.
+"""
+
+from __future__ import annotations
+
+
+class SparkError(Exception):
+    """Base of every sparkls error; ``str(err)`` is the user-facing message."""
+
+    code = "spark_error"
+
+
+class ConfigError(SparkError):
+    code = "invalid_settings"
+
+
+class ModelError(SparkError):
+    code = "model_error"
+
+
+class MissingApiKey(ModelError):
+    code = "missing_api_key"
+
+
+class ConnectError(ModelError):
+    code = "connect_failed"
+
+
+class AuthError(ModelError):
+    code = "auth_failed"
+
+
+class ModelNotFound(ModelError):
+    code = "model_not_found"
+
+
+class RateLimited(ModelError):
+    code = "rate_limited"
+
+    def __init__(self, message: str, *, retry_after: float | None = None) -> None:
+        super().__init__(message)
+        self.retry_after = retry_after
+
+
+class ServerError(ModelError):
+    code = "server_error"
+
+
+class StreamError(ModelError):
+    code = "stream_broken"
+
+
+class ApiError(ModelError):
+    code = "api_error"
+
+    def __init__(self, message: str, *, api_code: str | None = None, status: int | None = None) -> None:
+        super().__init__(message)
+        self.api_code = api_code
+        self.status = status
+
+
+class EditError(SparkError):
+    code = "edit_failed"
+
+
+class NoUsableReply(EditError):
+    code = "no_usable_reply"
+
+
+class InvalidEdit(EditError):
+    code = "invalid_edit"
+
+
+class DocumentClosed(EditError):
+    code = "document_closed"
+
+
+class DocumentChanged(EditError):
+    code = "document_changed"
+
+
+class EditRejected(EditError):
+    code = "edit_rejected"

@@ -1,0 +1,15 @@
+"""LSP glue only: translate params, call one service, build lsprotocol results."""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from sparkls.server import SparkServer
+
+
+def register_all(server: SparkServer) -> None:
+    from sparkls.handlers import code_actions, commands, documents, lifecycle
+
+    for module in (lifecycle, documents, commands, code_actions):
+        module.register(server)

@@ -1,0 +1,119 @@
+"""`sparkls.edit`: a fast-tier edit of the region around a range, applied for the user.
+
+Argument: one object `{"uri", "range", "instruction"}` (DESIGN.md). Result: a summary
+(`applied`, `tier`, `model`, `timings_ms`, ...). Every failure is shown to the user
+with `window/showMessage` and returned as `{"applied": false, "error": {...}}`; the
+document is never touched by a failed edit.
+"""
+
+from __future__ import annotations
+
+import logging
+import time
+from typing import Any
+
+from lsprotocol import types
+from pydantic import BaseModel, ConfigDict, ValidationError
+
+from sparkls.context.builder import DiagnosticInfo
+from sparkls.documents.positions import Position
+from sparkls.engine import EditOutcome, EditRequest, run_fast_edit
+from sparkls.errors import EditRejected, SparkError
+from sparkls.handlers.convert import summary, workspace_edit
+from sparkls.server import SparkServer
+
+logger = logging.getLogger(__name__)
+
+EDIT_COMMAND = "sparkls.edit"
+
+
+class _Pos(BaseModel):
+    line: int
+    character: int
+
+
+class _Range(BaseModel):
+    start: _Pos
+    end: _Pos
+
+
+class _Diagnostic(BaseModel):
+    range: _Range
+    message: str
+    source: str | None = None
+    code: int | str | None = None
+
+
+class EditArgs(BaseModel):
+    """The `sparkls.edit` argument; `diagnostics` is set by quick fixes."""
+
+    model_config = ConfigDict(extra="ignore")
+    uri: str
+    range: _Range
+    instruction: str
+    diagnostics: list[_Diagnostic] = []
+
+    def request(self) -> EditRequest:
+        return EditRequest(
+            uri=self.uri,
+            start=Position(self.range.start.line, self.range.start.character),
+            end=Position(self.range.end.line, self.range.end.character),
+            instruction=self.instruction,
+            diagnostics=[
+                DiagnosticInfo(
+                    line=d.range.start.line,
+                    message=d.message,
+                    source=d.source,
+                    code=None if d.code is None else str(d.code),
+                )
+                for d in self.diagnostics
+            ],
+        )
+
+
+def failure(ls: SparkServer, error: Exception) -> dict[str, Any]:
+    """Tell the user, log, and build the `applied: false` result."""
+    if isinstance(error, SparkError):
+        code, message = error.code, str(error)
+        logger.info("edit failed [%s]: %s", code, message)
+    else:
+        code, message = "internal_error", f"internal error ({type(error).__name__}: {error}); see the server log"
+        logger.exception("edit failed", exc_info=error)
+    ls.notify_user(message)
+    return {"applied": False, "tier": "fast", "error": {"code": code, "message": message}}
+
+
+async def compute_edit(ls: SparkServer, request: EditRequest) -> EditOutcome:
+    return await run_fast_edit(ls.documents, ls.fast, ls.settings, request, root=ls.root)
+
+
+async def apply_outcome(ls: SparkServer, outcome: EditOutcome) -> dict[str, Any]:
+    started = time.perf_counter()
+    if outcome.edits:
+        result = await ls.workspace_apply_edit_async(
+            types.ApplyWorkspaceEditParams(
+                edit=workspace_edit(outcome, ls.client_capabilities), label="Spark edit"
+            )
+        )
+        if not result.applied:
+            reason = result.failure_reason or "no reason given"
+            raise EditRejected(f"The editor did not apply the edit ({reason}); nothing was changed.")
+    return summary(outcome, applied=bool(outcome.edits), apply_ms=(time.perf_counter() - started) * 1000)
+
+
+def register(server: SparkServer) -> None:
+    @server.command(EDIT_COMMAND)
+    async def edit(ls: SparkServer, *args: Any) -> dict[str, Any]:
+        try:
+            if len(args) != 1:
+                raise SparkError(f"{EDIT_COMMAND} takes one argument {{uri, range, instruction}}, got {len(args)}.")
+            try:
+                request = EditArgs.model_validate(args[0]).request()
+            except ValidationError as exc:
+                raise SparkError(f"{EDIT_COMMAND}: invalid argument: {exc.errors()[0]['loc']} {exc.errors()[0]['msg']}") from exc
+            outcome = await compute_edit(ls, request)
+            if not outcome.edits:
+                ls.notify_user("the model proposed no change.", types.MessageType.Info)
+            return await apply_outcome(ls, outcome)
+        except Exception as exc:  # every failure becomes a message; the server stays up
+            return failure(ls, exc)

@@ -1,0 +1,85 @@
+"""initialize / initialized / configuration / shutdown.
+
+Settings come from `.sparkls.toml`, `initializationOptions` and the `sparkls` section
+of `workspace/configuration` (config.py merges them). Problems are shown to the user
+and the defaults kept. The fast tier's connection opens right after `initialized`,
+in the background.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+from lsprotocol import types
+from pygls.uris import to_fs_path
+
+from sparkls.config import read_project_file
+from sparkls.documents.positions import normalize_encoding
+from sparkls.server import SparkServer
+
+
+def _root(params: types.InitializeParams) -> Path | None:
+    uri = params.workspace_folders[0].uri if params.workspace_folders else params.root_uri
+    if uri:
+        path = to_fs_path(uri)
+        return Path(path) if path else None
+    return Path(params.root_path) if params.root_path else None
+
+
+def _show_problems(ls: SparkServer, problems: list[str]) -> None:
+    if problems:
+        ls.notify_user("invalid settings: " + "; ".join(problems), types.MessageType.Warning)
+
+
+def _supports_configuration(ls: SparkServer) -> bool:
+    workspace = ls.client_capabilities.workspace
+    return bool(workspace and workspace.configuration)
+
+
+async def _pull_configuration(ls: SparkServer) -> None:
+    result = await ls.workspace_configuration_async(
+        types.ConfigurationParams(items=[types.ConfigurationItem(section="sparkls")])
+    )
+    section: Any = result[0] if result else None
+    ls.settings_sources["workspace"] = section if isinstance(section, dict) else None
+    _show_problems(ls, ls.reload_settings())
+
+
+def register(server: SparkServer) -> None:
+    @server.feature(types.INITIALIZE)
+    def initialize(ls: SparkServer, params: types.InitializeParams) -> None:
+        ls.documents.encoding = normalize_encoding(ls.workspace.position_encoding)
+        ls.root = _root(params)
+        project, problems = read_project_file(ls.root)
+        ls.settings_sources["project"] = project
+        options = params.initialization_options
+        ls.settings_sources["initialization"] = options if isinstance(options, dict) else None
+        if options is not None and not isinstance(options, dict):
+            problems.append("initializationOptions must be an object; ignored")
+        ls.pending_problems = problems + ls.reload_settings()
+
+    @server.feature(types.INITIALIZED)
+    async def initialized(ls: SparkServer, params: types.InitializedParams) -> None:
+        _show_problems(ls, ls.pending_problems)
+        ls.pending_problems = []
+        if _supports_configuration(ls):
+            try:
+                await _pull_configuration(ls)
+            except Exception as exc:  # a client that fails the request keeps our settings
+                ls.log(f"workspace/configuration failed: {exc}", types.MessageType.Warning)
+        ls.warm_up()
+
+    @server.feature(types.WORKSPACE_DID_CHANGE_CONFIGURATION)
+    async def did_change_configuration(ls: SparkServer, params: types.DidChangeConfigurationParams) -> None:
+        pushed = params.settings.get("sparkls") if isinstance(params.settings, dict) else None
+        if isinstance(pushed, dict):
+            ls.settings_sources["workspace"] = pushed
+            _show_problems(ls, ls.reload_settings())
+        elif _supports_configuration(ls):
+            await _pull_configuration(ls)
+        ls.warm_up()
+
+    @server.feature(types.SHUTDOWN)
+    async def shutdown(ls: SparkServer, params: None) -> None:
+        await ls.close_sessions()

@@ -1,0 +1,1 @@
+"""Model clients: the Responses WebSocket session (fast tier) and its events."""

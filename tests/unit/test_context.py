@@ -1,0 +1,123 @@
+"""Target regions, imports, headers and the fast-tier prompt."""
+
+import pytest
+
+from sparkls.context.builder import DiagnosticInfo, build_edit_context
+from sparkls.context.prompt import CURSOR, REGION_END, REGION_START, render_edit_prompt
+from sparkls.context.region import find_region
+from sparkls.documents.store import DocumentStore
+from sparkls.errors import EditError
+
+SOURCE = '''\
+"""Module doc."""
+import os
+from typing import Any
+
+LIMIT = 10
+
+
+class Greeter:
+    """Says hello."""
+
+    @staticmethod
+    def greet(name: str) -> str:
+        return "hello " + name
+
+    def wave(self) -> None:
+        pass
+
+
+def helper():
+    try:
+        import json
+    except ImportError:
+        pass
+    return 1
+
+if __name__ == "__main__":
+    print(helper())
+'''
+
+
+def _doc(text=SOURCE, uri="file:///w/app.py"):
+    return DocumentStore().open(uri, text, 1)
+
+
+def _offset(doc, needle):
+    return doc.text.index(needle)
+
+
+def test_region_is_the_enclosing_method_with_decorators():
+    """A cursor in a decorated method selects the method and its decorator."""
+    doc = _doc()
+    at = _offset(doc, '"hello "')
+    region = find_region(doc, at, at, max_lines=300)
+    assert (region.start_line, region.end_line, region.kind) == (10, 12, "definition")
+    assert doc.text[region.start : region.end].startswith("    @staticmethod\n")
+
+
+def test_region_spanning_two_methods_is_the_class():
+    """A selection across two methods selects their class."""
+    doc = _doc()
+    region = find_region(doc, _offset(doc, "return \"hello"), _offset(doc, "pass\n"), max_lines=300)
+    assert (region.start_line, region.end_line) == (7, 15)
+
+
+def test_oversized_scope_narrows_to_the_selected_lines():
+    """When the scope is longer than the cap, the region is the selected lines."""
+    doc = _doc()
+    start = _offset(doc, "    def wave")
+    region = find_region(doc, start, start + 5, max_lines=2)
+    assert (region.start_line, region.end_line, region.kind) == (14, 14, "lines")
+
+
+def test_module_level_code_selects_its_statement():
+    """A cursor in module-level code selects the top-level statement around it."""
+    doc = _doc()
+    at = _offset(doc, "print(")
+    region = find_region(doc, at, at, max_lines=300)
+    assert (region.start_line, region.end_line, region.kind) == (25, 26, "statements")
+
+
+def test_selection_larger_than_cap_is_refused():
+    """A selection bigger than the cap is an error that names the setting."""
+    doc = _doc()
+    with pytest.raises(EditError, match="max_region_lines"):
+        find_region(doc, 0, len(doc.text), max_lines=10)
+
+
+def test_plain_text_gets_a_line_window():
+    """Without a grammar the selected lines are the region."""
+    doc = _doc("a\nb\nc\nd\n", uri="file:///w/notes.txt")
+    region = find_region(doc, 2, 5, max_lines=300)
+    assert (region.start_line, region.end_line, region.kind) == (1, 2, "lines")
+
+
+def test_context_has_imports_headers_and_diagnostics():
+    """Module imports (not function-local ones), the class header and in-region diagnostics."""
+    doc = _doc()
+    at = _offset(doc, '"hello "')
+    ctx = build_edit_context(
+        doc, at, at, path="app.py", max_region_lines=300,
+        diagnostics=[DiagnosticInfo(line=12, message="bad thing", source="lint")],
+    )
+    assert ctx.imports == ["import os", "from typing import Any"]
+    assert ctx.headers == ["class Greeter:"]
+    assert [d.message for d in ctx.diagnostics] == ["bad thing"]
+    assert ctx.cursor == at - ctx.region.start
+
+
+def test_prompt_marks_the_region_and_ends_with_the_instruction():
+    """The region sits between marker lines, the cursor is marked, the instruction is last."""
+    doc = _doc()
+    at = _offset(doc, '"hello "')
+    ctx = build_edit_context(doc, at, at, path="app.py", max_region_lines=300)
+    prompt = render_edit_prompt(ctx, "Use an f-string.")
+    lines = prompt.input.splitlines()
+    start, end = lines.index(REGION_START), lines.index(REGION_END)
+    region = "\n".join(lines[start + 1 : end])
+    assert region.replace(CURSOR, "") == ctx.region_text.rstrip("\n")
+    assert region.count(CURSOR) == 1
+    assert prompt.input.rstrip().endswith("Instruction: Use an f-string.")
+    assert prompt.input.index("import os") < prompt.input.index(REGION_START)
+    assert "REPLACE" not in prompt.instructions  # the emulator's directives stay the user's
