@@ -1,0 +1,79 @@
+"""Shared fixtures: a real emulator process on loopback, reset for every test."""
+
+from __future__ import annotations
+
+import os
+import re
+import subprocess
+import sys
+from collections.abc import Iterator
+from dataclasses import dataclass
+from typing import Any
+
+import httpx
+import pytest
+
+EMULATOR_KEY = "sk-test-emulator-key"
+_LISTENING = re.compile(r"listening on (http://\S+/v1)")
+
+
+@dataclass
+class EmulatorHandle:
+    """Talks to a running `sparkls emulate` through its control endpoint."""
+
+    url: str  # the API root, e.g. http://127.0.0.1:PORT/v1
+    api_key: str
+
+    @property
+    def host(self) -> str:
+        return self.url.split("://", 1)[1].split("/", 1)[0]
+
+    def _control(self, method: str, path: str, payload: dict[str, Any] | None = None) -> Any:
+        root = self.url.removesuffix("/v1")
+        response = httpx.request(method, f"{root}/_emulator/{path}", json=payload, timeout=10)
+        response.raise_for_status()
+        return response.json()
+
+    def stats(self) -> dict[str, Any]:
+        return self._control("GET", "stats")
+
+    def set_faults(self, **faults: Any) -> None:
+        self._control("POST", "faults", faults)
+
+    def reset(self) -> None:
+        self._control("POST", "reset")
+
+
+def start_emulator(*extra: str) -> tuple[subprocess.Popen[str], str]:
+    """Start `sparkls emulate --port 0` and return the process and its API root."""
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "sparkls", "emulate", "--port", "0", *extra],
+        stdout=subprocess.PIPE,
+        stderr=subprocess.DEVNULL,
+        text=True,
+        env={**os.environ, "PYTHONUNBUFFERED": "1"},
+    )
+    assert proc.stdout is not None
+    line = proc.stdout.readline()
+    match = _LISTENING.search(line)
+    if not match:
+        proc.kill()
+        raise RuntimeError(f"emulator did not start: {line!r}")
+    return proc, match.group(1)
+
+
+@pytest.fixture(scope="session")
+def emulator_process() -> Iterator[EmulatorHandle]:
+    proc, url = start_emulator("--api-key", EMULATOR_KEY)
+    try:
+        yield EmulatorHandle(url, EMULATOR_KEY)
+    finally:
+        proc.terminate()
+        proc.wait(timeout=10)
+
+
+@pytest.fixture
+def emulator(emulator_process: EmulatorHandle) -> EmulatorHandle:
+    """The shared emulator with counters and faults reset for this test."""
+    emulator_process.reset()
+    return emulator_process

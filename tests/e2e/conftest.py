@@ -1,0 +1,69 @@
+"""End-to-end fixtures: the real sparkls process over stdio, driven by pytest-lsp."""
+
+from __future__ import annotations
+
+import sys
+from pathlib import Path
+from typing import Any
+
+import pytest_lsp
+from lsprotocol import types
+from pytest_lsp import ClientServerConfig, LanguageClient
+
+from tests.e2e.editor import capabilities, make_editor_client
+
+SERVER = ClientServerConfig(
+    server_command=[sys.executable, "-m", "sparkls", "--stdio"],
+    client_factory=make_editor_client,
+)
+
+
+@pytest_lsp.fixture(config=SERVER)
+async def client(lsp_client: LanguageClient):
+    """A started (not yet initialized) sparkls; each test initializes it its own way."""
+    yield
+    if lsp_client.capabilities is None and lsp_client._server is not None:
+        lsp_client._server.terminate()  # never initialized: no shutdown/exit to send
+    await lsp_client.shutdown_session()
+
+
+async def start(
+    client: LanguageClient,
+    emulator: Any,
+    root: Path,
+    *,
+    editor: str = "visual_studio_code",
+    fast: dict[str, Any] | None = None,
+    options: dict[str, Any] | None = None,
+    position_encodings: list[str] | None = None,
+) -> types.InitializeResult:
+    """Initialize the session against the emulator (override any tier key with `fast`)."""
+    init_options = {"fast": {"baseUrl": emulator.url, "apiKey": emulator.api_key, **(fast or {})}}
+    init_options.update(options or {})
+    result = await client.initialize_session(
+        types.InitializeParams(
+            capabilities=capabilities(editor, position_encodings=position_encodings),
+            initialization_options=init_options,
+            root_uri=root.as_uri(),
+            workspace_folders=[types.WorkspaceFolder(uri=root.as_uri(), name="w")],
+        )
+    )
+    client.editor.encoding = result.capabilities.position_encoding or "utf-16"
+    return result
+
+
+async def run_edit(client: LanguageClient, uri: str, line: int, instruction: str, *, end_line: int | None = None) -> dict:
+    """`sparkls.edit` on whole lines `line`..`end_line` (or a cursor at `line`)."""
+    end = types.Position(line=end_line, character=0) if end_line is not None else types.Position(line=line, character=0)
+    return await client.workspace_execute_command_async(
+        types.ExecuteCommandParams(
+            command="sparkls.edit",
+            arguments=[
+                {
+                    "uri": uri,
+                    "range": {"start": {"line": line, "character": 0}, "end": {"line": end.line, "character": end.character}},
+                    "instruction": instruction,
+                }
+            ],
+        )
+    )

@@ -1,0 +1,138 @@
+"""A minimal editor for end-to-end tests: buffers that apply edits like a real client.
+
+It applies `workspace/applyEdit` to its own buffers with its own position arithmetic
+(deliberately not sparkls's), refuses a versioned edit for a stale version as VS Code
+does, and then sends `didChange` as an editor would.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any, Union
+
+from lsprotocol import types
+from pytest_lsp import LanguageClient, client_capabilities, make_test_lsp_client
+
+
+def _offset(text: str, pos: types.Position, encoding: str) -> int:
+    lines = text.split("\n")
+    if pos.line >= len(lines):
+        return len(text)
+    start = sum(len(line) + 1 for line in lines[: pos.line])
+    line = lines[pos.line]
+    codec = {"utf-16": "utf-16-le", "utf-8": "utf-8", "utf-32": "utf-32-le"}[encoding]
+    width = {"utf-16": 2, "utf-8": 1, "utf-32": 4}[encoding]
+    encoded = line.encode(codec)[: pos.character * width]
+    return start + len(encoded.decode(codec))
+
+
+@dataclass
+class Buffer:
+    text: str
+    version: int
+
+
+class Editor:
+    def __init__(self, client: LanguageClient) -> None:
+        self.client = client
+        self.buffers: dict[str, Buffer] = {}
+        self.encoding = "utf-16"
+        self.applied: list[types.WorkspaceEdit] = []
+
+    def open(self, uri: str, text: str, language_id: str = "python") -> None:
+        self.buffers[uri] = Buffer(text, 1)
+        self.client.text_document_did_open(
+            types.DidOpenTextDocumentParams(
+                text_document=types.TextDocumentItem(uri=uri, language_id=language_id, version=1, text=text)
+            )
+        )
+
+    def close(self, uri: str) -> None:
+        del self.buffers[uri]
+        self.client.text_document_did_close(
+            types.DidCloseTextDocumentParams(text_document=types.TextDocumentIdentifier(uri=uri))
+        )
+
+    def text(self, uri: str) -> str:
+        return self.buffers[uri].text
+
+    def type_text(self, uri: str, line: int, character: int, new_text: str) -> None:
+        """Insert text as a user would, sending an incremental didChange."""
+        pos = types.Position(line=line, character=character)
+        self._apply_edits(uri, [types.TextEdit(range=types.Range(start=pos, end=pos), new_text=new_text)])
+
+    def apply_workspace_edit(self, edit: types.WorkspaceEdit) -> types.ApplyWorkspaceEditResult:
+        groups: list[tuple[str, int | None, list[types.TextEdit]]] = []
+        for change in edit.document_changes or []:
+            assert isinstance(change, types.TextDocumentEdit), change
+            groups.append((change.text_document.uri, change.text_document.version, list(change.edits)))
+        for uri, edits in (edit.changes or {}).items():
+            groups.append((uri, None, list(edits)))
+        for uri, version, _ in groups:
+            if uri not in self.buffers:
+                return types.ApplyWorkspaceEditResult(applied=False, failure_reason=f"{uri} is not open")
+            if version is not None and version != self.buffers[uri].version:
+                return types.ApplyWorkspaceEditResult(
+                    applied=False,
+                    failure_reason=f"version {version} is stale (buffer is at {self.buffers[uri].version})",
+                )
+        for uri, _, edits in groups:
+            self._apply_edits(uri, edits)
+        self.applied.append(edit)
+        return types.ApplyWorkspaceEditResult(applied=True)
+
+    def _apply_edits(self, uri: str, edits: list[types.TextEdit]) -> None:
+        """Apply edits bottom-up and send them as incremental changes, as VS Code does."""
+        buf = self.buffers[uri]
+        text = buf.text
+        ordered = sorted(
+            ((_offset(text, e.range.start, self.encoding), _offset(text, e.range.end, self.encoding), e) for e in edits),
+            key=lambda item: item[0],
+            reverse=True,
+        )
+        for start, end, e in ordered:
+            text = text[:start] + e.new_text + text[end:]
+        buf.text = text
+        buf.version += 1
+        self.client.text_document_did_change(
+            types.DidChangeTextDocumentParams(
+                text_document=types.VersionedTextDocumentIdentifier(uri=uri, version=buf.version),
+                content_changes=[
+                    types.TextDocumentContentChangePartial(range=e.range, text=e.new_text) for _, _, e in ordered
+                ],
+            )
+        )
+
+
+def _command_or_code_action(obj: Any, _: type) -> types.Command | types.CodeAction:
+    # lsprotocol 2025.0.0 reads any object with a "command" key as a Command, which
+    # turns a CodeAction that carries a command into a bare Command. A Command's
+    # "command" is a string; a CodeAction's is an object.
+    converter = _CONVERTER
+    if isinstance(obj.get("command"), str):
+        return converter.structure(obj, types.Command)
+    return converter.structure(obj, types.CodeAction)
+
+
+_CONVERTER: Any = None
+
+
+def make_editor_client() -> LanguageClient:
+    global _CONVERTER
+    client = make_test_lsp_client()
+    client.editor = Editor(client)
+    _CONVERTER = client.protocol._converter
+    _CONVERTER.register_structure_hook(Union[types.Command, types.CodeAction], _command_or_code_action)
+
+    @client.feature(types.WORKSPACE_APPLY_EDIT)
+    def apply_edit(params: types.ApplyWorkspaceEditParams) -> types.ApplyWorkspaceEditResult:
+        return client.editor.apply_workspace_edit(params.edit)
+
+    return client
+
+
+def capabilities(name: str, *, position_encodings: list[str] | None = None) -> types.ClientCapabilities:
+    caps = client_capabilities(name)
+    if position_encodings is not None:
+        caps.general = types.GeneralClientCapabilities(position_encodings=position_encodings)
+    return caps
