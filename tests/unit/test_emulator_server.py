@@ -341,7 +341,7 @@ async def test_error_status_fault_gives_error_event_once(emulator):
         "type": "error",
         "status": 429,
         "error": {
-            "type": "rate_limit_error",
+            "type": "requests",
             "code": "rate_limit_exceeded",
             "message": event["error"]["message"],
             "param": None,

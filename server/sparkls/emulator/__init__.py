@@ -1,0 +1,20 @@
+"""A local stand-in for the OpenAI Responses API (``sparkls emulate``).
+
+It speaks the real wire protocol on one loopback port — WebSocket mode on
+``GET /v1/responses``, SSE or JSON on ``POST /v1/responses``, Chat Completions on
+``POST /v1/chat/completions`` — with a scripted model (``model.py``) that follows the
+fast-tier model protocol and obeys ``REPLACE``/``COMPLETE`` directives, plus fault
+injection and counters for tests, benchmarks and the demo. It is never presented as a
+model.
+
+Modules: ``model`` (what it answers), ``events`` (wire shapes), ``httpwire`` (HTTP/1.1
+and SSE bytes), ``control`` (faults, stats, request checks), ``streaming`` (pacing and
+event order), ``websocket`` (one WebSocket connection), ``routes`` (plain HTTP
+routes and the ``/_emulator/`` control endpoint), ``app`` (the server and shared
+state), ``cli`` (``sparkls emulate`` flags and process life).
+"""
+
+from sparkls.emulator.app import Emulator
+from sparkls.emulator.control import Faults
+
+__all__ = ["Emulator", "Faults"]

@@ -1,0 +1,269 @@
+"""The emulator server: one loopback port, the connections, the shared state.
+
+This module owns the thin asyncio layer and the :class:`Emulator` object: accepting
+TCP connections, reading HTTP requests with ``httpwire``, handing a WebSocket upgrade
+of ``/v1/responses`` to ``websocket.py`` and every other request to ``routes.py``,
+checking the API key (a request without ``Authorization: Bearer <key>``, when a key
+is set, gets 401 ``invalid_api_key``; the WebSocket handshake too), and the state all
+connections share: faults, stats, ids of stored responses, the prompt cache.
+
+:meth:`Emulator.serve_response` is the one Responses API request flow, used by both
+WebSocket mode and SSE. A malformed HTTP request gets a 4xx and the connection closes.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import collections
+import contextlib
+import hmac
+import ipaddress
+import logging
+import time
+from typing import Any, Callable
+
+from sparkls.emulator import httpwire, model, routes
+from sparkls.emulator.control import (
+    INVALID_API_KEY,
+    Faults,
+    FaultState,
+    Stats,
+    check_request,
+    injected_error,
+)
+from sparkls.emulator.events import ResponseEvents, http_error_body, responses_usage
+from sparkls.emulator.streaming import Sink, Wire, stream_response, stream_warmup
+from sparkls.emulator.websocket import WebSocketSession
+
+logger = logging.getLogger(__name__)
+
+STORED_RESPONSES = 1024  # how many response ids POST's previous_response_id can name
+
+
+class Emulator:
+    """A local stand-in for the OpenAI Responses and Chat Completions APIs.
+
+    ``host`` must be a loopback address. ``port`` 0 picks a free port (see
+    :meth:`start`). ``faults`` are the defaults that ``/_emulator/reset`` returns to;
+    ``models``, when given, is the only models accepted; ``max_connection_seconds``
+    limits a WebSocket connection's age.
+    """
+
+    def __init__(
+        self,
+        host: str = "127.0.0.1",
+        port: int = 0,
+        *,
+        api_key: str | None = None,
+        faults: Faults | None = None,
+        models: list[str] | tuple[str, ...] | None = None,
+        max_connection_seconds: float | None = None,
+    ) -> None:
+        if not _is_loopback(host):
+            raise ValueError(f"the emulator listens on loopback only, not {host!r}")
+        self.host = host
+        self.port = port
+        self.api_key = api_key or None
+        self.models = frozenset(models) if models else None
+        self.max_connection_seconds = max_connection_seconds
+        self.fault_state = FaultState(faults or Faults())
+        self.counters = Stats()
+        self.prompt_cache = model.PromptCache()
+        self._stored: collections.OrderedDict[str, None] = collections.OrderedDict()
+        self._server: asyncio.Server | None = None
+        self._connections: set[asyncio.Task[None]] = set()
+
+    # -- public surface --------------------------------------------------------
+
+    @property
+    def url(self) -> str:
+        """The API root, e.g. ``http://127.0.0.1:8765/v1``."""
+        host = f"[{self.host}]" if ":" in self.host else self.host
+        return f"http://{host}:{self.port}/v1"
+
+    @property
+    def ws_url(self) -> str:
+        """The WebSocket-mode URL, e.g. ``ws://127.0.0.1:8765/v1/responses``."""
+        return "ws" + self.url[len("http") :] + "/responses"
+
+    @property
+    def stats(self) -> dict[str, int]:
+        """A snapshot of the counters (see :class:`~sparkls.emulator.control.Stats`)."""
+        return self.counters.to_json()
+
+    @property
+    def faults(self) -> Faults:
+        """The faults the next model request will get."""
+        return self.fault_state.current
+
+    def set_faults(self, faults: Faults) -> None:
+        """Install *faults* until reset (or for ``faults.count`` model requests)."""
+        self.fault_state.set(faults)
+
+    def reset(self) -> None:
+        """Zero the counters and return to the default faults."""
+        self.counters.reset()
+        self.fault_state.reset()
+        self.prompt_cache.clear()
+
+    async def start(self) -> int:
+        """Start listening; return the bound port."""
+        self._server = await asyncio.start_server(self._on_connection, self.host, self.port)
+        self.port = self._server.sockets[0].getsockname()[1]
+        logger.info("emulator listening on %s", self.url)
+        return self.port
+
+    async def stop(self) -> None:
+        """Stop listening and close every connection. Idempotent."""
+        server, self._server = self._server, None
+        if server is not None:
+            server.close()
+        tasks = list(self._connections)
+        for task in tasks:
+            task.cancel()
+        if tasks:
+            await asyncio.gather(*tasks, return_exceptions=True)
+        if server is not None:
+            await server.wait_closed()
+
+    async def __aenter__(self) -> Emulator:
+        await self.start()
+        return self
+
+    async def __aexit__(self, *exc_info: object) -> None:
+        await self.stop()
+
+    # -- shared by the transports ----------------------------------------------
+
+    def unauthorized_body(self) -> dict[str, Any]:
+        return http_error_body(
+            401,
+            INVALID_API_KEY,
+            "Incorrect API key provided. You can find your API key at "
+            "https://platform.openai.com/account/api-keys.",
+        )
+
+    def authorized(self, headers: dict[str, str]) -> bool:
+        if self.api_key is None:
+            return True
+        scheme, _, token = headers.get("authorization", "").partition(" ")
+        return scheme.lower() == "bearer" and hmac.compare_digest(
+            token.strip().encode(), self.api_key.encode()
+        )
+
+    def is_stored(self, response_id: str) -> bool:
+        """Whether a stored response (HTTP ``previous_response_id``) has this id."""
+        return response_id in self._stored
+
+    def remember(self, response_id: str) -> None:
+        self._stored[response_id] = None
+        while len(self._stored) > STORED_RESPONSES:
+            self._stored.popitem(last=False)
+
+    async def serve_response(
+        self,
+        body: dict[str, Any],
+        sink: Sink,
+        *,
+        previous_known: Callable[[str], bool],
+    ) -> str | None:
+        """Check and stream one Responses request; return its id once completed.
+
+        Raises :class:`ApiError` before anything is sent when the request is refused.
+        Returns None when the stream was cut short.
+        """
+        check_request(body, models=self.models, previous_known=previous_known)
+        stats = self.counters
+        request_text = model.responses_request_text(body)
+        cached = self.prompt_cache.lookup(request_text)
+        reply = ResponseEvents(body, model=body["model"], created_at=int(time.time()))
+        if body.get("generate") is False:
+            stats.warmups += 1
+            usage = responses_usage(model.count_tokens(request_text), 0, cached)
+            if not stream_warmup(reply, usage, sink):
+                return None
+            self.remember(reply.response_id)
+            return reply.response_id
+        faults = self.fault_state.take()
+        error = injected_error(faults)
+        if error is not None:
+            raise error
+        stats.responses += 1
+        text = model.answer(request_text, reply=faults.reply)
+        usage = responses_usage(
+            model.count_tokens(request_text), len(model.split_tokens(text)), cached
+        )
+        if not await stream_response(reply, text, usage, faults, sink, stats):
+            return None
+        # No await from the completed event to here: a client that answers it at once
+        # must find this response finished (and its id resolvable).
+        if body.get("store", True) is not False:
+            self.remember(reply.response_id)
+        return reply.response_id
+
+    # -- connections -----------------------------------------------------------
+
+    async def _on_connection(
+        self, reader: asyncio.StreamReader, writer: asyncio.StreamWriter
+    ) -> None:
+        task = asyncio.current_task()
+        assert task is not None
+        self._connections.add(task)
+        self.counters.tcp_connections += 1
+        wire = Wire(writer, self.counters)
+        try:
+            await self._serve_connection(reader, wire)
+        except (ConnectionError, asyncio.CancelledError):
+            pass
+        except Exception:  # one broken connection must not take the server down
+            logger.exception("emulator connection failed")
+        finally:
+            self._connections.discard(task)
+            wire.close()
+
+    async def _serve_connection(self, reader: asyncio.StreamReader, wire: Wire) -> None:
+        parser = httpwire.RequestParser()
+        while True:
+            try:
+                request = parser.next_request()
+            except httpwire.HttpError as exc:
+                self.counters.errors += 1
+                body = http_error_body(exc.status, None, exc.message)
+                wire.write(httpwire.json_response(exc.status, body, keep_alive=False))
+                return
+            if request is None:
+                data = await reader.read(65536)
+                if not data:
+                    return
+                parser.feed(data)
+                continue
+            if request.is_websocket_upgrade and request.path == "/v1/responses":
+                await self._serve_websocket(request, parser.take_buffer(), reader, wire)
+                return
+            if not await routes.serve_http(self, request, wire) or not request.keep_alive:
+                await wire.drain()
+                return
+
+    async def _serve_websocket(
+        self, request: httpwire.HttpRequest, rest: bytes, reader: asyncio.StreamReader, wire: Wire
+    ) -> None:
+        self.counters.bytes_in += request.size + len(rest)
+        session = WebSocketSession(self, reader, wire)
+        raw_request = request.raw_head + request.body + rest
+        if not session.handshake(raw_request, self.authorized(request.headers)):
+            await wire.drain()
+            return
+        self.counters.ws_connections += 1
+        self.counters.ws_open += 1
+        try:
+            await session.run()
+        finally:
+            self.counters.ws_open -= 1
+
+
+def _is_loopback(host: str) -> bool:
+    if host == "localhost":
+        return True
+    with contextlib.suppress(ValueError):
+        return ipaddress.ip_address(host).is_loopback
+    return False

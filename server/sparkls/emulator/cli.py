@@ -1,0 +1,125 @@
+"""Command line of ``sparkls emulate`` (also ``python -m sparkls.emulator``).
+
+This module owns the flags and the process's life: start the :class:`Emulator`,
+print exactly one line to stdout (``sparkls emulator listening on URL``, which tests
+and the demo parse), log to stderr, and stop cleanly on SIGINT or SIGTERM. The
+``sparkls`` entry point calls :func:`add_arguments` on its ``emulate`` subparser and
+then :func:`run`.
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import logging
+import os
+import signal
+import sys
+
+from sparkls.emulator.app import Emulator
+from sparkls.emulator.control import Faults
+
+DESCRIPTION = (
+    "Run a local stand-in for the OpenAI Responses API (WebSocket mode, SSE, Chat "
+    "Completions) with a scripted model, for tests, benchmarks and demos."
+)
+DEFAULT_PORT = 8765
+API_KEY_ENV = "SPARKLS_EMULATOR_API_KEY"
+READY_LINE = "sparkls emulator listening on {url}"
+
+logger = logging.getLogger(__name__)
+
+
+def add_arguments(parser: argparse.ArgumentParser) -> None:
+    """Add the emulator's flags to *parser*."""
+    parser.add_argument("--host", default="127.0.0.1", help="loopback address to bind")
+    parser.add_argument(
+        "--port", type=int, default=DEFAULT_PORT,
+        help=f"port (0 picks a free one; default {DEFAULT_PORT})",
+    )
+    parser.add_argument(
+        "--api-key",
+        default=None,
+        help=f"require 'Authorization: Bearer KEY' (default: ${API_KEY_ENV}, else none)",
+    )
+    parser.add_argument(
+        "--tokens-per-second", type=float, default=None, help="pace deltas (default: unpaced)"
+    )
+    parser.add_argument("--delay-ms", type=int, default=0, help="delay before the first delta")
+    parser.add_argument(
+        "--drop-after", type=int, default=None, metavar="N",
+        help="cut the connection after N deltas",
+    )
+    parser.add_argument(
+        "--error-status", type=int, default=None, help="answer model requests with this status"
+    )
+    parser.add_argument("--error-code", default=None, help="error code for --error-status")
+    parser.add_argument(
+        "--models", default=None, help="comma-separated models to accept (default: any)"
+    )
+    parser.add_argument(
+        "--max-connection-seconds", type=float, default=None,
+        help="refuse requests on WebSocket connections older than this",
+    )
+
+
+def build_emulator(args: argparse.Namespace) -> Emulator:
+    """An :class:`Emulator` configured from parsed *args*; ValueError when invalid."""
+    faults = Faults().merged(
+        {
+            "tokens_per_second": args.tokens_per_second,
+            "delay_ms": args.delay_ms,
+            "drop_after_deltas": args.drop_after,
+            "error_status": args.error_status,
+            "error_code": args.error_code,
+        }
+    )
+    models = [m.strip() for m in args.models.split(",") if m.strip()] if args.models else None
+    api_key = args.api_key if args.api_key is not None else os.environ.get(API_KEY_ENV)
+    return Emulator(
+        args.host,
+        args.port,
+        api_key=api_key or None,
+        faults=faults,
+        models=models,
+        max_connection_seconds=args.max_connection_seconds,
+    )
+
+
+def run(args: argparse.Namespace) -> int:
+    """Run the emulator until SIGINT or SIGTERM; return the exit status."""
+    if not logging.getLogger().handlers:
+        logging.basicConfig(
+            stream=sys.stderr, level=logging.WARNING,
+            format="%(asctime)s %(levelname)s %(name)s: %(message)s",
+        )
+        logging.getLogger("sparkls.emulator").setLevel(logging.INFO)
+    try:
+        emulator = build_emulator(args)
+    except ValueError as exc:
+        print(f"sparkls emulate: {exc}", file=sys.stderr)
+        return 2
+    try:
+        return asyncio.run(_serve(emulator))
+    except KeyboardInterrupt:  # a second Ctrl-C during shutdown
+        return 130
+
+
+async def _serve(emulator: Emulator) -> int:
+    loop = asyncio.get_running_loop()
+    stop = asyncio.Event()
+    for signum in (signal.SIGINT, signal.SIGTERM):
+        loop.add_signal_handler(signum, stop.set)
+    try:
+        await emulator.start()
+    except OSError as exc:
+        print(f"sparkls emulate: cannot listen on {emulator.host}:{emulator.port}: {exc}",
+              file=sys.stderr)
+        return 1
+    print(READY_LINE.format(url=emulator.url), flush=True)
+    try:
+        await stop.wait()
+    finally:
+        logger.info("emulator stopping")
+        await emulator.stop()
+    return 0

@@ -1,0 +1,233 @@
+"""The emulator's knobs and gauges: faults, counters and request checks.
+
+This module owns three small pieces of pure state and logic, shared by every
+transport and by the control endpoint (``/_emulator/...``):
+
+- :class:`Faults`, a value object (pacing, delay, drop, injected error, reply style),
+  and :class:`FaultState`, which holds the startup defaults plus an optional override
+  that lasts ``count`` responses;
+- :class:`Stats`, the counters served by ``GET /_emulator/stats``;
+- :class:`ApiError` and :func:`check_request`, the checks every model request passes
+  (model named and known, ``previous_response_id`` resolvable), with the exact
+  error codes the emulator answers.
+
+It does no I/O.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+from typing import Any, Callable
+
+from sparkls.emulator.model import REPLY_STYLES
+
+# Error codes the emulator answers with (besides injected ones). Public: tests match them.
+INVALID_API_KEY = "invalid_api_key"
+MODEL_NOT_FOUND = "model_not_found"
+MISSING_PARAMETER = "missing_required_parameter"
+PREVIOUS_RESPONSE_NOT_FOUND = "previous_response_not_found"
+RESPONSE_IN_PROGRESS = "response_already_in_progress"
+CONNECTION_LIMIT_REACHED = "websocket_connection_limit_reached"
+INVALID_JSON = "invalid_json"
+INVALID_REQUEST = "invalid_request"
+UNKNOWN_EVENT_TYPE = "unknown_event_type"
+UNKNOWN_URL = "unknown_url"
+INVALID_FAULTS = "invalid_faults"
+
+
+@dataclasses.dataclass(frozen=True, slots=True)
+class Faults:
+    """How the emulator misbehaves. The defaults describe a perfect, instant model.
+
+    - ``tokens_per_second``: pace deltas at this rate (None: as fast as possible);
+    - ``delay_ms``: wait this long before the first delta;
+    - ``drop_after_deltas``: cut the TCP connection after this many deltas, with no
+      completed event (only when the reply has more deltas than that);
+    - ``error_status`` / ``error_code``: answer model requests with this error instead;
+    - ``reply``: ``fenced`` (the protocol), ``bare`` (no fence) or ``empty`` (no text);
+    - ``count``: in an override, how many model requests it lasts (None: until reset).
+    """
+
+    tokens_per_second: float | None = None
+    delay_ms: int = 0
+    drop_after_deltas: int | None = None
+    error_status: int | None = None
+    error_code: str | None = None
+    reply: str = "fenced"
+    count: int | None = None
+
+    def to_json(self) -> dict[str, Any]:
+        return dataclasses.asdict(self)
+
+    def merged(self, changes: dict[str, Any]) -> Faults:
+        """Return a copy with *changes* (JSON field values) applied, after validation.
+
+        Raises ValueError naming the first bad field.
+        """
+        fields = {f.name for f in dataclasses.fields(self)}
+        unknown = sorted(set(changes) - fields)
+        if unknown:
+            raise ValueError(f"unknown fault field(s): {', '.join(unknown)}")
+        values = dict(changes)
+        for name, value in values.items():
+            _check_field(name, value)
+        if values.get("tokens_per_second") is not None:
+            values["tokens_per_second"] = float(values["tokens_per_second"])
+        if values.get("delay_ms") is None and "delay_ms" in values:
+            values["delay_ms"] = 0
+        if values.get("reply") is None and "reply" in values:
+            values["reply"] = "fenced"
+        return dataclasses.replace(self, **values)
+
+
+def _is_int(value: Any) -> bool:
+    return isinstance(value, int) and not isinstance(value, bool)
+
+
+def _check_field(name: str, value: Any) -> None:
+    if value is None:
+        return
+    if name == "tokens_per_second":
+        ok = isinstance(value, (int, float)) and not isinstance(value, bool) and value > 0
+    elif name in ("delay_ms", "drop_after_deltas"):
+        ok = _is_int(value) and value >= 0
+    elif name == "error_status":
+        ok = _is_int(value) and 400 <= value <= 599
+    elif name == "error_code":
+        ok = isinstance(value, str) and bool(value)
+    elif name == "reply":
+        ok = value in REPLY_STYLES
+    elif name == "count":
+        ok = _is_int(value) and value >= 1
+    else:  # pragma: no cover - fields are checked against the dataclass first
+        ok = False
+    if not ok:
+        raise ValueError(f"invalid value for {name}: {value!r}")
+
+
+class FaultState:
+    """The startup defaults, and an override that may expire after ``count`` responses."""
+
+    def __init__(self, defaults: Faults) -> None:
+        self.defaults = dataclasses.replace(defaults, count=None)
+        self._override: Faults | None = None
+        self._remaining: int | None = None
+
+    @property
+    def current(self) -> Faults:
+        return self._override or self.defaults
+
+    def override(self, changes: dict[str, Any]) -> Faults:
+        """Replace any previous override by the defaults plus *changes*.
+
+        Raises ValueError when *changes* is invalid; the state is then unchanged.
+        """
+        faults = self.defaults.merged(changes)
+        self._override = faults
+        self._remaining = faults.count
+        return faults
+
+    def set(self, faults: Faults) -> None:
+        """Install *faults* as the override (count included)."""
+        self._override = faults
+        self._remaining = faults.count
+
+    def reset(self) -> None:
+        self._override = None
+        self._remaining = None
+
+    def take(self) -> Faults:
+        """Return the faults for one model request, counting it against the override."""
+        faults = self.current
+        if self._override is not None and self._remaining is not None:
+            self._remaining -= 1
+            if self._remaining <= 0:
+                self.reset()
+        return faults
+
+
+@dataclasses.dataclass(slots=True)
+class Stats:
+    """Counters since start or the last reset. ``ws_open`` is a gauge, never reset.
+
+    Requests to ``/_emulator/...`` are not counted (not even their bytes), so reading
+    the stats does not change them.
+    """
+
+    ws_connections: int = 0  # WebSocket handshakes accepted
+    ws_open: int = 0  # WebSocket connections open now
+    tcp_connections: int = 0  # TCP connections accepted (HTTP keep-alive reuse shows here)
+    http_requests: int = 0  # plain HTTP requests (not upgrades, not /_emulator/)
+    responses: int = 0  # model requests served: response.create and POSTs that generate
+    warmups: int = 0  # requests with "generate": false
+    errors: int = 0  # error events and HTTP error statuses sent
+    bytes_in: int = 0
+    bytes_out: int = 0
+    deltas: int = 0  # text deltas sent (Responses and Chat)
+
+    def to_json(self) -> dict[str, int]:
+        return dataclasses.asdict(self)
+
+    def reset(self) -> None:
+        ws_open = self.ws_open
+        for field in dataclasses.fields(self):
+            setattr(self, field.name, 0)
+        self.ws_open = ws_open
+
+
+class ApiError(Exception):
+    """An error the emulator answers: in-band on a WebSocket, an HTTP status otherwise.
+
+    A None *code* means the default code for *status* (see ``events.error_code``).
+    """
+
+    def __init__(self, status: int, code: str | None, message: str, param: str | None = None):
+        super().__init__(message)
+        self.status = status
+        self.code = code
+        self.message = message
+        self.param = param
+
+
+def check_request(
+    body: Any,
+    *,
+    models: frozenset[str] | None,
+    previous_known: Callable[[str], bool],
+) -> None:
+    """Raise :class:`ApiError` when a model request must be refused.
+
+    *previous_known* tells whether a ``previous_response_id`` can be resolved (on a
+    WebSocket: only the connection's most recent response).
+    """
+    if not isinstance(body, dict):
+        raise ApiError(400, INVALID_REQUEST, "The request body must be a JSON object.")
+    model = body.get("model")
+    if not isinstance(model, str) or not model:
+        raise ApiError(400, MISSING_PARAMETER, "Missing required parameter: 'model'.", "model")
+    if models is not None and model not in models:
+        raise ApiError(
+            404,
+            MODEL_NOT_FOUND,
+            f"The model `{model}` does not exist or you do not have access to it.",
+            "model",
+        )
+    previous = body.get("previous_response_id")
+    if previous is not None and not (isinstance(previous, str) and previous_known(previous)):
+        raise ApiError(
+            400,
+            PREVIOUS_RESPONSE_NOT_FOUND,
+            f"Previous response with id '{previous}' not found.",
+            "previous_response_id",
+        )
+
+
+def injected_error(faults: Faults) -> ApiError | None:
+    """The error a fault asks for, if any."""
+    if faults.error_status is None:
+        return None
+    return ApiError(
+        faults.error_status,
+        faults.error_code,
+        f"Injected by the sparkls emulator (status {faults.error_status}).",
+    )

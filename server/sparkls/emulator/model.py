@@ -1,0 +1,261 @@
+"""The emulator's scripted "model": request text in, answer text out.
+
+This module owns what the emulator *says*; it knows nothing of HTTP, WebSocket or
+events, and does no I/O. It follows the fast-tier model protocol (docs/, DESIGN.md):
+
+- The editable region is the text between a line ``<|editable_region_start|>`` and a
+  line ``<|editable_region_end|>`` (the marker lines excluded, as is the newline that
+  ends the region's last line). ``<|cursor|>`` may appear inside it.
+- Directives may appear anywhere in the request text:
+  ``REPLACE <old> WITH <new>`` replaces every occurrence of *old* in the region, except
+  on region lines that themselves hold a directive; ``COMPLETE <text>`` inserts *text*
+  at the cursor (or at the region's end when there is no cursor). An operand is a bare
+  non-space token, a ``"double-quoted"`` string or a ```backticked``` string; inside
+  the quoted forms ``\\n`` and ``\\t`` mean newline and tab.
+- The answer is the complete new region, without the cursor marker, in one fenced
+  code block. Without region markers the answer is the COMPLETE text in a fence, or
+  the sentence :data:`NO_REGION_ANSWER`.
+
+It also owns the two small text utilities the transport needs: how a request body
+becomes request text (:func:`responses_request_text`, :func:`chat_request_text`) and
+how an answer is cut into token-like pieces (:func:`split_tokens`), plus a rough token
+count and an emulated prompt cache (:class:`PromptCache`).
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import re
+from collections import deque
+from typing import Any, Iterable
+
+REGION_START = "<|editable_region_start|>"
+REGION_END = "<|editable_region_end|>"
+CURSOR = "<|cursor|>"
+NO_REGION_ANSWER = "No editable region in the request."
+FENCE = "```"
+
+REPLY_STYLES = ("fenced", "bare", "empty")
+
+# An operand: "double-quoted" (backslash escapes), `backticked`, or a bare token.
+# Operands never span lines; a newline inside one is written \n.
+_OPERAND = r'"(?:\\.|[^"\\\n])*"|`[^`\n]*`|[^\s]+'
+_REPLACE_RE = re.compile(rf"(?<!\w)REPLACE[ \t]+({_OPERAND})[ \t]+WITH[ \t]+({_OPERAND})")
+_COMPLETE_RE = re.compile(rf"(?<!\w)COMPLETE[ \t]+({_OPERAND})")
+_START_LINE_RE = re.compile(rf"^{re.escape(REGION_START)}[ \t]*\r?$", re.MULTILINE)
+_END_LINE_RE = re.compile(rf"^{re.escape(REGION_END)}[ \t]*\r?$", re.MULTILINE)
+_TOKEN_RE = re.compile(r"\s+|\w+|[^\w\s]")
+_ESCAPES = {"n": "\n", "t": "\t", "r": "\r", "\\": "\\", '"': '"', "`": "`"}
+
+
+@dataclasses.dataclass(frozen=True, slots=True)
+class Replace:
+    """One ``REPLACE old WITH new`` directive."""
+
+    old: str
+    new: str
+
+
+@dataclasses.dataclass(frozen=True, slots=True)
+class Directives:
+    """The directives of one request, in order of appearance."""
+
+    replaces: tuple[Replace, ...] = ()
+    completes: tuple[str, ...] = ()
+
+
+def unquote(operand: str) -> str:
+    """Return an operand's value: quotes removed, ``\\n`` and ``\\t`` expanded."""
+    if len(operand) >= 2 and operand[0] == operand[-1] and operand[0] in "\"`":
+        body = operand[1:-1]
+        return re.sub(r"\\(.)", lambda m: _ESCAPES.get(m.group(1), m.group(0)), body)
+    return operand
+
+
+def has_directive(text: str) -> bool:
+    """Tell whether *text* (typically one line) holds a REPLACE or COMPLETE directive."""
+    return bool(_REPLACE_RE.search(text) or _COMPLETE_RE.search(text))
+
+
+def parse_directives(text: str) -> Directives:
+    """Find every directive in *text*."""
+    replaces = tuple(
+        Replace(unquote(m.group(1)), unquote(m.group(2))) for m in _REPLACE_RE.finditer(text)
+    )
+    completes = tuple(unquote(m.group(1)) for m in _COMPLETE_RE.finditer(text))
+    return Directives(replaces, completes)
+
+
+def find_region(text: str) -> tuple[int, int] | None:
+    """Return the (start, end) offsets of the editable region's text, or None.
+
+    When the marker lines occur more than once (an example in the instructions, say),
+    the last start line that has an end line after it wins: the variable part of a
+    prompt comes last.
+    """
+    for start_match in reversed(list(_START_LINE_RE.finditer(text))):
+        start = start_match.end()
+        if start < len(text) and text[start] == "\n":
+            start += 1
+        end_match = _END_LINE_RE.search(text, start_match.end())
+        if end_match is None:
+            continue
+        end = end_match.start()
+        if end > start and text[end - 1] == "\n":
+            end -= 1
+            if end > start and text[end - 1] == "\r":
+                end -= 1
+        return start, end
+    return None
+
+
+def edit_region(region: str, directives: Directives) -> str:
+    """Apply *directives* to *region*; return the new region without the cursor."""
+    # Replacements run over each stretch of consecutive lines without a directive, so
+    # an operand may span lines ("a\nb") but a directive's own line stays as it is.
+    runs: list[tuple[bool, list[str]]] = []
+    for line in region.splitlines(keepends=True):
+        held = has_directive(line)
+        if runs and runs[-1][0] == held:
+            runs[-1][1].append(line)
+        else:
+            runs.append((held, [line]))
+    edited = []
+    for held, lines in runs:
+        chunk = "".join(lines)
+        if not held:
+            for replace in directives.replaces:
+                if replace.old:
+                    chunk = chunk.replace(replace.old, replace.new)
+        edited.append(chunk)
+    text = "".join(edited)
+    insertion = "".join(directives.completes)
+    cursor = text.find(CURSOR)
+    if cursor < 0:
+        return text + insertion
+    return text[:cursor] + insertion + text[cursor + len(CURSOR) :].replace(CURSOR, "")
+
+
+def fence(text: str) -> str:
+    """Wrap *text* in one fenced code block."""
+    return f"{FENCE}\n{text}\n{FENCE}"
+
+
+def answer(request_text: str, *, reply: str = "fenced") -> str:
+    """Return the scripted model's complete answer to *request_text*.
+
+    *reply* shapes it: ``fenced`` (the protocol), ``bare`` (the same text without the
+    fence, to exercise a client's tolerance), ``empty`` (no text at all).
+    """
+    if reply not in REPLY_STYLES:
+        raise ValueError(f"unknown reply style {reply!r}; expected one of {REPLY_STYLES}")
+    if reply == "empty":
+        return ""
+    directives = parse_directives(request_text)
+    bounds = find_region(request_text)
+    if bounds is not None:
+        body = edit_region(request_text[bounds[0] : bounds[1]], directives)
+    elif directives.completes:
+        body = "".join(directives.completes)
+    else:
+        return NO_REGION_ANSWER
+    return body if reply == "bare" else fence(body)
+
+
+def split_tokens(text: str) -> list[str]:
+    """Cut *text* into token-like pieces (whitespace runs, words, single symbols).
+
+    The pieces join back to exactly *text*; each becomes one streamed delta.
+    """
+    return _TOKEN_RE.findall(text)
+
+
+def count_tokens(text: str) -> int:
+    """A rough token count for usage figures: one token per four characters."""
+    return (len(text) + 3) // 4
+
+
+def _content_text(content: Any) -> Iterable[str]:
+    if isinstance(content, str):
+        yield content
+    elif isinstance(content, list):
+        for part in content:
+            if isinstance(part, str):
+                yield part
+            elif isinstance(part, dict) and isinstance(part.get("text"), str):
+                yield part["text"]
+
+
+def responses_request_text(body: dict[str, Any]) -> str:
+    """The text a Responses API request shows the model: instructions, then inputs."""
+    texts: list[str] = []
+    if isinstance(body.get("instructions"), str):
+        texts.append(body["instructions"])
+    items = body.get("input")
+    if isinstance(items, str):
+        texts.append(items)
+    elif isinstance(items, list):
+        for item in items:
+            if isinstance(item, dict):
+                if "content" in item:
+                    texts.extend(_content_text(item["content"]))
+                elif isinstance(item.get("text"), str):
+                    texts.append(item["text"])
+            elif isinstance(item, str):
+                texts.append(item)
+    return "\n".join(texts)
+
+
+def chat_request_text(body: dict[str, Any]) -> str:
+    """The text a Chat Completions request shows the model: the messages' contents."""
+    texts: list[str] = []
+    messages = body.get("messages")
+    if isinstance(messages, list):
+        for message in messages:
+            if isinstance(message, dict):
+                texts.extend(_content_text(message.get("content")))
+    return "\n".join(texts)
+
+
+class PromptCache:
+    """An emulated provider prompt cache, to make ``cached_tokens`` meaningful.
+
+    Like the real service, a prompt's prefix counts as cached when an earlier prompt
+    shared it and the shared part is at least *minimum* tokens; the count is rounded
+    down to a multiple of *increment*. It remembers the last *size* prompts.
+    """
+
+    MAX_PREFIX_CHARS = 512 * 1024  # remember at most this much of each prompt
+
+    def __init__(self, *, size: int = 64, minimum: int = 1024, increment: int = 128) -> None:
+        self._prompts: deque[str] = deque(maxlen=size)
+        self._minimum = minimum
+        self._increment = increment
+
+    def lookup(self, prompt: str) -> int:
+        """Return the cached tokens for *prompt*, then remember it."""
+        best = 0
+        for earlier in self._prompts:
+            best = max(best, _common_prefix_length(earlier, prompt))
+        self._prompts.append(prompt[: self.MAX_PREFIX_CHARS])
+        tokens = best // 4
+        if tokens < self._minimum:
+            return 0
+        return tokens - tokens % self._increment
+
+    def clear(self) -> None:
+        self._prompts.clear()
+
+
+def _common_prefix_length(a: str, b: str) -> int:
+    limit = min(len(a), len(b))
+    if a[:limit] == b[:limit]:
+        return limit
+    low, high = 0, limit  # invariant: a[:low] == b[:low], a[:high] != b[:high]
+    while high - low > 1:
+        middle = (low + high) // 2
+        if a[:middle] == b[:middle]:
+            low = middle
+        else:
+            high = middle
+    return low

@@ -1,0 +1,268 @@
+"""One WebSocket-mode connection (``GET /v1/responses`` upgraded).
+
+This module owns the connection's life: the opening handshake (through
+``websockets``' sans-I/O :class:`~websockets.server.ServerProtocol`: ``accept``,
+``send_response``), reading frames (pings are answered by the protocol itself),
+turning ``response.create`` messages into streamed replies, and the per-connection
+rules of the real service:
+
+- one response in flight: a second ``response.create`` meanwhile gets an error event
+  (``response_already_in_progress``) and the first stream goes on;
+- ``previous_response_id`` resolves only to the connection's most recent response;
+- past ``max_connection_seconds``, a request gets ``websocket_connection_limit_reached``
+  and the connection is closed.
+
+Outgoing reply frames skip ``send_text()`` on the hot path (see :meth:`send`); control
+frames, pongs and the closing handshake all go through the protocol object.
+
+What a reply contains and how it is paced is decided elsewhere (``app.py`` and
+``streaming.py``); this module only knows frames and connection state.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import logging
+import struct
+from email.utils import formatdate
+from typing import TYPE_CHECKING, Any, Sequence
+
+from websockets.datastructures import Headers
+from websockets.frames import Frame, Opcode
+from websockets.http11 import Request, Response
+from websockets.protocol import State
+from websockets.server import ServerProtocol
+
+from sparkls.emulator import events
+from sparkls.emulator.httpwire import reason_phrase
+from sparkls.emulator.control import (
+    CONNECTION_LIMIT_REACHED,
+    INVALID_JSON,
+    RESPONSE_IN_PROGRESS,
+    UNKNOWN_EVENT_TYPE,
+    ApiError,
+)
+from sparkls.emulator.streaming import Item, Wire
+
+if TYPE_CHECKING:
+    from sparkls.emulator.app import Emulator
+
+logger = logging.getLogger(__name__)
+
+MAX_MESSAGE_BYTES = 64 * 1024 * 1024
+CLOSE_TIMEOUT = 5.0
+
+
+class WebSocketSession:
+    """A WebSocket connection after the HTTP request that asked for it was read."""
+
+    def __init__(self, emulator: Emulator, reader: asyncio.StreamReader, wire: Wire) -> None:
+        self.emulator = emulator
+        self.reader = reader
+        self.wire = wire
+        self.protocol = ServerProtocol(max_size=MAX_MESSAGE_BYTES)
+        self.last_response_id: str | None = None
+        self.stream_task: asyncio.Task[None] | None = None
+        self.opened_at = 0.0
+        self._fragments: list[bytes] | None = None
+        self._pending: list[object] = []
+        self._eof_sent = False
+
+    # -- writing ---------------------------------------------------------------
+
+    def flush(self) -> None:
+        """Write what the protocol has to send; half-close on its end-of-stream mark."""
+        for data in self.protocol.data_to_send():
+            if data:
+                self.wire.write(data)
+            elif not self._eof_sent:
+                self._eof_sent = True
+                if self.wire.writer.can_write_eof() and not self.wire.closing:
+                    self.wire.writer.write_eof()
+
+    def send(self, items: Sequence[Item]) -> bool:
+        """Send each item's JSON as one text frame (the :class:`Sink` interface)."""
+        if self.protocol.state is not State.OPEN or self.wire.closing:
+            return False
+        if self.protocol.extensions:  # none are offered, but stay correct if they were
+            for _, text in items:
+                self.protocol.send_text(text.encode())
+            self.flush()
+            return True
+        # Hot path: thousands of deltas per reply. An unmasked, unfragmented,
+        # extension-free server text frame is just a header and the payload, and the
+        # protocol object keeps no state about outgoing data frames, so building them
+        # here costs a fraction of send_text()'s per-frame work.
+        self.flush()
+        self.wire.write(b"".join([_text_frame(text.encode()) for _, text in items]))
+        return True
+
+    async def drain(self) -> None:
+        await self.wire.drain()
+
+    async def abort(self) -> None:
+        await self.wire.abort()
+
+    def send_error(self, error: ApiError) -> None:
+        self.emulator.counters.errors += 1
+        event = events.error_event(error.status, error.code, error.message, error.param)
+        self.send([("error", events.dumps(event))])
+
+    # -- handshake -------------------------------------------------------------
+
+    def handshake(self, raw_request: bytes, authorized: bool) -> bool:
+        """Answer the upgrade request in *raw_request*; True when the socket is open."""
+        self.protocol.receive_data(raw_request)
+        received = self.protocol.events_received()
+        requests = [e for e in received if isinstance(e, Request)]
+        # Frames sent right behind the handshake request are served once open.
+        self._pending = [e for e in received if not isinstance(e, Request)]
+        if not requests:  # the protocol found the request malformed and closed
+            self.flush()
+            return False
+        request = requests[0]
+        if not authorized:
+            self.emulator.counters.errors += 1
+            response = _json_rejection(401, self.emulator.unauthorized_body())
+        else:
+            response = self.protocol.accept(request)
+        self.protocol.send_response(response)
+        self.flush()
+        return response.status_code == 101
+
+    # -- reading ---------------------------------------------------------------
+
+    async def run(self) -> None:
+        """Serve the open connection until it closes."""
+        loop = asyncio.get_running_loop()
+        self.opened_at = loop.time()
+        stats = self.emulator.counters
+        try:
+            for event in self._pending:
+                message = self._message(event)
+                if message is not None:
+                    self.on_message(message)
+            while not self._eof_sent:
+                if self.protocol.state is State.CLOSING:
+                    data = await asyncio.wait_for(self.reader.read(65536), CLOSE_TIMEOUT)
+                else:
+                    data = await self.reader.read(65536)
+                if not data:
+                    self.protocol.receive_eof()
+                    self.flush()
+                    break
+                stats.bytes_in += len(data)
+                self.protocol.receive_data(data)
+                self.flush()
+                for event in self.protocol.events_received():
+                    message = self._message(event)
+                    if message is not None:
+                        self.on_message(message)
+        except (asyncio.TimeoutError, ConnectionError):
+            pass
+        finally:
+            if self.stream_task is not None and not self.stream_task.done():
+                self.stream_task.cancel()
+                try:
+                    await self.stream_task
+                except (asyncio.CancelledError, Exception):
+                    pass
+
+    def _message(self, event: object) -> bytes | None:
+        """Assemble data frames into whole messages."""
+        if not isinstance(event, Frame):
+            return None
+        if event.opcode in (Opcode.TEXT, Opcode.BINARY):
+            if event.fin:
+                return event.data
+            self._fragments = [event.data]
+        elif event.opcode is Opcode.CONT and self._fragments is not None:
+            self._fragments.append(event.data)
+            if event.fin:
+                message, self._fragments = b"".join(self._fragments), None
+                return message
+        return None
+
+    def on_message(self, message: bytes) -> None:
+        """Handle one client message; replies are streamed by a task of their own."""
+        try:
+            body: Any = json.loads(message)
+        except ValueError:
+            self.send_error(ApiError(400, INVALID_JSON, "The message is not valid JSON."))
+            return
+        kind = body.get("type") if isinstance(body, dict) else None
+        if kind != "response.create":
+            self.send_error(
+                ApiError(400, UNKNOWN_EVENT_TYPE, f"Unsupported event type: {kind!r}.", "type")
+            )
+            return
+        limit = self.emulator.max_connection_seconds
+        if limit is not None and asyncio.get_running_loop().time() - self.opened_at >= limit:
+            self.send_error(
+                ApiError(
+                    400,
+                    CONNECTION_LIMIT_REACHED,
+                    f"WebSocket connection limit of {limit:g} seconds reached; "
+                    "open a new connection.",
+                )
+            )
+            if self.protocol.state is State.OPEN:
+                self.protocol.send_close(1000, CONNECTION_LIMIT_REACHED)
+                self.flush()
+            return
+        if self.stream_task is not None and not self.stream_task.done():
+            self.send_error(
+                ApiError(
+                    400,
+                    RESPONSE_IN_PROGRESS,
+                    "A response is already in progress on this connection; wait for "
+                    "response.completed before sending another response.create.",
+                )
+            )
+            return
+        body = {k: v for k, v in body.items() if k != "type"}
+        self.stream_task = asyncio.create_task(self._serve(body))
+
+    async def _serve(self, body: dict[str, Any]) -> None:
+        try:
+            response_id = await self.emulator.serve_response(
+                body,
+                self,
+                previous_known=lambda rid: rid == self.last_response_id,
+            )
+        except ApiError as error:
+            self.send_error(error)
+            return
+        except ConnectionError:
+            return
+        except Exception:  # a bug must show, and must not leave the client waiting
+            logger.exception("emulator response failed")
+            self.wire.writer.transport.abort()
+            return
+        if response_id is not None:
+            self.last_response_id = response_id
+
+
+def _text_frame(payload: bytes) -> bytes:
+    """A final, unmasked text frame (RFC 6455 section 5.2)."""
+    length = len(payload)
+    if length < 126:
+        return bytes((0x81, length)) + payload
+    if length < 65536:
+        return struct.pack("!BBH", 0x81, 126, length) + payload
+    return struct.pack("!BBQ", 0x81, 127, length) + payload
+
+
+def _json_rejection(status: int, body: dict[str, Any]) -> Response:
+    """An HTTP response refusing the handshake, with an OpenAI-style JSON body."""
+    data = events.dumps(body).encode()
+    headers = Headers(
+        [
+            ("Date", formatdate(usegmt=True)),
+            ("Connection", "close"),
+            ("Content-Length", str(len(data))),
+            ("Content-Type", "application/json"),
+        ]
+    )
+    return Response(status, reason_phrase(status), headers, data)
