@@ -2,10 +2,6 @@
 
 from __future__ import annotations
 
-import os
-import re
-import subprocess
-import sys
 from collections.abc import Iterator
 from dataclasses import dataclass
 from typing import Any
@@ -13,8 +9,9 @@ from typing import Any
 import httpx
 import pytest
 
+from sparkls.devclient import start_emulator
+
 EMULATOR_KEY = "sk-test-emulator-key"
-_LISTENING = re.compile(r"listening on (http://\S+/v1)")
 
 
 @dataclass
@@ -42,24 +39,6 @@ class EmulatorHandle:
 
     def reset(self) -> None:
         self._control("POST", "reset")
-
-
-def start_emulator(*extra: str) -> tuple[subprocess.Popen[str], str]:
-    """Start `sparkls emulate --port 0` and return the process and its API root."""
-    proc = subprocess.Popen(
-        [sys.executable, "-m", "sparkls", "emulate", "--port", "0", *extra],
-        stdout=subprocess.PIPE,
-        stderr=subprocess.DEVNULL,
-        text=True,
-        env={**os.environ, "PYTHONUNBUFFERED": "1"},
-    )
-    assert proc.stdout is not None
-    line = proc.stdout.readline()
-    match = _LISTENING.search(line)
-    if not match:
-        proc.kill()
-        raise RuntimeError(f"emulator did not start: {line!r}")
-    return proc, match.group(1)
 
 
 @pytest.fixture(scope="session")

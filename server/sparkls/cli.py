@@ -38,7 +38,6 @@ def _parser() -> argparse.ArgumentParser:
         "starts sparkls over stdio, and drives real LSP requests on a sample file.",
     )
     demo.add_argument("--emulator", action="store_true", help="use the emulator even when OPENAI_API_KEY is set")
-    demo.add_argument("--file", help="edit a copy of this Python file instead of the bundled sample")
     return parser
 
 
@@ -60,7 +59,7 @@ def main(argv: list[str] | None = None) -> int:
     if args.command == "demo":
         from sparkls.demo import run_demo
 
-        return run_demo(force_emulator=args.emulator, sample=args.file)
+        return run_demo(force_emulator=args.emulator)
 
     from sparkls.server import build_server
 

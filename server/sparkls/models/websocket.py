@@ -126,11 +126,12 @@ class ResponsesSocket:
                     except ModelError:
                         completed = True  # an error event ends the response; the socket is fine
                         raise
+                    if isinstance(event, Completed):
+                        completed = True  # before yielding: the consumer may stop reading here
+                        yield event
+                        return
                     if event is not None:
                         yield event
-                    if isinstance(event, Completed):
-                        completed = True
-                        return
             finally:
                 if not completed:
                     await self._drop()

@@ -1,0 +1,178 @@
+"""Errors a user can meet: each gets a clear message and changes nothing."""
+
+from __future__ import annotations
+
+import asyncio
+import socket
+
+import pytest
+from lsprotocol import types
+
+from tests.e2e.conftest import run_edit, start
+
+SAMPLE = "def area(radius):\n    return 3.14 * raduis ** 2\n"
+FIX = "REPLACE raduis WITH radius"
+
+
+@pytest.fixture
+def sample(tmp_path):
+    path = tmp_path / "area.py"
+    path.write_text(SAMPLE)
+    return path.as_uri()
+
+
+def _error_message(client) -> str:
+    errors = [m.message for m in client.messages if m.type == types.MessageType.Error]
+    assert len(errors) == 1, client.messages
+    return errors[0]
+
+
+async def _failed_edit(client, sample, instruction=FIX) -> dict:
+    result = await run_edit(client, sample, 1, instruction)
+    assert result["applied"] is False
+    assert client.editor.text(sample) == SAMPLE
+    assert client.editor.applied == []
+    return result
+
+
+def _closed_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+async def test_missing_api_key(client, emulator, tmp_path, sample):
+    """No key anywhere: the message names the variable to set."""
+    await start(client, emulator, tmp_path, fast={"apiKey": None, "apiKeyEnv": "SPARKLS_TEST_UNSET_KEY"})
+    client.editor.open(sample, SAMPLE)
+    result = await _failed_edit(client, sample)
+    assert result["error"]["code"] == "missing_api_key"
+    assert "SPARKLS_TEST_UNSET_KEY" in _error_message(client)
+
+
+async def test_connection_refused(client, emulator, tmp_path, sample):
+    """Nothing listening at base_url: the message names the URL."""
+    port = _closed_port()
+    await start(client, emulator, tmp_path, fast={"baseUrl": f"http://127.0.0.1:{port}/v1"})
+    client.editor.open(sample, SAMPLE)
+    result = await _failed_edit(client, sample)
+    assert result["error"]["code"] == "connect_failed"
+    assert f"ws://127.0.0.1:{port}/v1/responses" in _error_message(client)
+
+
+async def test_rejected_api_key(client, emulator, tmp_path, sample):
+    """A wrong key: "API key rejected for the fast tier at <host>", and the key is not shown."""
+    await start(client, emulator, tmp_path, fast={"apiKey": "sk-wrong-key"})
+    client.editor.open(sample, SAMPLE)
+    result = await _failed_edit(client, sample)
+    assert result["error"]["code"] == "auth_failed"
+    message = _error_message(client)
+    assert f"API key rejected for the fast tier at {emulator.host}" in message
+    assert "sk-wrong-key" not in message
+
+
+async def test_error_event(client, emulator, tmp_path, sample):
+    """An in-band error event is reported with its code, and the next edit works."""
+    await start(client, emulator, tmp_path)
+    client.editor.open(sample, SAMPLE)
+    emulator.set_faults(error_status=400, error_code="invalid_prompt", count=1)
+    result = await _failed_edit(client, sample)
+    assert result["error"]["code"] == "api_error"
+    assert "invalid_prompt" in _error_message(client)
+    assert (await run_edit(client, sample, 1, FIX))["applied"] is True
+    assert emulator.stats()["ws_connections"] == 1  # the socket survived the error
+
+
+async def test_server_error_status(client, emulator, tmp_path, sample):
+    """A 5xx from the service is named as a server failure."""
+    await start(client, emulator, tmp_path)
+    client.editor.open(sample, SAMPLE)
+    emulator.set_faults(error_status=503, error_code="server_overloaded", count=1)
+    result = await _failed_edit(client, sample)
+    assert result["error"]["code"] == "server_error"
+    assert "503" in _error_message(client)
+
+
+async def test_reply_without_fenced_block(client, emulator, tmp_path, sample):
+    """A reply with no code block changes nothing and says so."""
+    await start(client, emulator, tmp_path)
+    client.editor.open(sample, SAMPLE)
+    emulator.set_faults(reply="bare", count=1)
+    result = await _failed_edit(client, sample)
+    assert result["error"]["code"] == "no_usable_reply"
+    assert "no complete code block" in _error_message(client)
+
+
+async def test_reply_that_breaks_syntax(client, emulator, tmp_path, sample):
+    """An edit that would not parse is refused before it reaches the buffer."""
+    await start(client, emulator, tmp_path)
+    client.editor.open(sample, SAMPLE)
+    result = await _failed_edit(client, sample, 'REPLACE "** 2" WITH "** (2"')
+    assert result["error"]["code"] == "invalid_edit"
+    assert "does not parse" in _error_message(client)
+
+
+async def test_stream_dropped_midway(client, emulator, tmp_path, sample):
+    """A connection cut mid-stream gives an error, never half an edit; the next edit reconnects."""
+    await start(client, emulator, tmp_path)
+    client.editor.open(sample, SAMPLE)
+    emulator.set_faults(drop_after_deltas=3, count=1)
+    result = await _failed_edit(client, sample)
+    assert result["error"]["code"] == "stream_broken"
+    assert (await run_edit(client, sample, 1, FIX))["applied"] is True
+
+
+async def _wait_for_request(emulator, count: int) -> None:
+    """Wait until the emulator has received `count` model requests."""
+    for _ in range(500):
+        if emulator.stats()["responses"] >= count:
+            return
+        await asyncio.sleep(0.01)
+    raise AssertionError("the emulator never saw the request")
+
+
+async def test_document_closed_while_streaming(client, emulator, tmp_path, sample):
+    """Closing the document while the model answers drops the edit with a message."""
+    await start(client, emulator, tmp_path)
+    client.editor.open(sample, SAMPLE)
+    emulator.set_faults(delay_ms=400, count=1)
+    edit = asyncio.ensure_future(run_edit(client, sample, 1, FIX))
+    await _wait_for_request(emulator, 1)
+    client.editor.close(sample)
+    result = await edit
+    assert result["applied"] is False
+    assert result["error"]["code"] == "document_closed"
+    assert "was closed" in _error_message(client)
+    assert client.editor.applied == []
+
+
+async def test_document_changed_while_streaming(client, emulator, tmp_path, sample):
+    """Typing while the model answers: the stale edit is not applied (rebase comes later)."""
+    await start(client, emulator, tmp_path)
+    client.editor.open(sample, SAMPLE)
+    emulator.set_faults(delay_ms=400, count=1)
+    edit = asyncio.ensure_future(run_edit(client, sample, 1, FIX))
+    await _wait_for_request(emulator, 1)
+    client.editor.type_text(sample, 0, 0, "# typed\n")
+    result = await edit
+    assert result["error"]["code"] == "document_changed"
+    assert client.editor.text(sample) == "# typed\n" + SAMPLE
+
+
+async def test_invalid_settings_are_reported_and_defaults_kept(client, emulator, tmp_path, sample):
+    """A bad setting is shown as a warning; the server keeps working with the rest."""
+    await start(client, emulator, tmp_path, fast={"transport": "pigeon"}, options={"context": {"maxRegionLines": -3}})
+    await client.wait_for_notification(types.WINDOW_SHOW_MESSAGE)
+    warnings = [m.message for m in client.messages if m.type == types.MessageType.Warning]
+    assert any("fast.transport" in w and "context.max_region_lines" in w for w in warnings), warnings
+    client.editor.open(sample, SAMPLE)
+    assert (await run_edit(client, sample, 1, FIX))["applied"] is True
+
+
+async def test_bad_command_argument(client, emulator, tmp_path, sample):
+    """A malformed sparkls.edit argument is answered with a message, not a crash."""
+    await start(client, emulator, tmp_path)
+    result = await client.workspace_execute_command_async(
+        types.ExecuteCommandParams(command="sparkls.edit", arguments=[{"uri": sample}])
+    )
+    assert result["applied"] is False and "invalid argument" in result["error"]["message"]
