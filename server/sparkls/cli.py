@@ -62,6 +62,7 @@ def main(argv: list[str] | None = None) -> int:
         return run_demo(force_emulator=args.emulator)
 
     from sparkls.server import build_server
+    from sparkls.stdio import serve
 
-    build_server().start_io()
+    serve(build_server())
     return 0

@@ -13,6 +13,7 @@ import os
 import re
 import subprocess
 import sys
+import time
 from pathlib import Path
 from typing import Any
 
@@ -47,7 +48,17 @@ class BufferEditor:
     def __init__(self, client: LanguageClient, uri: str, text: str, encoding: str = "utf-16") -> None:
         self.client, self.uri, self.text, self.version = client, uri, text, 1
         self.encoding = normalize_encoding(encoding)
-        self.last_diff = ""
+        self.previous_text = text
+        self.apply_ms: list[float] = []  # the editor's own work per applied edit
+
+    @property
+    def last_diff(self) -> str:
+        """Unified diff of the last applied edit (computed on demand: it is slow)."""
+        return "".join(
+            difflib.unified_diff(
+                self.previous_text.splitlines(True), self.text.splitlines(True), "before", "after", n=1
+            )
+        )
 
     def open(self) -> None:
         self.client.text_document_did_open(
@@ -57,6 +68,7 @@ class BufferEditor:
         )
 
     def apply(self, edit: types.WorkspaceEdit) -> types.ApplyWorkspaceEditResult:
+        started = time.perf_counter()
         edits: list[types.TextEdit] = []
         for change in edit.document_changes or []:
             if isinstance(change, types.TextDocumentEdit) and change.text_document.uri == self.uri:
@@ -77,7 +89,7 @@ class BufferEditor:
             key=lambda s: s[0],
             reverse=True,
         )
-        old = self.text
+        self.previous_text = self.text
         for start, end, e in spans:
             self.text = self.text[:start] + e.new_text + self.text[end:]
         self.version += 1
@@ -87,9 +99,7 @@ class BufferEditor:
                 content_changes=[types.TextDocumentContentChangePartial(range=e.range, text=e.new_text) for *_, e in spans],
             )
         )
-        self.last_diff = "".join(
-            difflib.unified_diff(old.splitlines(True), self.text.splitlines(True), "before", "after", n=1)
-        )
+        self.apply_ms.append((time.perf_counter() - started) * 1000)
         return types.ApplyWorkspaceEditResult(applied=True)
 
 
@@ -113,8 +123,16 @@ def editor_capabilities() -> types.ClientCapabilities:
     )
 
 
+SERVER_COMMAND = [sys.executable, "-m", "sparkls", "--stdio", "--log-level", "WARNING"]
+
+
 async def start_session(
-    root: Path, path: Path, options: dict[str, Any], *, on_message: Any = None
+    root: Path,
+    path: Path,
+    options: dict[str, Any],
+    *,
+    on_message: Any = None,
+    server_command: list[str] | None = None,
 ) -> tuple[LanguageClient, BufferEditor]:
     """Start `sparkls --stdio`, initialize it, and open `path` in a `BufferEditor`."""
     client = LanguageClient("sparkls-devclient", "1")
@@ -129,7 +147,7 @@ async def start_session(
         if on_message is not None:
             on_message(params.message)
 
-    await client.start_io(sys.executable, "-m", "sparkls", "--stdio", "--log-level", "WARNING")
+    await client.start_io(*(server_command or SERVER_COMMAND))
     result = await client.initialize_async(
         types.InitializeParams(capabilities=editor_capabilities(), root_uri=root.as_uri(), initialization_options=options)
     )

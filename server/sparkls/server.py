@@ -14,18 +14,48 @@ from typing import Any
 
 from lsprotocol import types
 from pygls.lsp.server import LanguageServer
+from pygls.protocol import LanguageServerProtocol, lsp_method
 
 from sparkls import __version__
 from sparkls.config import Settings, load_settings
+from sparkls.context.builder import file_imports
 from sparkls.documents.store import DocumentStore
 from sparkls.models.session import TierSession
 
 logger = logging.getLogger(__name__)
 
+REPARSE_DELAY = 0.02  # seconds of quiet after a change before the tree is refreshed
+
+
+def _user_handler_only(method: str) -> Any:
+    @lsp_method(method)
+    def handler(self: LanguageServerProtocol, params: Any) -> Any:
+        if (user := self.fm.features.get(method)) is not None:
+            yield user, (params,), None
+
+    return handler
+
+
+class SparkProtocol(LanguageServerProtocol):
+    """pygls's protocol minus its own copy of every open document.
+
+    sparkls keeps documents (with their trees) in `DocumentStore`; pygls's second copy
+    would cost a pass over the whole file on every keystroke for nothing.
+    """
+
+    lsp_text_document__did_open = _user_handler_only(types.TEXT_DOCUMENT_DID_OPEN)
+    lsp_text_document__did_change = _user_handler_only(types.TEXT_DOCUMENT_DID_CHANGE)
+    lsp_text_document__did_close = _user_handler_only(types.TEXT_DOCUMENT_DID_CLOSE)
+
 
 class SparkServer(LanguageServer):
     def __init__(self) -> None:
-        super().__init__("sparkls", __version__, text_document_sync_kind=types.TextDocumentSyncKind.Incremental)
+        super().__init__(
+            "sparkls",
+            __version__,
+            text_document_sync_kind=types.TextDocumentSyncKind.Incremental,
+            protocol_cls=SparkProtocol,
+        )
         self.documents = DocumentStore()
         self.settings = Settings()
         self.root: Path | None = None
@@ -37,6 +67,7 @@ class SparkServer(LanguageServer):
         }
         self.fast = TierSession("fast", self.settings)
         self.pending_problems: list[str] = []  # found before the client could be told
+        self._reparse_timers: dict[str, asyncio.TimerHandle] = {}
         self._tasks: set[asyncio.Task[Any]] = set()
 
     def spawn(self, coro: Coroutine[Any, Any, Any], what: str) -> asyncio.Task[Any]:
@@ -52,6 +83,22 @@ class SparkServer(LanguageServer):
 
         task.add_done_callback(done)
         return task
+
+    def schedule_reparse(self, uri: str) -> None:
+        """Reparse `uri` once changes stop for REPARSE_DELAY seconds.
+
+        A burst of keystrokes costs one incremental parse, done between requests; a
+        request that comes sooner parses on demand (`Document.tree` is lazy).
+        """
+        if (timer := self._reparse_timers.pop(uri, None)) is not None:
+            timer.cancel()
+
+        def run() -> None:
+            self._reparse_timers.pop(uri, None)
+            if self.documents.has(uri):
+                file_imports(self.documents.get(uri))  # parses, and caches the imports
+
+        self._reparse_timers[uri] = asyncio.get_running_loop().call_later(REPARSE_DELAY, run)
 
     def notify_user(self, message: str, kind: types.MessageType = types.MessageType.Error) -> None:
         self.window_show_message(types.ShowMessageParams(type=kind, message=f"Spark: {message}"))

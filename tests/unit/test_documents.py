@@ -55,13 +55,3 @@ def test_unknown_language_has_no_tree():
     store = DocumentStore()
     doc = store.open("file:///notes.txt", "hello", 1)
     assert doc.language_id == "plaintext" and doc.tree is None
-
-
-def test_parse_variant_leaves_document_untouched():
-    """Parsing a candidate edit does not change the document or its tree."""
-    store = DocumentStore()
-    doc = store.open("file:///a.py", SOURCE, 1)
-    before = str(doc.tree.root_node)
-    variant = doc.parse_variant(0, 9, "import sys")
-    assert variant is not None and "import_statement" in str(variant.root_node)
-    assert doc.text == SOURCE and str(doc.tree.root_node) == before

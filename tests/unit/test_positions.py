@@ -65,3 +65,24 @@ def test_byte_point_counts_utf8_bytes():
     index = LineIndex(text)
     assert index.byte_point(2) == (5, (0, 5))
     assert index.byte_point(3) == (6, (1, 0))
+
+
+def test_spliced_index_matches_a_rebuild():
+    """Updating the index for an edit gives the same starts as indexing the new text."""
+    import random
+
+    rng = random.Random(7)
+    text = "".join(rng.choice(["ab", "\n", "😀", "名", " "]) for _ in range(400))
+    index = LineIndex(text)
+    for _ in range(200):
+        start = rng.randrange(len(index.text) + 1)
+        end = min(len(index.text), start + rng.randrange(12))
+        inserted = "".join(rng.choice(["x", "\n", "😀"]) for _ in range(rng.randrange(5)))
+        index = index.spliced(start, end, inserted)
+        assert index.starts == LineIndex(index.text).starts
+
+
+def test_spliced_index_with_carriage_returns():
+    """Joining "\r" and "\n" across an edit is seen: one line break, not two."""
+    index = LineIndex("a\rX\nb").spliced(2, 3, "")
+    assert index.text == "a\r\nb" and index.starts == [0, 3]

@@ -10,26 +10,31 @@ from sparkls.errors import InvalidEdit
 SOURCE = "def f(x):\n    return x + 1\n\n\ndef g():\n    return 2\n"
 
 
-def _setup(text=SOURCE):
+def _check(new_text, text=SOURCE, at=15):
     doc = DocumentStore().open("file:///a.py", text, 1)
-    region = find_region(doc, 15, 15, max_lines=300)
-    return doc, region
+    region = find_region(doc, at, at, max_lines=300)
+    check_region_parses("python", region, doc.text[region.start : region.end], new_text)
 
 
 def test_valid_edit_passes():
     """A well-formed rewrite is accepted."""
-    doc, region = _setup()
-    check_region_parses(doc, region, "def f(x: int) -> int:\n    return x + 2\n")
+    _check("def f(x: int) -> int:\n    return x + 2\n")
 
 
 def test_broken_edit_is_refused():
     """An edit that leaves an unclosed parenthesis is refused."""
-    doc, region = _setup()
     with pytest.raises(InvalidEdit, match="does not parse"):
-        check_region_parses(doc, region, "def f(x:\n    return (x + 1\n")
+        _check("def f(x:\n    return (x + 1\n")
 
 
 def test_existing_errors_may_be_fixed():
     """A region that was already broken may be repaired."""
-    doc, region = _setup("def f(x):\n    return (x + 1\n")
-    check_region_parses(doc, region, "def f(x):\n    return (x + 1)\n")
+    _check("def f(x):\n    return (x + 1)\n", text="def f(x):\n    return (x + 1\n")
+
+
+def test_indented_method_region_is_checked_on_its_own():
+    """A method's region parses after dedenting; breaking it is still caught."""
+    text = "class A:\n    def f(self):\n        return 1\n"
+    _check("    def f(self):\n        return 2\n", text=text, at=30)
+    with pytest.raises(InvalidEdit):
+        _check("    def f(self:\n        return 2\n", text=text, at=30)

@@ -51,11 +51,17 @@ def _inside_body(node: Node) -> bool:
 
 def file_imports(doc: Document) -> list[str]:
     """Import statements at module level (also under `if`/`try`), in file order."""
+    if "imports" in doc.derived:
+        return doc.derived["imports"]
     tree = doc.tree
     if tree is None:
         return []
-    nodes = captures(doc.language_id, "imports", tree.root_node).get("import", [])
-    return [n.text.decode("utf-8") for n in sorted(nodes, key=lambda n: n.start_byte) if not _inside_body(n)]
+    # Depth 3 reaches `if TYPE_CHECKING:` / `try:` blocks (statement > block > import)
+    # without walking every function body of a big file.
+    nodes = captures(doc.language_id, "imports", tree.root_node, max_depth=3).get("import", [])
+    imports = [n.text.decode("utf-8") for n in sorted(nodes, key=lambda n: n.start_byte) if not _inside_body(n)]
+    doc.derived["imports"] = imports
+    return imports
 
 
 def enclosing_headers(doc: Document, region: Region) -> list[str]:

@@ -26,13 +26,24 @@ def query(language_id: str, name: str) -> Query | None:
 
 
 def captures(
-    language_id: str, name: str, node: Node, byte_range: tuple[int, int] | None = None
+    language_id: str,
+    name: str,
+    node: Node,
+    byte_range: tuple[int, int] | None = None,
+    *,
+    max_depth: int | None = None,
 ) -> dict[str, list[Node]]:
-    """Captures of query `name` under `node`, optionally only those meeting a byte range."""
+    """Captures of query `name` under `node`.
+
+    `byte_range` keeps matches that meet the range; `max_depth` keeps matches that
+    start at most that deep below `node`, so the walk skips deeper subtrees.
+    """
     compiled = query(language_id, name)
     if compiled is None:
         return {}
     cursor = QueryCursor(compiled)
     if byte_range is not None:
         cursor.set_byte_range(*byte_range)
+    if max_depth is not None:
+        cursor.set_max_start_depth(max_depth)
     return cursor.captures(node)

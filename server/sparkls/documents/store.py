@@ -10,6 +10,7 @@ Knows nothing of LSP types: changes arrive as `TextChange` values.
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import Any
 
 from tree_sitter import Point, Tree
 
@@ -48,6 +49,8 @@ class Document:
         self._parser = new_parser(language_id)
         self._tree: Tree | None = None
         self._tree_stale = True
+        # Facts derived from the current text (imports, say), dropped on every change.
+        self.derived: dict[str, Any] = {}
 
     @property
     def lines(self) -> LineIndex:
@@ -77,20 +80,23 @@ class Document:
         for change in changes:
             if change.range is None:
                 self.text = change.text
+                self._lines = None
                 self._tree = None  # nothing to reuse from an unrelated text
             else:
                 self._splice(change)
-            self._lines = None
             self._tree_stale = True
+            self.derived.clear()
         self.version = version
 
     def _splice(self, change: TextChange) -> None:
         assert change.range is not None
-        start = self.lines.offset(change.range[0], self.encoding)
-        end = max(start, self.lines.offset(change.range[1], self.encoding))
+        lines = self.lines
+        start = lines.offset(change.range[0], self.encoding)
+        end = max(start, lines.offset(change.range[1], self.encoding))
         if self._tree is not None:
             self._edit_tree(self._tree, start, end, change.text)
-        self.text = self.text[:start] + change.text + self.text[end:]
+        self._lines = lines.spliced(start, end, change.text)
+        self.text = self._lines.text
 
     def _edit_tree(self, tree: Tree, start: int, end: int, inserted_text: str) -> None:
         """Tell `tree` that text[start:end] became `inserted_text`."""
@@ -105,19 +111,6 @@ class Document:
             old_end_point=Point(*old_end_point),
             new_end_point=Point(*_end_point(start_point, inserted)),
         )
-
-    def parse_variant(self, start: int, end: int, replacement: str) -> Tree | None:
-        """The tree of the text with text[start:end] replaced, parsed incrementally.
-
-        The document itself is untouched; used to validate an edit before it is sent.
-        """
-        current = self.tree
-        if current is None or self._parser is None:
-            return None
-        variant = current.copy()
-        self._edit_tree(variant, start, end, replacement)
-        text = self.text[:start] + replacement + self.text[end:]
-        return self._parser.parse(text.encode("utf-8"), variant)
 
 
 class DocumentStore:

@@ -1,26 +1,28 @@
 """Refuse an edit that breaks the syntax: no new ERROR or MISSING nodes in the region.
 
-A region that already had syntax errors (the diagnostic being fixed, say) may keep
-or lose them; it may not gain more. Documents without a grammar are not checked.
+The old and the new region text are each parsed on their own (dedented), so the
+check costs the region's size, not the file's. A region that already had syntax
+errors (the diagnostic being fixed, say) may keep or lose them; it may not gain
+more. Languages without a grammar are not checked.
 """
 
 from __future__ import annotations
 
-from tree_sitter import Node, Tree
+import textwrap
+
+from tree_sitter import Node
 
 from sparkls.context.region import Region
-from sparkls.documents.store import Document
+from sparkls.documents.languages import new_parser
 from sparkls.errors import InvalidEdit
 
 
-def count_syntax_errors(tree: Tree, start_byte: int, end_byte: int) -> int:
-    """ERROR and MISSING nodes overlapping the byte range; skips clean subtrees."""
+def count_syntax_errors(root: Node) -> int:
+    """ERROR and MISSING nodes under `root`; skips subtrees without errors."""
     count = 0
-    stack: list[Node] = [tree.root_node]
+    stack = [root]
     while stack:
         node = stack.pop()
-        if node.end_byte < start_byte or node.start_byte > end_byte:
-            continue
         if node.is_error or node.is_missing:
             count += 1
             if node.is_missing:
@@ -30,16 +32,17 @@ def count_syntax_errors(tree: Tree, start_byte: int, end_byte: int) -> int:
     return count
 
 
-def check_region_parses(doc: Document, region: Region, new_text: str) -> None:
-    """Raise InvalidEdit if replacing the region with `new_text` adds syntax errors."""
-    old_tree = doc.tree
-    new_tree = doc.parse_variant(region.start, region.end, new_text)
-    if old_tree is None or new_tree is None:
+def check_region_parses(language_id: str, region: Region, old_text: str, new_text: str) -> None:
+    """Raise InvalidEdit if `new_text` has more syntax errors than `old_text`."""
+    parser = new_parser(language_id)
+    if parser is None:
         return
-    start_byte = doc.lines.byte_point(region.start)[0]
-    before = count_syntax_errors(old_tree, start_byte, doc.lines.byte_point(region.end)[0])
-    after = count_syntax_errors(new_tree, start_byte, start_byte + len(new_text.encode("utf-8")))
-    if after > before:
+
+    def errors(text: str) -> int:
+        return count_syntax_errors(parser.parse(textwrap.dedent(text).encode("utf-8")).root_node)
+
+    after = errors(new_text)
+    if after and after > errors(old_text):
         raise InvalidEdit(
             f"The model's edit of lines {region.start_line + 1}-{region.end_line + 1} "
             f"does not parse ({after} syntax error{'s' if after != 1 else ''}), "

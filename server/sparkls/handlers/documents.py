@@ -28,6 +28,7 @@ def register(server: SparkServer) -> None:
             ls.log(f"didChange for {uri}, which is not open; ignored", types.MessageType.Warning)
             return
         ls.documents.change(uri, [_change(c) for c in params.content_changes], params.text_document.version)
+        ls.schedule_reparse(uri)
 
     @server.feature(types.TEXT_DOCUMENT_DID_CLOSE)
     def did_close(ls: SparkServer, params: types.DidCloseTextDocumentParams) -> None:
