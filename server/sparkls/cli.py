@@ -9,10 +9,9 @@ demo: emulator, server and an LSP client, printing diffs and timings).
 from __future__ import annotations
 
 import argparse
-import logging
-import sys
 
 from sparkls import __version__
+from sparkls.logs import setup_logging
 
 
 def _parser() -> argparse.ArgumentParser:
@@ -41,17 +40,9 @@ def _parser() -> argparse.ArgumentParser:
     return parser
 
 
-def _setup_logging(level: str, log_file: str | None) -> None:
-    handler: logging.Handler = logging.FileHandler(log_file) if log_file else logging.StreamHandler(sys.stderr)
-    handler.setFormatter(logging.Formatter("%(asctime)s %(levelname)s %(name)s: %(message)s"))
-    logging.basicConfig(level=level, handlers=[handler], force=True)
-    if level != "DEBUG":  # pygls logs every message's params at INFO
-        logging.getLogger("pygls").setLevel(logging.WARNING)
-
-
 def main(argv: list[str] | None = None) -> int:
     args = _parser().parse_args(argv)
-    _setup_logging(args.log_level, args.log_file)
+    setup_logging(args.log_level, args.log_file)
     if args.command == "emulate":
         from sparkls.emulator.cli import run as run_emulator
 

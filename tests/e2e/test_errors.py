@@ -176,3 +176,29 @@ async def test_bad_command_argument(client, emulator, tmp_path, sample):
         types.ExecuteCommandParams(command="sparkls.edit", arguments=[{"uri": sample}])
     )
     assert result["applied"] is False and "invalid argument" in result["error"]["message"]
+
+
+async def test_api_key_never_logged(tmp_path, emulator):
+    """Even at DEBUG, with pygls logging whole messages, the key is not in the log."""
+    import sys
+
+    from pytest_lsp import ClientServerConfig
+
+    from tests.e2e.editor import make_editor_client
+
+    log = tmp_path / "server.log"
+    config = ClientServerConfig(
+        server_command=[sys.executable, "-m", "sparkls", "--log-level", "DEBUG", "--log-file", str(log)],
+        client_factory=make_editor_client,
+    )
+    client = await config.start()
+    try:
+        await start(client, emulator, tmp_path)
+        client.editor.open((tmp_path / "a.py").as_uri(), SAMPLE)
+        assert (await run_edit(client, (tmp_path / "a.py").as_uri(), 1, FIX))["applied"] is True
+    finally:
+        await client.shutdown_session()
+        await client.stop()
+    text = log.read_text()
+    assert "initialize" in text  # the log did record the messages
+    assert emulator.api_key not in text

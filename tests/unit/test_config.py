@@ -83,3 +83,14 @@ def test_project_file(tmp_path):
     (tmp_path / ".sparkls.toml").write_text("[fast\n")
     data, problems = read_project_file(tmp_path)
     assert data is None and problems
+
+
+def test_log_redaction():
+    """Keys never reach a log line, in any of the shapes they travel in."""
+    from sparkls.logs import redact
+
+    line = redact(
+        "params {'apiKey': 'abc123', \"api_key\": \"def456\"} Authorization: Bearer tok789 sk-proj-secret99"
+    )
+    for secret in ("abc123", "def456", "tok789", "sk-proj-secret99"):
+        assert secret not in line
