@@ -40,6 +40,12 @@ class EmulatorHandle:
     def reset(self) -> None:
         self._control("POST", "reset")
 
+    def disconnect(self) -> int:
+        return self._control("POST", "disconnect")["disconnected"]
+
+    def refuse_websocket(self, refuse: bool = True) -> None:
+        self._control("POST", "refuse_websocket", {"refuse": refuse})
+
 
 @pytest.fixture(scope="session")
 def emulator_process() -> Iterator[EmulatorHandle]:

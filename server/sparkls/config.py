@@ -50,6 +50,17 @@ class TierSettings(_Model):
     api_key: SecretStr | None = None
     connect_timeout: float | None = Field(default=10.0, gt=0)
     request_timeout: float | None = Field(default=120.0, gt=0)
+    ca_file: str | None = None  # extra CA bundle (a proxy's, or a local server's self-signed one)
+    # The WebSocket pool (transport "websocket").
+    pool_size: int = Field(default=2, ge=1, le=8)
+    keepalive_interval: float | None = Field(default=20.0, gt=0)
+    keepalive_timeout: float | None = Field(default=20.0, gt=0)
+    max_connection_age: float = Field(default=55 * 60, gt=0)  # the service closes at 60 min
+    drain_budget: float = Field(default=0.25, ge=0)  # a cancelled stream: drain this long, else close
+    # Falling back to HTTP, and healing.
+    fallback_after: int = Field(default=2, ge=1)  # consecutive WebSocket transport failures
+    fallback_cooldown: float = Field(default=30.0, gt=0)
+    fallback_cooldown_max: float = Field(default=600.0, gt=0)
 
     @field_validator("base_url")
     @classmethod

@@ -22,7 +22,7 @@ from pygls.lsp.client import LanguageClient
 
 from sparkls.documents.positions import LineIndex, Position, normalize_encoding
 
-_LISTENING = re.compile(r"listening on (http://\S+/v1)")
+_LISTENING = re.compile(r"listening on (https?://\S+/v1)")
 
 
 def start_emulator(*extra: str) -> tuple[subprocess.Popen[str], str]:

@@ -9,6 +9,7 @@ either gets a complete edit or a message, never half an edit.
 from __future__ import annotations
 
 import time
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -49,6 +50,8 @@ class EditOutcome:
     edits: list[PositionedEdit]
     tier: str
     model: str
+    transport: str
+    attempts: int
     region_lines: tuple[int, int]  # 0-based inclusive
     timings_ms: dict[str, float]
 
@@ -74,6 +77,7 @@ async def run_fast_edit(
     request: EditRequest,
     *,
     root: Path | None = None,
+    notify: Callable[[str], None] | None = None,
 ) -> EditOutcome:
     started = time.perf_counter()
     doc = store.get(request.uri)
@@ -90,7 +94,7 @@ async def run_fast_edit(
     prompt = render_edit_prompt(ctx, request.instruction)
     context_done = time.perf_counter()
 
-    reply = await session.complete(prompt)
+    reply = await session.complete(prompt, notify=notify)
     replied = time.perf_counter()
 
     name = ctx.path
@@ -118,6 +122,8 @@ async def run_fast_edit(
         edits=edits,
         tier=session.name,
         model=session.tier.model,
+        transport=reply.transport,
+        attempts=reply.attempts,
         region_lines=(ctx.region.start_line, ctx.region.end_line),
         timings_ms={
             "context": (context_done - started) * 1000,

@@ -4,14 +4,17 @@
 
     SparkError                    every error here; `.code` is a short stable id
     ├── ConfigError               settings that do not validate
+    ├── Cancelled                 the user cancelled the work (its progress, say)
     ├── ModelError                anything between sparkls and the model
     │   ├── MissingApiKey         no key in the environment or settings
     │   ├── ConnectError          host unreachable, refused, TLS or handshake failure
+    │   │   └── HandshakeRefused  the WebSocket upgrade refused by a non-API answer (proxy)
     │   ├── AuthError             401 / 403
     │   ├── ModelNotFound         404 for the model
     │   ├── RateLimited           429; carries `retry_after` seconds when given
     │   ├── ServerError           5xx
     │   ├── StreamError           the stream broke before the response completed
+    │   ├── RequestTimeout        no complete answer in time (not retried: it may still run)
     │   └── ApiError              any other error the API reported (in-band or status)
     └── EditError                 the reply could not become a safe edit
         ├── NoUsableReply         no fenced code block in the reply
@@ -37,6 +40,10 @@ class ConfigError(SparkError):
     code = "invalid_settings"
 
 
+class Cancelled(SparkError):
+    code = "cancelled"
+
+
 class ModelError(SparkError):
     code = "model_error"
 
@@ -47,6 +54,10 @@ class MissingApiKey(ModelError):
 
 class ConnectError(ModelError):
     code = "connect_failed"
+
+
+class HandshakeRefused(ConnectError):
+    code = "websocket_refused"
 
 
 class AuthError(ModelError):
@@ -71,6 +82,10 @@ class ServerError(ModelError):
 
 class StreamError(ModelError):
     code = "stream_broken"
+
+
+class RequestTimeout(ModelError):
+    code = "timeout"
 
 
 class ApiError(ModelError):

@@ -7,6 +7,7 @@ state exists at import time. Handlers reach everything through their `ls` argume
 from __future__ import annotations
 
 import asyncio
+import hashlib
 import logging
 from collections.abc import Coroutine
 from pathlib import Path
@@ -20,10 +21,12 @@ from sparkls import __version__
 from sparkls.config import Settings, load_settings
 from sparkls.context.builder import file_imports
 from sparkls.documents.store import DocumentStore
-from sparkls.models.session import TierSession
+from sparkls.context.prompt import FAST_INSTRUCTIONS
+from sparkls.models.session import TierSession, TierStatus
 
 logger = logging.getLogger(__name__)
 
+STATUS_NOTIFICATION = "sparkls/status"
 REPARSE_DELAY = 0.02  # seconds of quiet after a change before the tree is refreshed
 
 
@@ -47,6 +50,29 @@ class SparkProtocol(LanguageServerProtocol):
     lsp_text_document__did_change = _user_handler_only(types.TEXT_DOCUMENT_DID_CHANGE)
     lsp_text_document__did_close = _user_handler_only(types.TEXT_DOCUMENT_DID_CLOSE)
 
+    # $/cancelRequest for commands: pygls runs `workspace/executeCommand` as a generator
+    # whose result future it cancels, but the command's own task keeps running. We
+    # remember which task serves which request and cancel that too.
+
+    def __init__(self, *args: Any, **kwargs: Any) -> None:
+        super().__init__(*args, **kwargs)
+        self._inner: dict[int, Any] = {}  # id(result future) -> the handler's future
+
+    def _run_generator(self, future: Any, *, gen: Any, result_future: Any) -> None:
+        before = set(self._request_futures)
+        super()._run_generator(future, gen=gen, result_future=result_future)
+        started = [f for key, f in self._request_futures.items() if key not in before]
+        if started:
+            self._inner[id(result_future)] = started[0]
+            result_future.add_done_callback(lambda f: self._inner.pop(id(f), None))
+
+    def _handle_cancel_notification(self, msg_id: Any) -> None:
+        outer = self._request_futures.get(msg_id)
+        inner = self._inner.pop(id(outer), None) if outer is not None else None
+        super()._handle_cancel_notification(msg_id)
+        if inner is not None:
+            inner.cancel()
+
 
 class SparkServer(LanguageServer):
     def __init__(self) -> None:
@@ -65,10 +91,25 @@ class SparkServer(LanguageServer):
             "initialization": None,
             "workspace": None,
         }
-        self.fast = TierSession("fast", self.settings)
+        self.fast = self._new_fast_session()
         self.pending_problems: list[str] = []  # found before the client could be told
+        self._initialized = False  # notifications wait for the client to be ready
         self._reparse_timers: dict[str, asyncio.TimerHandle] = {}
         self._tasks: set[asyncio.Task[Any]] = set()
+
+    def _new_fast_session(self) -> TierSession:
+        return TierSession(
+            "fast",
+            self.settings,
+            warm_instructions=FAST_INSTRUCTIONS,
+            cache_key=workspace_cache_key(self.root),
+            on_status=self.send_status,
+        )
+
+    def send_status(self, status: TierStatus) -> None:
+        """`sparkls/status`: the state of each tier, for the editor's status bar."""
+        if self._initialized:
+            self.protocol.notify(STATUS_NOTIFICATION, {"tiers": {status.tier: status.to_json()}})
 
     def spawn(self, coro: Coroutine[Any, Any, Any], what: str) -> asyncio.Task[Any]:
         """Run `coro` in the background, keeping a reference and logging its failure."""
@@ -106,22 +147,32 @@ class SparkServer(LanguageServer):
     def log(self, message: str, kind: types.MessageType = types.MessageType.Info) -> None:
         self.window_log_message(types.LogMessageParams(type=kind, message=message))
 
-    def reload_settings(self) -> list[str]:
+    def reload_settings(self, *, renew: bool = False) -> list[str]:
         """Recompute settings from all sources; reconnect a tier whose settings changed."""
         settings, problems = load_settings(*self.settings_sources.values())
         old_settings, self.settings = self.settings, settings
-        if _fast_identity(settings) != _fast_identity(old_settings):
+        if renew or _fast_identity(settings) != _fast_identity(old_settings):
             old = self.fast
-            self.fast = TierSession("fast", settings)
+            self.fast = self._new_fast_session()
             self.spawn(old.close(), "closing the old fast-tier connection")
+            if self._initialized:
+                self.warm_up()
         return problems
 
     def warm_up(self) -> None:
-        """Open the fast tier's connection in the background; startup does not wait."""
+        """Open and warm the fast tier's connections in the background; startup does not wait."""
+        self._initialized = True
         self.spawn(self.fast.warm(), "warming the fast tier")
 
     async def close_sessions(self) -> None:
         await self.fast.close()
+
+
+def workspace_cache_key(root: Path | None) -> str | None:
+    """`prompt_cache_key` for this workspace: requests from one project share a cache."""
+    if root is None:
+        return None
+    return "sparkls-" + hashlib.sha256(str(root).encode()).hexdigest()[:16]
 
 
 def _fast_identity(settings: Settings) -> tuple[Any, ...]:

@@ -38,6 +38,7 @@ class Editor:
         self.buffers: dict[str, Buffer] = {}
         self.encoding = "utf-16"
         self.applied: list[types.WorkspaceEdit] = []
+        self.statuses: list[dict] = []  # `sparkls/status` notifications, in order
 
     def open(self, uri: str, text: str, language_id: str = "python") -> None:
         self.buffers[uri] = Buffer(text, 1)
@@ -117,12 +118,25 @@ def _command_or_code_action(obj: Any, _: type) -> types.Command | types.CodeActi
 _CONVERTER: Any = None
 
 
+def _plain(value: Any) -> Any:
+    """pygls hands unknown notifications over as named tuples; make them dicts."""
+    if hasattr(value, "_asdict"):
+        return {k: _plain(v) for k, v in value._asdict().items()}
+    if isinstance(value, (list, tuple)):
+        return [_plain(v) for v in value]
+    return value
+
+
 def make_editor_client() -> LanguageClient:
     global _CONVERTER
     client = make_test_lsp_client()
     client.editor = Editor(client)
     _CONVERTER = client.protocol._converter
     _CONVERTER.register_structure_hook(Union[types.Command, types.CodeAction], _command_or_code_action)
+
+    @client.feature("sparkls/status")
+    def status(params: Any) -> None:
+        client.editor.statuses.append(_plain(params))
 
     @client.feature(types.WORKSPACE_APPLY_EDIT)
     def apply_edit(params: types.ApplyWorkspaceEditParams) -> types.ApplyWorkspaceEditResult:

@@ -68,8 +68,8 @@ async def test_utf8_position_encoding_is_negotiated(client, emulator, tmp_path, 
 
 
 async def test_five_edits_share_one_websocket(client, emulator, tmp_path, sample):
-    """Five edits in a row travel over a single WebSocket connection."""
-    await start(client, emulator, tmp_path)
+    """Five edits in a row travel over a single WebSocket connection (pool of one)."""
+    await start(client, emulator, tmp_path, fast={"poolSize": 1})
     client.editor.open(sample, SAMPLE)
     words = ["r1", "r2", "r3", "r4", "r5"]
     previous = "raduis"
@@ -81,6 +81,17 @@ async def test_five_edits_share_one_websocket(client, emulator, tmp_path, sample
     stats = emulator.stats()
     assert stats["ws_connections"] == 1
     assert stats["responses"] == 5
+
+
+async def test_default_pool_keeps_its_connections(client, emulator, tmp_path, sample):
+    """With the default pool of two, five edits open no connection beyond the two warm ones."""
+    await start(client, emulator, tmp_path)
+    client.editor.open(sample, SAMPLE)
+    for old, new in [("raduis", "r1"), ("r1", "r2"), ("r2", "r3"), ("r3", "r4"), ("r4", "r5")]:
+        assert (await run_edit(client, sample, 5, f"REPLACE {old} WITH {new}"))["applied"] is True
+    stats = emulator.stats()
+    assert stats["ws_connections"] == 2
+    assert stats["warmups"] == 2 and stats["responses"] == 5, str(stats)
 
 
 async def test_edits_follow_typing_between_requests(client, emulator, tmp_path, sample):

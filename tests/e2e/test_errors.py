@@ -57,7 +57,7 @@ async def test_connection_refused(client, emulator, tmp_path, sample):
     client.editor.open(sample, SAMPLE)
     result = await _failed_edit(client, sample)
     assert result["error"]["code"] == "connect_failed"
-    assert f"ws://127.0.0.1:{port}/v1/responses" in _error_message(client)
+    assert f"127.0.0.1:{port}/v1/responses" in _error_message(client)
 
 
 async def test_rejected_api_key(client, emulator, tmp_path, sample):
@@ -80,17 +80,18 @@ async def test_error_event(client, emulator, tmp_path, sample):
     assert result["error"]["code"] == "api_error"
     assert "invalid_prompt" in _error_message(client)
     assert (await run_edit(client, sample, 1, FIX))["applied"] is True
-    assert emulator.stats()["ws_connections"] == 1  # the socket survived the error
+    assert emulator.stats()["ws_connections"] == 2  # the pool's two: the socket survived the error
 
 
-async def test_server_error_status(client, emulator, tmp_path, sample):
-    """A 5xx from the service is named as a server failure."""
+async def test_persistent_server_error(client, emulator, tmp_path, sample):
+    """A 5xx that persists is retried (with backoff), then named as a server failure."""
     await start(client, emulator, tmp_path)
     client.editor.open(sample, SAMPLE)
-    emulator.set_faults(error_status=503, error_code="server_overloaded", count=1)
+    emulator.set_faults(error_status=503, error_code="server_overloaded")
     result = await _failed_edit(client, sample)
     assert result["error"]["code"] == "server_error"
     assert "503" in _error_message(client)
+    assert emulator.stats()["errors"] == 3  # three attempts in all, then the user is told
 
 
 async def test_reply_without_fenced_block(client, emulator, tmp_path, sample):
@@ -112,13 +113,14 @@ async def test_reply_that_breaks_syntax(client, emulator, tmp_path, sample):
     assert "does not parse" in _error_message(client)
 
 
-async def test_stream_dropped_midway(client, emulator, tmp_path, sample):
-    """A connection cut mid-stream gives an error, never half an edit; the next edit reconnects."""
+async def test_stream_dropped_twice(client, emulator, tmp_path, sample):
+    """A stream cut twice gives a clear error, never half an edit, after exactly one retry."""
     await start(client, emulator, tmp_path)
     client.editor.open(sample, SAMPLE)
-    emulator.set_faults(drop_after_deltas=3, count=1)
+    emulator.set_faults(drop_after_deltas=3, count=2)
     result = await _failed_edit(client, sample)
     assert result["error"]["code"] == "stream_broken"
+    assert emulator.stats()["responses"] == 2
     assert (await run_edit(client, sample, 1, FIX))["applied"] is True
 
 

@@ -1,11 +1,12 @@
 """The emulator server: one loopback port, the connections, the shared state.
 
 This module owns the thin asyncio layer and the :class:`Emulator` object: accepting
-TCP connections, reading HTTP requests with ``httpwire``, handing a WebSocket upgrade
-of ``/v1/responses`` to ``websocket.py`` and every other request to ``routes.py``,
-checking the API key (a request without ``Authorization: Bearer <key>``, when a key
-is set, gets 401 ``invalid_api_key``; the WebSocket handshake too), and the state all
-connections share: faults, stats, ids of stored responses, the prompt cache.
+TCP connections (plain, or TLS with an ``ssl_context``), reading HTTP requests with
+``httpwire``, handing a WebSocket upgrade of ``/v1/responses`` to ``websocket.py`` and
+every other request to ``routes.py``, checking the API key (a request without
+``Authorization: Bearer <key>``, when a key is set, gets 401 ``invalid_api_key``; the
+WebSocket handshake too), and the state all connections share: faults, stats, ids of
+stored responses, the prompt cache.
 
 :meth:`Emulator.serve_response` is the one Responses API request flow, used by both
 WebSocket mode and SSE. A malformed HTTP request gets a 4xx and the connection closes.
@@ -19,6 +20,7 @@ import contextlib
 import hmac
 import ipaddress
 import logging
+import ssl
 import time
 from typing import Any, Callable
 
@@ -46,7 +48,8 @@ class Emulator:
     ``host`` must be a loopback address. ``port`` 0 picks a free port (see
     :meth:`start`). ``faults`` are the defaults that ``/_emulator/reset`` returns to;
     ``models``, when given, is the only models accepted; ``max_connection_seconds``
-    limits a WebSocket connection's age.
+    limits a WebSocket connection's age. With ``ssl_context`` (a server-side context
+    holding a certificate) every connection is TLS and the URLs are https/wss.
     """
 
     def __init__(
@@ -58,6 +61,7 @@ class Emulator:
         faults: Faults | None = None,
         models: list[str] | tuple[str, ...] | None = None,
         max_connection_seconds: float | None = None,
+        ssl_context: ssl.SSLContext | None = None,
     ) -> None:
         if not _is_loopback(host):
             raise ValueError(f"the emulator listens on loopback only, not {host!r}")
@@ -66,24 +70,29 @@ class Emulator:
         self.api_key = api_key or None
         self.models = frozenset(models) if models else None
         self.max_connection_seconds = max_connection_seconds
+        self.ssl_context = ssl_context
         self.fault_state = FaultState(faults or Faults())
         self.counters = Stats()
         self.prompt_cache = model.PromptCache()
         self._stored: collections.OrderedDict[str, None] = collections.OrderedDict()
         self._server: asyncio.Server | None = None
         self._connections: set[asyncio.Task[None]] = set()
+        self._ws_wires: set[Wire] = set()
+        # Answer WebSocket upgrades as a proxy that blocks them would (control endpoint).
+        self.refuse_websocket = False
 
     # -- public surface --------------------------------------------------------
 
     @property
     def url(self) -> str:
-        """The API root, e.g. ``http://127.0.0.1:8765/v1``."""
+        """The API root, e.g. ``http://127.0.0.1:8765/v1`` (``https://`` with TLS)."""
         host = f"[{self.host}]" if ":" in self.host else self.host
-        return f"http://{host}:{self.port}/v1"
+        scheme = "https" if self.ssl_context is not None else "http"
+        return f"{scheme}://{host}:{self.port}/v1"
 
     @property
     def ws_url(self) -> str:
-        """The WebSocket-mode URL, e.g. ``ws://127.0.0.1:8765/v1/responses``."""
+        """The WebSocket-mode URL, e.g. ``ws://127.0.0.1:8765/v1/responses`` (or ``wss://``)."""
         return "ws" + self.url[len("http") :] + "/responses"
 
     @property
@@ -105,10 +114,20 @@ class Emulator:
         self.counters.reset()
         self.fault_state.reset()
         self.prompt_cache.clear()
+        self.refuse_websocket = False
+
+    def disconnect_websockets(self) -> int:
+        """Cut every open WebSocket at the TCP level (a dead peer, a restarted server)."""
+        wires = list(self._ws_wires)
+        for wire in wires:
+            wire.writer.transport.abort()
+        return len(wires)
 
     async def start(self) -> int:
         """Start listening; return the bound port."""
-        self._server = await asyncio.start_server(self._on_connection, self.host, self.port)
+        self._server = await asyncio.start_server(
+            self._on_connection, self.host, self.port, ssl=self.ssl_context
+        )
         self.port = self._server.sockets[0].getsockname()[1]
         logger.info("emulator listening on %s", self.url)
         return self.port
@@ -213,8 +232,8 @@ class Emulator:
         wire = Wire(writer, self.counters)
         try:
             await self._serve_connection(reader, wire)
-        except (ConnectionError, asyncio.CancelledError):
-            pass
+        except (ConnectionError, ssl.SSLError, asyncio.CancelledError):
+            pass  # the peer went away, or broke the TLS session
         except Exception:  # one broken connection must not take the server down
             logger.exception("emulator connection failed")
         finally:
@@ -248,6 +267,12 @@ class Emulator:
         self, request: httpwire.HttpRequest, rest: bytes, reader: asyncio.StreamReader, wire: Wire
     ) -> None:
         self.counters.bytes_in += request.size + len(rest)
+        if self.refuse_websocket:
+            self.counters.errors += 1
+            page = b"<html><body>WebSocket connections are not allowed by policy.</body></html>"
+            wire.write(httpwire.full_response(403, page, content_type="text/html", keep_alive=False))
+            await wire.drain()
+            return
         session = WebSocketSession(self, reader, wire)
         raw_request = request.raw_head + request.body + rest
         if not session.handshake(raw_request, self.authorized(request.headers)):
@@ -255,9 +280,11 @@ class Emulator:
             return
         self.counters.ws_connections += 1
         self.counters.ws_open += 1
+        self._ws_wires.add(wire)
         try:
             await session.run()
         finally:
+            self._ws_wires.discard(wire)
             self.counters.ws_open -= 1
 
 

@@ -2,9 +2,9 @@
 
 This module owns the flags and the process's life: start the :class:`Emulator`,
 print exactly one line to stdout (``sparkls emulator listening on URL``, which tests
-and the demo parse), log to stderr, and stop cleanly on SIGINT or SIGTERM. The
-``sparkls`` entry point calls :func:`add_arguments` on its ``emulate`` subparser and
-then :func:`run`.
+and the demo parse; ``https://`` with ``--tls-cert``/``--tls-key``), log to stderr,
+and stop cleanly on SIGINT or SIGTERM. The ``sparkls`` entry point calls
+:func:`add_arguments` on its ``emulate`` subparser and then :func:`run`.
 """
 
 from __future__ import annotations
@@ -14,6 +14,7 @@ import asyncio
 import logging
 import os
 import signal
+import ssl
 import sys
 
 from sparkls.emulator.app import Emulator
@@ -61,6 +62,27 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
         "--max-connection-seconds", type=float, default=None,
         help="refuse requests on WebSocket connections older than this",
     )
+    parser.add_argument(
+        "--tls-cert", default=None, metavar="FILE",
+        help="serve TLS (https/wss) with this PEM certificate chain; needs --tls-key",
+    )
+    parser.add_argument(
+        "--tls-key", default=None, metavar="FILE", help="the PEM private key for --tls-cert"
+    )
+
+
+def tls_context(cert: str | None, key: str | None) -> ssl.SSLContext | None:
+    """A server TLS context from PEM files; None when neither is given; ValueError when unusable."""
+    if cert is None and key is None:
+        return None
+    if cert is None or key is None:
+        raise ValueError("--tls-cert and --tls-key go together")
+    context = ssl.create_default_context(ssl.Purpose.CLIENT_AUTH)
+    try:
+        context.load_cert_chain(cert, key)
+    except OSError as exc:  # a missing file, or ssl.SSLError: not PEM, key does not match
+        raise ValueError(f"cannot load the TLS certificate {cert} and key {key}: {exc}") from exc
+    return context
 
 
 def build_emulator(args: argparse.Namespace) -> Emulator:
@@ -83,6 +105,7 @@ def build_emulator(args: argparse.Namespace) -> Emulator:
         faults=faults,
         models=models,
         max_connection_seconds=args.max_connection_seconds,
+        ssl_context=tls_context(args.tls_cert, args.tls_key),
     )
 
 

@@ -4,7 +4,8 @@ This module owns what one HTTP request gets: ``POST /v1/responses`` (SSE when
 ``"stream": true``, else one JSON response object), ``POST /v1/chat/completions``
 (SSE chunks then ``data: [DONE]``, or one ``chat.completion``), ``GET /v1/models``,
 the control endpoint (``/_emulator/stats``, ``/_emulator/faults``,
-``/_emulator/reset``, also under ``/v1/_emulator/``), and 404 for the rest. Errors
+``/_emulator/reset``, ``/_emulator/disconnect``, ``/_emulator/refuse_websocket``, also
+under ``/v1/_emulator/``), and 404 for the rest. Errors
 are an HTTP status with ``{"error": {"message", "type", "code", "param"}}``.
 
 State (faults, stats, stored response ids) lives on the :class:`Emulator`; the
@@ -218,6 +219,15 @@ def _serve_control(
     elif route == ("POST", "reset"):
         emulator.reset()
         result = {"reset": True}
+    elif route == ("POST", "disconnect"):
+        result = {"disconnected": emulator.disconnect_websockets()}
+    elif route == ("POST", "refuse_websocket"):
+        try:
+            body = request.json() if request.body.strip() else {}
+            emulator.refuse_websocket = bool(body.get("refuse", True))
+            result = {"refuse_websocket": emulator.refuse_websocket}
+        except (ValueError, AttributeError) as exc:
+            status, result = 400, http_error_body(400, INVALID_FAULTS, str(exc))
     else:
         message = f"Invalid URL ({request.method} {request.path})"
         status, result = 404, http_error_body(404, UNKNOWN_URL, message)

@@ -13,6 +13,7 @@ from lsprotocol import types
 
 from sparkls.handlers.commands import EDIT_COMMAND, EditArgs, compute_edit, failure
 from sparkls.handlers.convert import workspace_edit
+from sparkls.handlers.progress import with_progress
 from sparkls.server import SparkServer
 
 QUICKFIX = types.CodeActionKind.QuickFix
@@ -88,7 +89,8 @@ def register(server: SparkServer) -> None:
         if not isinstance(action.data, dict) or action.edit is not None:
             return action
         try:
-            outcome = await compute_edit(ls, EditArgs.model_validate(action.data).request())
+            request = EditArgs.model_validate(action.data).request()
+            outcome = await with_progress(ls, "Spark fix", compute_edit(ls, request))
         except Exception as exc:  # shown to the user; the action resolves with no edit
             failure(ls, exc)
             return action

@@ -18,8 +18,9 @@ from pydantic import BaseModel, ConfigDict, ValidationError
 from sparkls.context.builder import DiagnosticInfo
 from sparkls.documents.positions import Position
 from sparkls.engine import EditOutcome, EditRequest, run_fast_edit
-from sparkls.errors import EditRejected, SparkError
+from sparkls.errors import Cancelled, EditRejected, SparkError
 from sparkls.handlers.convert import summary, workspace_edit
+from sparkls.handlers.progress import with_progress
 from sparkls.server import SparkServer
 
 logger = logging.getLogger(__name__)
@@ -79,12 +80,20 @@ def failure(ls: SparkServer, error: Exception) -> dict[str, Any]:
     else:
         code, message = "internal_error", f"internal error ({type(error).__name__}: {error}); see the server log"
         logger.exception("edit failed", exc_info=error)
-    ls.notify_user(message)
+    if not isinstance(error, Cancelled):  # the user asked for it: no need to tell them
+        ls.notify_user(message)
     return {"applied": False, "tier": "fast", "error": {"code": code, "message": message}}
 
 
 async def compute_edit(ls: SparkServer, request: EditRequest) -> EditOutcome:
-    return await run_fast_edit(ls.documents, ls.fast, ls.settings, request, root=ls.root)
+    return await run_fast_edit(
+        ls.documents,
+        ls.fast,
+        ls.settings,
+        request,
+        root=ls.root,
+        notify=lambda message: ls.notify_user(message, types.MessageType.Warning),
+    )
 
 
 async def apply_outcome(ls: SparkServer, outcome: EditOutcome) -> dict[str, Any]:
@@ -111,7 +120,7 @@ def register(server: SparkServer) -> None:
                 request = EditArgs.model_validate(args[0]).request()
             except ValidationError as exc:
                 raise SparkError(f"{EDIT_COMMAND}: invalid argument: {exc.errors()[0]['loc']} {exc.errors()[0]['msg']}") from exc
-            outcome = await compute_edit(ls, request)
+            outcome = await with_progress(ls, "Spark edit", compute_edit(ls, request))
             if not outcome.edits:
                 ls.notify_user("the model proposed no change.", types.MessageType.Info)
             return await apply_outcome(ls, outcome)

@@ -44,6 +44,8 @@ def summary(outcome: EditOutcome, *, applied: bool, apply_ms: float | None = Non
         "applied": applied,
         "tier": outcome.tier,
         "model": outcome.model,
+        "transport": outcome.transport,
+        "attempts": outcome.attempts,
         "uri": outcome.uri,
         "version": outcome.version,
         "edits": len(outcome.edits),

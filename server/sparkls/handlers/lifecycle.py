@@ -57,18 +57,20 @@ def register(server: SparkServer) -> None:
         ls.settings_sources["initialization"] = options if isinstance(options, dict) else None
         if options is not None and not isinstance(options, dict):
             problems.append("initializationOptions must be an object; ignored")
-        ls.pending_problems = problems + ls.reload_settings()
+        ls.pending_problems = problems + ls.reload_settings(renew=True)  # the root changed
 
     @server.feature(types.INITIALIZED)
     async def initialized(ls: SparkServer, params: types.InitializedParams) -> None:
         _show_problems(ls, ls.pending_problems)
         ls.pending_problems = []
+        # Warm now with what we know; a pulled configuration that changes the fast tier
+        # replaces the session, and the new one warms itself.
+        ls.warm_up()
         if _supports_configuration(ls):
             try:
                 await _pull_configuration(ls)
             except Exception as exc:  # a client that fails the request keeps our settings
                 ls.log(f"workspace/configuration failed: {exc}", types.MessageType.Warning)
-        ls.warm_up()
 
     @server.feature(types.WORKSPACE_DID_CHANGE_CONFIGURATION)
     async def did_change_configuration(ls: SparkServer, params: types.DidChangeConfigurationParams) -> None:
@@ -78,7 +80,6 @@ def register(server: SparkServer) -> None:
             _show_problems(ls, ls.reload_settings())
         elif _supports_configuration(ls):
             await _pull_configuration(ls)
-        ls.warm_up()
 
     @server.feature(types.SHUTDOWN)
     async def shutdown(ls: SparkServer, params: None) -> None:

@@ -42,26 +42,55 @@ class Completed:
 Event = Created | TextDelta | Completed
 
 
-def response_create(
-    model: str,
-    prompt: Prompt,
-    *,
-    previous_response_id: str | None = None,
-    generate: bool | None = None,
+def _responses_fields(
+    model: str, prompt: Prompt, *, previous_response_id: str | None, cache_key: str | None
 ) -> dict[str, Any]:
-    """A `response.create` message for WebSocket mode (no `stream`: it is implicit)."""
-    message: dict[str, Any] = {
-        "type": "response.create",
+    fields: dict[str, Any] = {
         "model": model,
         "instructions": prompt.instructions,
         "input": [{"role": "user", "content": [{"type": "input_text", "text": prompt.input}]}],
         "store": False,
     }
     if previous_response_id is not None:
-        message["previous_response_id"] = previous_response_id
+        fields["previous_response_id"] = previous_response_id
+    if cache_key is not None:
+        fields["prompt_cache_key"] = cache_key
+    return fields
+
+
+def response_create(
+    model: str,
+    prompt: Prompt,
+    *,
+    previous_response_id: str | None = None,
+    generate: bool | None = None,
+    cache_key: str | None = None,
+) -> dict[str, Any]:
+    """A `response.create` message for WebSocket mode (no `stream`: it is implicit)."""
+    message = {
+        "type": "response.create",
+        **_responses_fields(model, prompt, previous_response_id=previous_response_id, cache_key=cache_key),
+    }
     if generate is not None:
         message["generate"] = generate
     return message
+
+
+def responses_body(model: str, prompt: Prompt, *, cache_key: str | None = None) -> dict[str, Any]:
+    """The body of `POST /responses` with `stream: true`."""
+    return {**_responses_fields(model, prompt, previous_response_id=None, cache_key=cache_key), "stream": True}
+
+
+def chat_body(model: str, prompt: Prompt) -> dict[str, Any]:
+    """The body of `POST /chat/completions` with `stream: true` (OpenAI-compatible servers)."""
+    return {
+        "model": model,
+        "messages": [
+            {"role": "system", "content": prompt.instructions},
+            {"role": "user", "content": prompt.input},
+        ],
+        "stream": True,
+    }
 
 
 def api_error(
@@ -123,3 +152,15 @@ def classify(event: dict[str, Any], where: Where) -> Event | None:
 
 def _raise(error: ModelError) -> Event:
     raise error
+
+
+def classify_chat(chunk: dict[str, Any], where: Where) -> Event | None:
+    """A `chat.completion.chunk` as a record; `data: [DONE]` is handled by the caller."""
+    if "error" in chunk:
+        code, message = _error_fields(chunk)
+        return _raise(api_error(where, chunk.get("status"), code, message))
+    for choice in chunk.get("choices") or []:
+        content = (choice.get("delta") or {}).get("content")
+        if content:
+            return TextDelta(content)
+    return None

@@ -1,22 +1,30 @@
-"""A model tier as the engine sees it: `complete(prompt) -> Reply`, over a kept-open link.
+"""A model tier as the engine sees it: `complete(prompt) -> Reply`, kept healthy all day.
 
-`TierSession` binds one tier's settings to its transport. For the WebSocket transport
-it keeps one `ResponsesSocket` open for the whole editor session, so N edits share
-one connection; `warm()` opens it ahead of the first request.
+`TierSession` binds one tier's settings to its transports: a `SocketPool` of warm
+WebSockets (Responses API, WebSocket mode) and an `HTTPStreamer` (Responses SSE, or
+Chat Completions SSE for OpenAI-compatible servers). It retries what `is_retryable`
+allows, falls back to HTTP after repeated WebSocket failures and heals back after a
+cool-down, and reports its state (`TierStatus`) to whoever listens.
 """
 
 from __future__ import annotations
 
+import asyncio
 import logging
+import ssl
 import time
+from collections.abc import AsyncIterator, Callable
 from contextlib import aclosing
-from dataclasses import dataclass, field
+from dataclasses import asdict, dataclass, field
 from typing import Any
 
 from sparkls.config import Settings, TierSettings
 from sparkls.context.prompt import Prompt
-from sparkls.errors import ConfigError, StreamError
-from sparkls.models.events import Completed, TextDelta, Where, response_create
+from sparkls.errors import ApiError, ConnectError, HandshakeRefused, ModelError, RateLimited, RequestTimeout, StreamError
+from sparkls.models.events import Completed, Event, TextDelta, Where, chat_body, response_create, responses_body
+from sparkls.models.http import HTTPStreamer
+from sparkls.models.pool import SocketPool
+from sparkls.models.retry import MAX_ATTEMPTS, backoff, is_retryable, retry_delay
 from sparkls.models.websocket import ResponsesSocket
 
 logger = logging.getLogger(__name__)
@@ -28,70 +36,246 @@ class Reply:
     response_id: str
     ttft_ms: float  # request sent -> first text delta
     stream_ms: float  # first text delta -> response completed
+    transport: str = "websocket"
+    attempts: int = 1
     usage: dict[str, Any] = field(default_factory=dict)
 
 
-class TierSession:
-    """One tier ("fast" or "deep") and its open connection."""
+@dataclass(slots=True)
+class TierStatus:
+    """What the user's status bar shows for one tier (`sparkls/status`)."""
 
-    def __init__(self, name: str, settings: Settings) -> None:
+    tier: str
+    model: str
+    host: str
+    state: str = "idle"  # idle | connecting | ready | degraded | failing
+    transport: str = "websocket"  # the transport requests use now
+    reason: str | None = None  # why degraded or failing
+    last: dict[str, Any] | None = None  # the last request: transport and timings
+
+    def to_json(self) -> dict[str, Any]:
+        return asdict(self)
+
+
+def ssl_context_for(tier: TierSettings) -> ssl.SSLContext | None:
+    return ssl.create_default_context(cafile=tier.ca_file) if tier.ca_file else None
+
+
+class TierSession:
+    """One tier ("fast" or "deep"): its connections, retries, fallback and status."""
+
+    def __init__(
+        self,
+        name: str,
+        settings: Settings,
+        *,
+        warm_instructions: str | None = None,
+        cache_key: str | None = None,
+        on_status: Callable[[TierStatus], None] | None = None,
+    ) -> None:
         self.name = name
         self.tier: TierSettings = getattr(settings, name)
         self._settings = settings
-        self._socket: ResponsesSocket | None = None
         self.where = Where(name, self.tier.host, self.tier.model)
+        self.cache_key = cache_key
+        self._warm_instructions = warm_instructions
+        self._on_status = on_status
+        self._pool: SocketPool | None = None
+        self._http: HTTPStreamer | None = None
+        self._ws_failures = 0
+        self._cooldown = self.tier.fallback_cooldown
+        self._heal: asyncio.Task[None] | None = None
+        self.status = TierStatus(name, self.tier.model, self.tier.host, transport=self._configured_transport)
+        self.warm_ms: float | None = None  # initialized -> warm sockets, when warmed
+
+    @property
+    def _configured_transport(self) -> str:
+        return "websocket" if self.tier.transport == "websocket" else "http"
 
     @property
     def transport(self) -> str:
-        return self.tier.transport
+        return self.status.transport
 
     @property
     def connections_opened(self) -> int:
-        return self._socket.connections_opened if self._socket else 0
+        return self._pool.connections_opened if self._pool else 0
 
-    def _get_socket(self) -> ResponsesSocket:
-        if self.tier.transport != "websocket":
-            raise ConfigError(
-                f"The {self.name} tier is set to transport {self.tier.transport!r} with api "
-                f"{self.tier.api!r}; this version of sparkls serves edits over the Responses "
-                "WebSocket only. Set transport = \"websocket\" and api = \"responses\"."
-            )
-        if self._socket is None:
+    def _set_status(self, **changes: Any) -> None:
+        for key, value in changes.items():
+            setattr(self.status, key, value)
+        if self._on_status is not None:
+            self._on_status(self.status)
+
+    def _get_pool(self) -> SocketPool:
+        if self._pool is None:
             key = self._settings.api_key_for(self.name)  # raises MissingApiKey
-            self._socket = ResponsesSocket(
-                self.tier.websocket_url, key, self.where, connect_timeout=self.tier.connect_timeout
+            tier = self.tier
+            context = ssl_context_for(tier)
+
+            def make_socket() -> ResponsesSocket:
+                return ResponsesSocket(
+                    tier.websocket_url,
+                    key,
+                    self.where,
+                    connect_timeout=tier.connect_timeout,
+                    ssl_context=context,
+                    ping_interval=tier.keepalive_interval,
+                    ping_timeout=tier.keepalive_timeout,
+                )
+
+            self._pool = SocketPool(
+                make_socket,
+                tier.pool_size,
+                warm=self._warm_socket if self._warm_instructions is not None else None,
+                max_age=tier.max_connection_age,
+                drain_budget=tier.drain_budget,
             )
-        return self._socket
+        return self._pool
+
+    async def _warm_socket(self, sock: ResponsesSocket) -> None:
+        assert self._warm_instructions is not None
+        await sock.warm(self.tier.model, self._warm_instructions, cache_key=self.cache_key)
+
+    def _get_http(self) -> HTTPStreamer:
+        if self._http is None:
+            self._http = HTTPStreamer(
+                self.tier.base_url,
+                self._settings.api_key_for(self.name),
+                self.where,
+                api=self.tier.api,
+                connect_timeout=self.tier.connect_timeout,
+                request_timeout=self.tier.request_timeout,
+                verify=ssl_context_for(self.tier) or True,
+            )
+        return self._http
 
     async def warm(self) -> None:
-        """Open the connection before the first request needs it."""
-        await self._get_socket().connect()
+        """Open and warm the WebSocket pool (no-op for HTTP tiers); never raises."""
+        if self.transport != "websocket":
+            self._set_status(state="ready")
+            return
+        started = time.perf_counter()
+        self._set_status(state="connecting", reason=None)
+        try:
+            await self._get_pool().start()
+        except ModelError as exc:
+            self._websocket_failed(exc)
+            if self.transport == "websocket":
+                self._set_status(state="failing", reason=str(exc))
+            return
+        self.warm_ms = (time.perf_counter() - started) * 1000
+        self._ws_failures = 0
+        self._set_status(state="ready", reason=None)
 
-    async def complete(self, prompt: Prompt) -> Reply:
-        """Send `prompt` and collect the whole reply."""
-        socket = self._get_socket()
-        message = response_create(self.tier.model, prompt)
-        parts: list[str] = []
-        sent = time.perf_counter()
-        first: float | None = None
-        async with aclosing(socket.stream(message)) as events:
-            async for event in events:
-                if isinstance(event, TextDelta):
-                    if first is None:
-                        first = time.perf_counter()
-                    parts.append(event.text)
-                elif isinstance(event, Completed):
-                    done = time.perf_counter()
-                    first = first or done
-                    return Reply(
-                        "".join(parts),
-                        event.response_id,
-                        ttft_ms=(first - sent) * 1000,
-                        stream_ms=(done - first) * 1000,
-                        usage=event.usage,
-                    )
-        raise StreamError(f"The {self.name} tier's stream ended without completing.")
+    async def complete(self, prompt: Prompt, *, notify: Callable[[str], None] | None = None) -> Reply:
+        """Send `prompt` and collect the whole reply, retrying what may be retried."""
+        delays = backoff()
+        stream_retried = False
+        attempt = 0
+        while True:
+            attempt += 1
+            transport = self.transport
+            try:
+                reply = await self._complete_once(transport, prompt, attempt)
+            except ModelError as exc:
+                if transport == "websocket":
+                    self._websocket_failed(exc)
+                retry = is_retryable(exc) and attempt < MAX_ATTEMPTS
+                if isinstance(exc, StreamError):
+                    retry, stream_retried = retry and not stream_retried, True
+                if not retry:
+                    # An ApiError is about this request, not the tier; a degraded tier
+                    # stays degraded (its next request goes over HTTP).
+                    if not isinstance(exc, ApiError) and self.status.state != "degraded":
+                        self._set_status(state="failing", reason=str(exc))
+                    raise
+                delay = retry_delay(exc, delays)
+                if isinstance(exc, RateLimited) and notify is not None:
+                    notify(f"{exc} Retrying in {delay:g} s.")
+                logger.info("%s tier: retrying after %s (attempt %d, in %.2f s)", self.name, exc, attempt, delay)
+                await asyncio.sleep(delay)
+                continue
+            if transport == "websocket":
+                self._ws_failures = 0
+            last = {"transport": transport, "ttft_ms": round(reply.ttft_ms, 2), "stream_ms": round(reply.stream_ms, 2)}
+            state = "degraded" if self.status.state == "degraded" else "ready"
+            self._set_status(state=state, reason=self.status.reason if state == "degraded" else None, last=last)
+            return reply
+
+    async def _complete_once(self, transport: str, prompt: Prompt, attempt: int) -> Reply:
+        try:
+            async with asyncio.timeout(self.tier.request_timeout):
+                if transport == "websocket":
+                    async with self._get_pool().checkout() as sock:
+                        message = response_create(self.tier.model, prompt, cache_key=self.cache_key)
+                        return await _collect(sock.stream(message), transport, attempt)
+                body = (
+                    responses_body(self.tier.model, prompt, cache_key=self.cache_key)
+                    if self.tier.api == "responses"
+                    else chat_body(self.tier.model, prompt)
+                )
+                return await _collect(self._get_http().stream(body), transport, attempt)
+        except TimeoutError as exc:
+            raise RequestTimeout(
+                f"The {self.name} tier did not finish within {self.tier.request_timeout:g} s "
+                "(setting `request_timeout`)."
+            ) from exc
+
+    def _websocket_failed(self, exc: ModelError) -> None:
+        """Count transport failures; after enough of them, serve over HTTP for a while."""
+        if not isinstance(exc, (ConnectError, StreamError)) or self.tier.api != "responses":
+            return
+        self._ws_failures += 1
+        refused = isinstance(exc, HandshakeRefused)  # a proxy will not let it through: no point retrying
+        if (refused or self._ws_failures >= self.tier.fallback_after) and self.transport == "websocket":
+            logger.warning("%s tier: WebSocket failing (%s); using HTTP for %.0f s", self.name, exc, self._cooldown)
+            self._set_status(state="degraded", transport="http", reason=str(exc))
+            self._heal = asyncio.ensure_future(self._heal_after(self._cooldown))
+
+    async def _heal_after(self, delay: float) -> None:
+        """After the cool-down, try the WebSocket again; back to it if it works."""
+        while True:
+            await asyncio.sleep(delay)
+            try:
+                await self._get_pool().start()
+            except ModelError as exc:
+                delay = min(delay * 2, self.tier.fallback_cooldown_max)
+                logger.info("%s tier: WebSocket still failing (%s); next try in %.0f s", self.name, exc, delay)
+                continue
+            self._ws_failures = 0
+            logger.info("%s tier: WebSocket healthy again", self.name)
+            self._set_status(state="ready", transport="websocket", reason=None)
+            return
 
     async def close(self) -> None:
-        if self._socket is not None:
-            await self._socket.close()
+        if self._heal is not None:
+            self._heal.cancel()
+        if self._pool is not None:
+            await self._pool.close()
+        if self._http is not None:
+            await self._http.aclose()
+
+
+async def _collect(events: AsyncIterator[Event], transport: str, attempt: int) -> Reply:
+    parts: list[str] = []
+    sent = time.perf_counter()
+    first: float | None = None
+    async with aclosing(events) as stream:
+        async for event in stream:
+            if isinstance(event, TextDelta):
+                if first is None:
+                    first = time.perf_counter()
+                parts.append(event.text)
+            elif isinstance(event, Completed):
+                done = time.perf_counter()
+                first = first or done
+                return Reply(
+                    "".join(parts),
+                    event.response_id,
+                    ttft_ms=(first - sent) * 1000,
+                    stream_ms=(done - first) * 1000,
+                    transport=transport,
+                    attempts=attempt,
+                    usage=event.usage,
+                )
+    raise StreamError("The stream ended without completing.")

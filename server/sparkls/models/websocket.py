@@ -1,13 +1,15 @@
-"""One persistent WebSocket to the Responses API (WebSocket mode).
+"""One WebSocket to the Responses API (WebSocket mode).
 
-`ResponsesSocket` owns a single connection: it opens it on demand (or ahead of time
-with `connect()`), sends `response.create` messages one at a time — the API allows one
-response in flight per connection — and yields the events of each response until it
-completes. Foreign exceptions are translated here into `sparkls.errors`.
+`ResponsesSocket` owns a single connection: `connect()` opens it, `warm()` sends a
+`generate: false` request (the service caches the instructions and returns an id),
+and `stream(message)` sends one `response.create` and yields its events until the
+response completes — the API allows one response in flight per connection.
+Keepalive pings (websockets' own) detect a dead peer; `closed` tells the pool.
 
-A response abandoned half-way (its consumer stopped reading) closes the socket: the
-only way to stop the server's stream, and the next request must not see its frames.
-The next `stream()` opens a fresh connection.
+A response whose reader stopped early stays `pending`: its frames are still coming.
+The next user of the socket first drains them (`drain`, bounded in time) or closes the
+socket, so a request never sees frames of another. Foreign exceptions are translated
+here into `sparkls.errors`.
 """
 
 from __future__ import annotations
@@ -15,6 +17,8 @@ from __future__ import annotations
 import asyncio
 import json
 import logging
+import ssl
+import time
 from collections.abc import AsyncIterator
 from typing import Any
 
@@ -22,51 +26,81 @@ from websockets.asyncio.client import ClientConnection, connect
 from websockets.exceptions import ConnectionClosed, InvalidHandshake, InvalidStatus, InvalidURI
 
 from sparkls import __version__
-from sparkls.errors import ConnectError, ModelError, StreamError
-from sparkls.models.events import Completed, Event, Where, api_error, classify
+from sparkls.context.prompt import Prompt
+from sparkls.errors import ConnectError, HandshakeRefused, ModelError, StreamError
+from sparkls.models.events import Completed, Event, Where, api_error, classify, response_create
 
 logger = logging.getLogger(__name__)
 
 BETA_HEADER = ("OpenAI-Beta", "responses_websockets=2026-02-06")
 
 
-def _status_error(exc: InvalidStatus, where: Where) -> Exception:
+def _status_error(exc: InvalidStatus, where: Where, url: str) -> Exception:
+    """The API's own errors by status; anything else (a proxy, say) refused the upgrade."""
     response = exc.response
-    code, message = None, ""
+    body = response.body or b""
     try:
-        body = json.loads(response.body or b"{}")
-        err = body.get("error") or {}
-        code, message = err.get("code"), err.get("message", "")
+        err = json.loads(body).get("error")
     except (ValueError, AttributeError):
-        message = (response.body or b"").decode("utf-8", "replace")[:200]
+        err = None
+    if not isinstance(err, dict):
+        return HandshakeRefused(
+            f"The WebSocket upgrade to {url} was refused with HTTP {response.status_code} "
+            f"{response.reason_phrase} (not an API error: a proxy or a server without WebSocket mode?)."
+        )
     retry_after = response.headers.get("retry-after")
     return api_error(
         where,
         response.status_code,
-        code,
-        message or response.reason_phrase,
-        retry_after=float(retry_after) if retry_after and retry_after.isdigit() else None,
+        err.get("code") or err.get("type"),
+        str(err.get("message") or response.reason_phrase),
+        retry_after=float(retry_after) if retry_after and retry_after.replace(".", "", 1).isdigit() else None,
     )
 
 
 class ResponsesSocket:
-    """A lazily (re)opened WebSocket connection to `url`; one response at a time."""
+    """One WebSocket connection to `url`; one response at a time."""
 
-    def __init__(self, url: str, api_key: str, where: Where, *, connect_timeout: float | None = 10.0) -> None:
+    def __init__(
+        self,
+        url: str,
+        api_key: str,
+        where: Where,
+        *,
+        connect_timeout: float | None = 10.0,
+        ssl_context: ssl.SSLContext | None = None,
+        ping_interval: float | None = 20.0,
+        ping_timeout: float | None = 20.0,
+    ) -> None:
         self.url = url
         self.where = where
         self._api_key = api_key
         self._connect_timeout = connect_timeout
+        self._ssl = ssl_context
+        self._ping = (ping_interval, ping_timeout)
         self._ws: ClientConnection | None = None
         self._lock = asyncio.Lock()
+        self.opened_at = 0.0
+        self.pending = False  # a response was sent and its end not yet read
+        self.last_response_id: str | None = None  # for previous_response_id chaining
         self.connections_opened = 0
 
     @property
     def is_open(self) -> bool:
         return self._ws is not None and self._ws.state.name == "OPEN"
 
+    @property
+    def age(self) -> float:
+        """Seconds since the current connection opened."""
+        return time.monotonic() - self.opened_at if self._ws is not None else 0.0
+
+    async def wait_closed(self) -> None:
+        """Return when the current connection closes (peer, keepalive timeout or us)."""
+        if self._ws is not None:
+            await self._ws.wait_closed()
+
     async def connect(self) -> None:
-        """Open the connection now if it is not open (used to warm up)."""
+        """Open the connection now if it is not open."""
         async with self._lock:
             await self._ensure_open()
 
@@ -74,6 +108,7 @@ class ResponsesSocket:
         if self._ws is not None and self.is_open:
             return self._ws
         await self._drop()
+        kwargs: dict[str, Any] = {"ssl": self._ssl} if self._ssl is not None and self.url.startswith("wss") else {}
         try:
             self._ws = await connect(
                 self.url,
@@ -82,62 +117,112 @@ class ResponsesSocket:
                 open_timeout=self._connect_timeout,
                 compression=None,  # frames are small; deflate costs more time than it saves
                 max_size=None,
-                ping_interval=20,
-                ping_timeout=20,
+                ping_interval=self._ping[0],
+                ping_timeout=self._ping[1],
+                **kwargs,
             )
         except InvalidStatus as exc:
-            raise _status_error(exc, self.where) from exc
+            raise _status_error(exc, self.where, self.url) from exc
         except (OSError, TimeoutError, InvalidHandshake, InvalidURI) as exc:
             reason = "timed out" if isinstance(exc, TimeoutError) else str(exc) or type(exc).__name__
-            raise ConnectError(
-                f"Cannot connect to the {self.where.tier} tier at {self.url}: {reason}"
-            ) from exc
+            raise ConnectError(f"Cannot connect to the {self.where.tier} tier at {self.url}: {reason}") from exc
+        self.opened_at = time.monotonic()
+        self.pending = False
+        self.last_response_id = None
         self.connections_opened += 1
         logger.info("connected to %s (%d connections so far)", self.url, self.connections_opened)
         return self._ws
 
-    async def stream(self, message: dict[str, Any]) -> AsyncIterator[Event]:
-        """Send one `response.create` and yield its events until it completes."""
+    async def warm(self, model: str, instructions: str, *, cache_key: str | None = None) -> str:
+        """Open if needed and send a `generate: false` request; returns its response id."""
+        message = response_create(model, Prompt(instructions, ""), generate=False, cache_key=cache_key)
+        message["input"] = []
+        async for event in self.stream(message):
+            if isinstance(event, Completed):
+                return event.response_id
+        raise StreamError(f"The {self.where.tier} tier's warm-up did not complete.")
+
+    async def stream(self, message: dict[str, Any], *, drain_budget: float = 0.25) -> AsyncIterator[Event]:
+        """Send one `response.create` and yield its events until it completes.
+
+        Raises ConnectError when the message could not be sent (nothing was processed).
+        """
         async with self._lock:
+            if self.pending and not await self._drain(drain_budget):
+                await self._drop()
             ws = await self._ensure_open()
             payload = json.dumps(message)
             try:
                 await ws.send(payload)
             except ConnectionClosed:
-                # Closed before our frame left (idle timeout, server restart):
-                # nothing was processed, so sending on a fresh socket is safe.
+                # Closed before our frame left (idle timeout, rotation): nothing was
+                # processed, so one send on a fresh connection is safe.
                 ws = await self._ensure_open()
-                await ws.send(payload)
-            completed = False
-            try:
-                while True:
-                    try:
-                        raw = await ws.recv()
-                        data = json.loads(raw)
-                    except ConnectionClosed as exc:
-                        raise StreamError(
-                            f"The connection to the {self.where.tier} tier at {self.where.host} "
-                            f"closed before the response completed ({exc})."
-                        ) from exc
-                    except ValueError as exc:
-                        raise StreamError(f"The {self.where.tier} tier sent a frame that is not JSON.") from exc
-                    try:
-                        event = classify(data, self.where)
-                    except ModelError:
-                        completed = True  # an error event ends the response; the socket is fine
-                        raise
-                    if isinstance(event, Completed):
-                        completed = True  # before yielding: the consumer may stop reading here
-                        yield event
-                        return
-                    if event is not None:
-                        yield event
-            finally:
-                if not completed:
+                try:
+                    await ws.send(payload)
+                except ConnectionClosed as exc:
                     await self._drop()
+                    raise ConnectError(f"The {self.where.tier} tier's connection closed at once: {exc}") from exc
+            self.pending = True
+            while self.pending:
+                event = await self._next_event(ws)
+                if event is not None:
+                    yield event
+
+    async def _next_event(self, ws: ClientConnection) -> Event | None:
+        try:
+            data = json.loads(await ws.recv())
+        except ConnectionClosed as exc:
+            await self._drop()
+            raise StreamError(
+                f"The connection to the {self.where.tier} tier at {self.where.host} "
+                f"closed before the response completed ({exc})."
+            ) from exc
+        except ValueError as exc:
+            await self._drop()
+            raise StreamError(f"The {self.where.tier} tier sent a frame that is not JSON.") from exc
+        try:
+            event = classify(data, self.where)
+        except ModelError:
+            self.pending = False  # an error event ends the response; the socket is fine
+            raise
+        if isinstance(event, Completed):
+            self.pending = False  # before the caller sees it: it may stop reading here
+            self.last_response_id = event.response_id
+        return event
+
+    async def drain(self, budget: float) -> bool:
+        """Read and discard the rest of an abandoned response within `budget` seconds.
+
+        True if the socket is clean again; otherwise it is closed (the only hard
+        cancel the API has) and the next use reconnects.
+        """
+        async with self._lock:
+            if not self.pending:
+                return True
+            if await self._drain(budget):
+                return True
+            await self._drop()
+            return False
+
+    async def _drain(self, budget: float) -> bool:
+        if self._ws is None or not self.is_open:
+            return False
+        ws = self._ws
+        try:
+            async with asyncio.timeout(budget):
+                while self.pending:
+                    try:
+                        await self._next_event(ws)
+                    except ModelError:
+                        pass  # an error event also ends the response
+        except (TimeoutError, StreamError):
+            return False
+        return True
 
     async def _drop(self) -> None:
         ws, self._ws = self._ws, None
+        self.pending = False
         if ws is not None:
             # Abort rather than wait for a closing handshake behind a stream we do not want.
             ws.transport.abort()

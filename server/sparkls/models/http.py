@@ -1,0 +1,152 @@
+"""Streaming over HTTP: Responses SSE and Chat Completions SSE, on a kept-alive client.
+
+`HTTPStreamer` owns one `httpx.AsyncClient` (HTTP/1.1, connection kept alive between
+requests) for one tier. `stream(body)` POSTs and yields the same `Event` records as
+the WebSocket client, so the session above does not care which transport served.
+httpx exceptions are translated here.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import logging
+import ssl
+from collections.abc import AsyncIterator
+from typing import Any, Literal
+
+import httpx
+
+from sparkls import __version__
+from sparkls.errors import ConnectError, RequestTimeout, StreamError
+from sparkls.models.events import Completed, Event, Where, api_error, classify, classify_chat
+from sparkls.models.sse import SSEDecoder
+
+logger = logging.getLogger(__name__)
+
+Api = Literal["responses", "chat"]
+BODY_END_WAIT = 0.5  # seconds to wait for the end of a completed response's body
+
+
+def _retry_after(response: httpx.Response) -> float | None:
+    value = response.headers.get("retry-after")
+    try:
+        return float(value) if value is not None else None
+    except ValueError:
+        return None
+
+
+class HTTPStreamer:
+    """POST + server-sent events to one tier's API root."""
+
+    def __init__(
+        self,
+        base_url: str,
+        api_key: str,
+        where: Where,
+        *,
+        api: Api = "responses",
+        connect_timeout: float | None = 10.0,
+        request_timeout: float | None = 120.0,
+        verify: ssl.SSLContext | bool = True,
+        keep_alive: bool = True,
+    ) -> None:
+        self.where = where
+        self.api = api
+        self.path = "/responses" if api == "responses" else "/chat/completions"
+        self.url = base_url.rstrip("/") + self.path
+        limits = httpx.Limits(max_keepalive_connections=4 if keep_alive else 0, keepalive_expiry=120)
+        self._client = httpx.AsyncClient(
+            headers={
+                "Authorization": f"Bearer {api_key}",
+                "Accept": "text/event-stream",
+                "User-Agent": f"sparkls/{__version__}",
+            },
+            timeout=httpx.Timeout(request_timeout, connect=connect_timeout),
+            limits=limits,
+            verify=verify,
+        )
+
+    async def stream(self, body: dict[str, Any]) -> AsyncIterator[Event]:
+        """POST `body` and yield its events until the response completes."""
+        try:
+            async with self._client.stream("POST", self.url, json=body) as response:
+                if response.status_code != 200:
+                    raise await self._status_error(response)
+                async for event in self._events(response):
+                    yield event
+                    if isinstance(event, Completed):
+                        return
+        except httpx.ConnectError as exc:
+            raise ConnectError(f"Cannot connect to the {self.where.tier} tier at {self.url}: {exc}") from exc
+        except httpx.ConnectTimeout as exc:
+            raise ConnectError(f"Cannot connect to the {self.where.tier} tier at {self.url}: timed out") from exc
+        except httpx.TimeoutException as exc:
+            raise RequestTimeout(
+                f"The {self.where.tier} tier at {self.where.host} did not answer in time ({type(exc).__name__})."
+            ) from exc
+        except (httpx.ReadError, httpx.RemoteProtocolError, httpx.WriteError) as exc:
+            raise StreamError(
+                f"The connection to the {self.where.tier} tier at {self.where.host} broke "
+                f"before the response completed ({type(exc).__name__})."
+            ) from exc
+        raise StreamError(f"The {self.where.tier} tier's stream ended without completing.")
+
+    async def _events(self, response: httpx.Response) -> AsyncIterator[Event]:
+        decoder = SSEDecoder()
+        response_id = ""
+        chunks = response.aiter_text()
+        async for chunk in chunks:
+            for sse in decoder.feed(chunk):
+                if self.api == "chat":
+                    if sse.data.strip() == "[DONE]":
+                        yield await _after_body(chunks, Completed(response_id))
+                        return
+                    payload = _json(sse.data, self.where)
+                    response_id = payload.get("id", response_id)
+                    event = classify_chat(payload, self.where)
+                else:
+                    event = classify(_json(sse.data, self.where), self.where)
+                if isinstance(event, Completed):
+                    yield await _after_body(chunks, event)
+                    return
+                if event is not None:
+                    yield event
+
+    async def _status_error(self, response: httpx.Response) -> Exception:
+        raw = await response.aread()
+        code, message = None, ""
+        try:
+            err = json.loads(raw).get("error") or {}
+            if isinstance(err, dict):
+                code, message = err.get("code") or err.get("type"), str(err.get("message") or "")
+            else:
+                message = str(err)
+        except (ValueError, AttributeError):
+            message = raw.decode("utf-8", "replace")[:200]
+        return api_error(
+            self.where, response.status_code, code, message or response.reason_phrase, retry_after=_retry_after(response)
+        )
+
+    async def aclose(self) -> None:
+        await self._client.aclose()
+
+
+async def _after_body(chunks: AsyncIterator[str], completed: Completed) -> Completed:
+    """Read the body's end (the last chunk is already on its way) before reporting
+    completion, so httpx can reuse the connection; give up after a moment."""
+    try:
+        async with asyncio.timeout(BODY_END_WAIT):
+            async for _ in chunks:
+                pass
+    except TimeoutError:
+        logger.debug("the response body did not end after completion; the connection is dropped")
+    return completed
+
+
+def _json(data: str, where: Where) -> dict[str, Any]:
+    try:
+        value = json.loads(data)
+    except ValueError as exc:
+        raise StreamError(f"The {where.tier} tier sent an event that is not JSON.") from exc
+    return value if isinstance(value, dict) else {}

@@ -1,0 +1,183 @@
+"""A small pool of warm WebSockets for one tier.
+
+One response in flight per socket, so an inline completion never waits behind an
+edit: each request checks out a socket of its own (first come, first served when all
+are busy) and gives it back when its stream is done. The pool keeps the sockets
+usable without touching a stream in progress:
+
+- opened and warmed (`generate: false`) in the background by `start()`;
+- a socket whose peer went away (keepalive timeout, server close) is replaced in the
+  background while idle;
+- a socket older than `max_age` is rotated (closed and reopened) when it is handed
+  back, well before the service's 60-minute limit;
+- a socket handed back with its response unfinished (the request was cancelled) is
+  drained within `drain_budget` seconds, or closed and reopened: whichever is cheaper.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import logging
+from collections import deque
+from collections.abc import AsyncIterator, Awaitable, Callable
+from typing import Any
+
+from sparkls.errors import ModelError
+from sparkls.models.websocket import ResponsesSocket
+
+logger = logging.getLogger(__name__)
+
+
+class SocketPool:
+    def __init__(
+        self,
+        factory: Callable[[], ResponsesSocket],
+        size: int,
+        *,
+        warm: Callable[[ResponsesSocket], Awaitable[Any]] | None = None,
+        max_age: float = 55 * 60,
+        drain_budget: float = 0.25,
+    ) -> None:
+        self._sockets = [factory() for _ in range(max(1, size))]
+        self._idle: deque[ResponsesSocket] = deque(self._sockets)
+        self._waiters: deque[asyncio.Future[ResponsesSocket]] = deque()
+        self._warm = warm
+        self.max_age = max_age
+        self.drain_budget = drain_budget
+        self._tasks: set[asyncio.Task[Any]] = set()
+        self._starting: asyncio.Task[None] | None = None
+        self._closed = False
+
+    @property
+    def size(self) -> int:
+        return len(self._sockets)
+
+    @property
+    def open_count(self) -> int:
+        return sum(s.is_open for s in self._sockets)
+
+    @property
+    def connections_opened(self) -> int:
+        return sum(s.connections_opened for s in self._sockets)
+
+    async def start(self) -> None:
+        """Open and warm every idle socket, concurrently; raises the first failure.
+
+        Concurrent calls share one run, so a request that comes while the pool is
+        warming waits for a warm socket instead of opening a cold one.
+        """
+        if self._starting is None or self._starting.done():
+            self._starting = asyncio.ensure_future(self._start())
+        await asyncio.shield(self._starting)
+
+    async def _start(self) -> None:
+        sockets = [s for s in self._idle if not s.is_open]
+        for s in sockets:
+            self._idle.remove(s)
+        results = await asyncio.gather(*(self._open(s) for s in sockets), return_exceptions=True)
+        for s in sockets:
+            self._give_back(s)
+        errors = [r for r in results if isinstance(r, BaseException)]
+        if errors:
+            raise errors[0]
+
+    async def _open(self, sock: ResponsesSocket) -> None:
+        await sock.connect()
+        if self._warm is not None:
+            await self._warm(sock)
+        self._spawn(self._watch(sock))
+
+    async def _watch(self, sock: ResponsesSocket) -> None:
+        """Replace `sock` in the background if its connection dies while it is idle."""
+        watched = sock.opened_at
+        await sock.wait_closed()
+        if self._closed or sock.opened_at != watched or sock not in self._idle:
+            return  # reopened already, or in use: its user sees the failure
+        self._idle.remove(sock)
+        try:
+            await self._open(sock)
+            logger.info("replaced a closed connection to %s", sock.url)
+        except ModelError as exc:
+            logger.info("could not replace a closed connection to %s: %s", sock.url, exc)
+        finally:
+            self._give_back(sock)
+
+    @contextlib.asynccontextmanager
+    async def checkout(self) -> AsyncIterator[ResponsesSocket]:
+        """A socket of one's own for one request, in FIFO order when all are busy."""
+        if self._closed:
+            raise RuntimeError("the pool is closed")
+        if self._starting is None or not self._starting.done():
+            await self.start()  # the first request of a session, or one during warm-up
+        if self._idle and not self._waiters:
+            sock = self._idle.popleft()
+        else:
+            waiter: asyncio.Future[ResponsesSocket] = asyncio.get_running_loop().create_future()
+            self._waiters.append(waiter)
+            try:
+                sock = await waiter
+            except asyncio.CancelledError:
+                if waiter.done() and not waiter.cancelled():
+                    self._give_back(waiter.result())
+                else:
+                    self._waiters.remove(waiter)
+                raise
+        try:
+            yield sock
+        finally:
+            self._hand_back(sock)
+
+    def _hand_back(self, sock: ResponsesSocket) -> None:
+        if self._closed:
+            return
+        if sock.pending:
+            self._spawn(self._settle(sock, self._drain_or_replace(sock)))
+        elif sock.is_open and sock.age > self.max_age:
+            self._spawn(self._settle(sock, self._rotate(sock)))
+        else:
+            self._give_back(sock)
+
+    async def _drain_or_replace(self, sock: ResponsesSocket) -> None:
+        """Finish an abandoned response: a short rest is read and dropped; a long one
+        costs a new connection instead (closing is the only hard cancel)."""
+        if not await sock.drain(self.drain_budget):
+            logger.info("closed a connection to %s behind an abandoned response", sock.url)
+            await self._open(sock)
+
+    async def _rotate(self, sock: ResponsesSocket) -> None:
+        logger.info("rotating a %.0f-second-old connection to %s", sock.age, sock.url)
+        await sock.close()
+        await self._open(sock)
+
+    async def _settle(self, sock: ResponsesSocket, work: Awaitable[Any]) -> None:
+        try:
+            await work
+        except ModelError as exc:
+            logger.info("background work on a connection to %s failed: %s", sock.url, exc)
+        finally:
+            self._give_back(sock)
+
+    def _give_back(self, sock: ResponsesSocket) -> None:
+        if self._closed:
+            return
+        while self._waiters:
+            waiter = self._waiters.popleft()
+            if not waiter.done():
+                waiter.set_result(sock)
+                return
+        self._idle.append(sock)
+
+    def _spawn(self, coro: Awaitable[Any]) -> None:
+        task = asyncio.ensure_future(coro)
+        self._tasks.add(task)
+        task.add_done_callback(self._tasks.discard)
+
+    async def close(self) -> None:
+        """Close every socket and stop background work; idempotent."""
+        self._closed = True
+        for task in list(self._tasks):
+            task.cancel()
+        for waiter in self._waiters:
+            waiter.cancel()
+        await asyncio.gather(*(s.close() for s in self._sockets), return_exceptions=True)

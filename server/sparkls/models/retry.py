@@ -1,0 +1,57 @@
+"""What is retried, and after how long. One function decides: `is_retryable`.
+
+A request is sent again only when the failure proves it was not processed (it never
+left, or the service answered with a refusal such as 5xx, 429 or a stale
+`previous_response_id`), or when the stream broke mid-way: that one is retried once,
+with the full input, because the partial answer is lost and never applied.
+Authentication, a missing model, bad requests and timeouts are not retried.
+"""
+
+from __future__ import annotations
+
+import random
+from collections.abc import Iterator
+
+from sparkls.errors import (
+    ApiError,
+    ConnectError,
+    HandshakeRefused,
+    RateLimited,
+    ServerError,
+    StreamError,
+)
+
+MAX_ATTEMPTS = 3  # in all, the first one included
+MAX_RATE_LIMIT_WAIT = 10.0  # seconds; a longer retry-after is reported, not waited for
+RESEND_CODES = frozenset({"previous_response_not_found", "websocket_connection_limit_reached"})
+
+
+def is_retryable(exc: BaseException) -> bool:
+    """True when sending the same request again is safe and may succeed."""
+    if isinstance(exc, HandshakeRefused):
+        return True  # the other transport may get through where the upgrade did not
+    if isinstance(exc, (ConnectError, StreamError, ServerError)):
+        return True
+    if isinstance(exc, RateLimited):
+        return exc.retry_after is None or exc.retry_after <= MAX_RATE_LIMIT_WAIT
+    if isinstance(exc, ApiError):
+        return exc.api_code in RESEND_CODES
+    return False
+
+
+def backoff(base: float = 0.25, cap: float = 4.0, rng: random.Random | None = None) -> Iterator[float]:
+    """Delays with full jitter: uniform(0, min(cap, base * 2**n)) for n = 0, 1, ..."""
+    rng = rng or random.Random()
+    n = 0
+    while True:
+        yield rng.uniform(0, min(cap, base * 2**n))
+        n += 1
+
+
+def retry_delay(exc: BaseException, delays: Iterator[float]) -> float:
+    """Seconds to wait before retrying after `exc` (only for retryable errors)."""
+    if isinstance(exc, RateLimited):
+        return exc.retry_after if exc.retry_after is not None else next(delays) + 1.0
+    if isinstance(exc, (ServerError, ConnectError)) and not isinstance(exc, HandshakeRefused):
+        return next(delays)
+    return 0.0  # a fresh socket or the full input is the remedy, not time
