@@ -22,7 +22,11 @@ def _parser() -> argparse.ArgumentParser:
     parser.add_argument("--version", action="version", version=f"sparkls {__version__}")
     parser.add_argument("--stdio", action="store_true", help="run the language server on stdio (the default)")
     parser.add_argument("--log-file", help="write logs to this file instead of stderr")
-    parser.add_argument("--log-level", default="INFO", choices=["DEBUG", "INFO", "WARNING", "ERROR"])
+    parser.add_argument(
+        "--log-level",
+        choices=["DEBUG", "INFO", "WARNING", "ERROR"],
+        help="default INFO for the server, WARNING for the subcommands",
+    )
     commands = parser.add_subparsers(dest="command", metavar="COMMAND", title="subcommands")
 
     emulate = commands.add_parser("emulate", help="run the local OpenAI Responses API emulator")
@@ -37,16 +41,30 @@ def _parser() -> argparse.ArgumentParser:
         "starts sparkls over stdio, and drives real LSP requests on a sample file.",
     )
     demo.add_argument("--emulator", action="store_true", help="use the emulator even when OPENAI_API_KEY is set")
+
+    doctor = commands.add_parser(
+        "doctor",
+        help="check settings, API keys, and each tier's WebSocket and HTTP endpoints",
+        description="Checks the configuration, the presence of each tier's API key, a WebSocket "
+        "handshake and warm-up, and one tiny HTTP request per tier, with timings.",
+    )
+    from sparkls.doctor import add_arguments as add_doctor_arguments
+
+    add_doctor_arguments(doctor)
     return parser
 
 
 def main(argv: list[str] | None = None) -> int:
     args = _parser().parse_args(argv)
-    setup_logging(args.log_level, args.log_file)
+    setup_logging(args.log_level or ("WARNING" if args.command else "INFO"), args.log_file)
     if args.command == "emulate":
         from sparkls.emulator.cli import run as run_emulator
 
         return run_emulator(args)
+    if args.command == "doctor":
+        from sparkls.doctor import run as run_doctor
+
+        return run_doctor(args)
     if args.command == "demo":
         from sparkls.demo import run_demo
 

@@ -154,6 +154,16 @@ async def test_connection_limit_rotates_and_resends(client, emulator, tmp_path, 
     assert result["applied"] is True and result["attempts"] == 2
 
 
+async def test_previous_response_not_found_resends_full_input(client, emulator, tmp_path, sample):
+    """previous_response_not_found: the request goes again with its full input, and lands."""
+    await start(client, emulator, tmp_path)
+    client.editor.open(sample, SAMPLE)
+    emulator.set_faults(error_status=400, error_code="previous_response_not_found", count=1)
+    result = await run_edit(client, sample, 1, FIX)
+    assert result["applied"] is True and result["attempts"] == 2
+    assert client.editor.text(sample) == FIXED
+
+
 async def test_old_sockets_are_rotated_between_requests(client, emulator, tmp_path, sample):
     """A socket past max_connection_age is reopened when handed back, never mid-stream."""
     await start(client, emulator, tmp_path, fast={"poolSize": 1, "maxConnectionAge": 0.001})

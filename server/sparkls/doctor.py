@@ -1,0 +1,244 @@
+"""`sparkls doctor`: what a user runs when something is wrong.
+
+It owns the checks and their report: the settings (loaded as the server loads them),
+each tier's API key (present or not, never shown), a WebSocket handshake and warm-up,
+and one tiny streamed HTTP request, with timings. Each check is a `Check` record made
+by a small async function; a failed check skips those that depend on it; rendering
+(text or JSON) is separate and pure. It talks to the model only through `models/`,
+and prints to stdout because it is a command, not the server.
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import json
+import ssl
+import sys
+import time
+from collections.abc import Awaitable
+from contextlib import aclosing
+from dataclasses import asdict, dataclass, field
+from pathlib import Path
+from typing import Any
+
+from sparkls.config import PROJECT_FILE, Settings, TierSettings, load_settings, read_project_file
+from sparkls.context.prompt import Prompt
+from sparkls.errors import MissingApiKey, SparkError
+from sparkls.models.events import TextDelta, Where, chat_body, responses_body
+from sparkls.models.http import HTTPStreamer
+from sparkls.models.session import ssl_context_for
+from sparkls.models.websocket import ResponsesSocket
+
+PROBE = Prompt("Reply with the word OK.", "OK?")
+TIERS = ("fast", "deep")
+
+
+@dataclass(frozen=True, slots=True)
+class Check:
+    """One check's outcome; `ok` is None when it was skipped because another failed."""
+
+    name: str
+    ok: bool | None
+    message: str = ""
+    ms: float | None = None
+    tier: str | None = None
+    details: list[str] = field(default_factory=list)
+
+
+# -- pure helpers ----------------------------------------------------------------
+
+
+def load(root: Path, settings_json: str | None) -> tuple[Settings, Check]:
+    """The settings the server would use for `root` plus `--settings`, and their check."""
+    project, problems = read_project_file(root)
+    overrides: Any = None
+    if settings_json is not None:
+        try:
+            overrides = json.loads(settings_json)
+        except ValueError as exc:
+            problems.append(f"--settings is not valid JSON ({exc}); ignored")
+    settings, invalid = load_settings(project, overrides)
+    problems += invalid
+    sources = [f"{PROJECT_FILE} in {root}" if project is not None else f"defaults (no {PROJECT_FILE} in {root})"]
+    if overrides is not None:
+        sources.append("--settings")
+    if problems:
+        noun = "problem" if len(problems) == 1 else "problems"
+        return settings, Check("configuration", False, f"{len(problems)} {noun} (defaults kept)", details=problems)
+    return settings, Check("configuration", True, " + ".join(sources))
+
+
+def tier_summary(tier: TierSettings) -> dict[str, str]:
+    summary = {"model": tier.model, "base_url": tier.base_url, "api": tier.api, "transport": tier.transport}
+    if tier.transport == "websocket":
+        summary["websocket_url"] = tier.websocket_url
+    return summary
+
+
+def key_source(settings: Settings, tier_name: str) -> str:
+    """Where the key comes from, never the key: mirrors `Settings.api_key_for`."""
+    tier: TierSettings = getattr(settings, tier_name)
+    direct = tier.api_key or settings.api_key
+    if direct is not None and direct.get_secret_value():
+        return "set (in settings)"
+    return f"set (from {tier.api_key_env or settings.api_key_env})"
+
+
+def redact(text: str, secret: str) -> str:
+    return text.replace(secret, "[redacted]") if secret else text
+
+
+# -- the checks (async I/O) ------------------------------------------------------
+
+
+async def _timed(tier: str, name: str, work: Awaitable[str | None], timeout: float, secret: str) -> Check:
+    """Run one check within `timeout` seconds; a SparkError is its failure."""
+    started = time.perf_counter()
+    try:
+        async with asyncio.timeout(timeout):
+            detail = await work
+    except TimeoutError:
+        return Check(name, False, f"no answer within {timeout:g} s (--timeout)", tier=tier)
+    except SparkError as exc:
+        return Check(name, False, redact(str(exc), secret), tier=tier)
+    return Check(name, True, detail or "", (time.perf_counter() - started) * 1000, tier)
+
+
+async def _websocket_checks(
+    name: str, tier: TierSettings, key: str, tls: ssl.SSLContext | None, timeout: float
+) -> list[Check]:
+    where = Where(name, tier.host, tier.model)
+    sock = ResponsesSocket(tier.websocket_url, key, where, connect_timeout=timeout, ssl_context=tls)
+
+    async def warm() -> str:
+        await sock.warm(tier.model, PROBE.instructions)
+        return "generate: false"
+
+    try:
+        opened = await _timed(name, "websocket handshake", sock.connect(), timeout, key)
+        if not opened.ok:
+            return [opened, Check("websocket warm-up", None, "skipped: no connection", tier=name)]
+        return [opened, await _timed(name, "websocket warm-up", warm(), timeout, key)]
+    finally:
+        await sock.close()
+
+
+async def _http_check(name: str, tier: TierSettings, key: str, tls: ssl.SSLContext | None, timeout: float) -> Check:
+    where = Where(name, tier.host, tier.model)
+    body = responses_body(tier.model, PROBE) if tier.api == "responses" else chat_body(tier.model, PROBE)
+    streamer = HTTPStreamer(
+        tier.base_url,
+        key,
+        where,
+        api=tier.api,
+        connect_timeout=timeout,
+        request_timeout=timeout,
+        verify=tls or True,
+        keep_alive=False,
+    )
+
+    async def request() -> str:
+        sent, first = time.perf_counter(), None
+        async with aclosing(streamer.stream(body)) as events:
+            async for event in events:
+                if isinstance(event, TextDelta) and first is None:
+                    first = time.perf_counter()
+        ttfd = f"first delta {(first - sent) * 1000:.1f} ms" if first is not None else "no text"
+        return f"a real model call (tiny); {ttfd}"
+
+    try:
+        return await _timed(name, f"http request ({tier.api})", request(), timeout, key)
+    finally:
+        await streamer.aclose()
+
+
+async def tier_checks(name: str, settings: Settings, timeout: float) -> list[Check]:
+    tier: TierSettings = getattr(settings, name)
+    try:
+        key = settings.api_key_for(name)
+    except MissingApiKey as exc:
+        return [
+            Check("api key", False, str(exc), tier=name),
+            Check("network checks", None, "skipped: no API key", tier=name),
+        ]
+    checks = [Check("api key", True, key_source(settings, name), tier=name)]
+    try:
+        tls = ssl_context_for(tier)
+    except OSError as exc:  # includes ssl.SSLError: not a CA bundle
+        checks.append(Check("ca_file", False, f"cannot load {tier.ca_file}: {exc}", tier=name))
+        return [*checks, Check("network checks", None, "skipped: no usable ca_file", tier=name)]
+    if tier.transport == "websocket":
+        checks += await _websocket_checks(name, tier, key, tls, timeout)
+    checks.append(await _http_check(name, tier, key, tls, timeout))
+    return checks
+
+
+async def run_checks(settings: Settings, tiers: list[str], timeout: float) -> list[Check]:
+    checks: list[Check] = []
+    for name in tiers:  # one after another: timings stay honest and the report in order
+        checks += await tier_checks(name, settings, timeout)
+    return checks
+
+
+# -- rendering (pure) ------------------------------------------------------------
+
+
+def _marks() -> tuple[str, str, str]:
+    try:
+        "✓✗–".encode(sys.stdout.encoding or "ascii")
+    except (UnicodeEncodeError, LookupError):
+        return "ok", "FAIL", "skip"
+    return "✓", "✗", "–"
+
+
+def render_text(checks: list[Check], summaries: dict[str, dict[str, str]], marks: tuple[str, str, str]) -> str:
+    lines = ["sparkls doctor"]
+    shown: set[str | None] = {None}
+    for check in checks:
+        if check.tier not in shown:
+            shown.add(check.tier)
+            lines.append(f"{check.tier} tier")
+            lines += [f"    {key:<14}{value}" for key, value in summaries.get(check.tier or "", {}).items()]
+        mark = marks[2] if check.ok is None else marks[0] if check.ok else marks[1]
+        timing = f"{check.ms:8.1f} ms" if check.ms is not None else ""
+        if check.ok:
+            lines.append(f"  {mark} {check.name:<24}{timing}  {check.message}".rstrip())
+        else:
+            lines.append(f"  {mark} {check.name}: {check.message}")
+        lines += [f"      - {detail}" for detail in check.details]
+    failed = sum(1 for c in checks if c.ok is False)
+    lines.append("All checks passed." if not failed else f"{failed} check{'s' if failed > 1 else ''} failed.")
+    return "\n".join(lines)
+
+
+def render_json(checks: list[Check], summaries: dict[str, dict[str, str]]) -> str:
+    items = [{**asdict(c), "ms": None if c.ms is None else round(c.ms, 2)} for c in checks]
+    return json.dumps({"ok": passed(checks), "tiers": summaries, "checks": items}, indent=2)
+
+
+def passed(checks: list[Check]) -> bool:
+    return all(c.ok is not False for c in checks)
+
+
+# -- the command -----------------------------------------------------------------
+
+
+def add_arguments(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument("--root", type=Path, default=None, help=f"where {PROJECT_FILE} is (default: here)")
+    parser.add_argument("--settings", metavar="JSON", help="settings merged on top, as in initializationOptions")
+    parser.add_argument("--tier", choices=["fast", "deep", "all"], default="all", help="which tier to check")
+    parser.add_argument("--timeout", type=float, default=15.0, metavar="SECONDS", help="per check (default 15)")
+    parser.add_argument("--json", action="store_true", help="print one JSON object instead of the report")
+
+
+def run(args: argparse.Namespace) -> int:
+    """Run every check, print the report; 0 when all passed, else 1."""
+    root = (args.root or Path.cwd()).resolve()
+    settings, config_check = load(root, args.settings)
+    tiers = list(TIERS) if args.tier == "all" else [args.tier]
+    checks = [config_check, *asyncio.run(run_checks(settings, tiers, args.timeout))]
+    summaries = {name: tier_summary(getattr(settings, name)) for name in tiers}
+    output = render_json(checks, summaries) if args.json else render_text(checks, summaries, _marks())
+    print(output, flush=True)
+    return 0 if passed(checks) else 1

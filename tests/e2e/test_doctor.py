@@ -1,0 +1,93 @@
+"""`sparkls doctor`: the real command against the real emulator."""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+from pathlib import Path
+from typing import Any
+
+UNSET_VARIABLE = "SPARKLS_DOCTOR_TEST_UNSET_KEY"
+
+
+def doctor(
+    root: Path, settings: dict[str, Any], *extra: str, log_level: str = "INFO"
+) -> subprocess.CompletedProcess[str]:
+    """Run `sparkls doctor` with `settings` in an empty workspace, without OPENAI_API_KEY."""
+    env = {k: v for k, v in os.environ.items() if k not in ("OPENAI_API_KEY", UNSET_VARIABLE)}
+    command = [sys.executable, "-m", "sparkls", "--log-level", log_level, "doctor"]
+    command += ["--root", str(root), "--settings", json.dumps(settings), *extra]
+    return subprocess.run(command, capture_output=True, text=True, timeout=60, env=env)
+
+
+def api_traffic(emulator: Any) -> dict[str, int]:
+    """The emulator's counters, minus the TCP connections its control endpoint itself uses."""
+    return {k: v for k, v in emulator.stats().items() if k != "tcp_connections"}
+
+
+def both_tiers(emulator: Any, **top: Any) -> dict[str, Any]:
+    return {"fast": {"baseUrl": emulator.url}, "deep": {"baseUrl": emulator.url}, **top}
+
+
+def test_all_checks_pass_against_the_emulator(emulator, tmp_path):
+    """Both tiers pass every check, and the fast tier's socket was opened and warmed."""
+    proc = doctor(tmp_path, both_tiers(emulator, apiKey=emulator.api_key))
+    assert proc.returncode == 0, proc.stdout + proc.stderr
+    assert "websocket handshake" in proc.stdout and "All checks passed." in proc.stdout
+    assert proc.stdout.count("http request") == 2
+    stats = emulator.stats()
+    assert stats["ws_connections"] >= 1 and stats["warmups"] >= 1
+
+
+def test_missing_key_names_the_variable_and_sends_nothing(emulator, tmp_path):
+    """No key: exit 1, the variable to set is named, and no request reaches the API."""
+    before = api_traffic(emulator)
+    proc = doctor(tmp_path, both_tiers(emulator, apiKeyEnv=UNSET_VARIABLE))
+    assert proc.returncode == 1
+    assert UNSET_VARIABLE in proc.stdout
+    assert api_traffic(emulator) == before
+
+
+def test_wrong_key_is_reported_as_rejected(emulator, tmp_path):
+    """A key the API refuses: exit 1 with "API key rejected"."""
+    proc = doctor(tmp_path, both_tiers(emulator, apiKey="sk-not-the-emulator-key"))
+    assert proc.returncode == 1
+    assert "API key rejected" in proc.stdout
+
+
+def test_key_never_appears_in_the_output(emulator, tmp_path):
+    """Neither a good nor a rejected key is printed, in the report or the logs."""
+    wrong = "sk-doctor-distinctive-7f3a9c2e"
+    for key in (emulator.api_key, wrong):
+        proc = doctor(tmp_path, both_tiers(emulator, apiKey=key), log_level="DEBUG")
+        assert key not in proc.stdout and key not in proc.stderr
+        assert "set (in settings)" in proc.stdout
+
+
+def test_json_lists_every_check(emulator, tmp_path):
+    """`--json` prints one object naming each check with its outcome and timing."""
+    proc = doctor(tmp_path, both_tiers(emulator, apiKey=emulator.api_key), "--json")
+    report = json.loads(proc.stdout)
+    assert report["ok"] is True and proc.returncode == 0
+    names = [(c["tier"], c["name"]) for c in report["checks"]]
+    assert names == [
+        (None, "configuration"),
+        ("fast", "api key"),
+        ("fast", "websocket handshake"),
+        ("fast", "websocket warm-up"),
+        ("fast", "http request (responses)"),
+        ("deep", "api key"),
+        ("deep", "http request (responses)"),
+    ]
+    assert all({"ok", "ms", "message"} <= set(c) for c in report["checks"])
+
+
+def test_chat_api_skips_the_websocket_and_passes_over_http(emulator, tmp_path):
+    """A tier with `api = "chat"` gets no WebSocket check; its Chat Completions request passes."""
+    settings = {"fast": {"baseUrl": emulator.url, "api": "chat"}, "apiKey": emulator.api_key}
+    proc = doctor(tmp_path, settings, "--tier", "fast")
+    assert proc.returncode == 0, proc.stdout + proc.stderr
+    assert "websocket" not in proc.stdout and "http request (chat)" in proc.stdout
+    assert emulator.stats()["ws_connections"] == 0
