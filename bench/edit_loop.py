@@ -134,7 +134,7 @@ async def run_file(
     client, editor = await start_session(
         root, path, {"fast": {"baseUrl": url, "apiKey": "bench"}}, server_command=command
     )
-    keys = ("bare", "sparkls", "overhead", "net", "context", "edit", "apply", "editor", "reparse")
+    keys = ("bare", "sparkls", "overhead", "net", "context", "model", "edit", "apply", "editor", "reparse")
     samples: dict[str, list[float]] = {k: [] for k in keys}
     reparse_doc = DocumentStore().open(editor.uri, editor.text, 1)
     assert reparse_doc.tree is not None
@@ -160,7 +160,7 @@ async def run_file(
             editor_ms = editor.apply_ms[-1]
             for key, value in (
                 ("bare", bare_ms), ("sparkls", rtt), ("overhead", rtt - bare_ms),
-                ("net", rtt - bare_ms - editor_ms), ("context", t["context"]), ("edit", t["edit"]),
+                ("net", rtt - bare_ms - editor_ms), ("context", t["context"]), ("model", t["model"]), ("edit", t["edit"]),
                 ("apply", t["apply"]), ("editor", editor_ms), ("reparse", reparse_ms),
             ):
                 samples[key].append(value)
@@ -178,6 +178,7 @@ def report(result: dict[str, Any]) -> None:
         "editor": "  the test editor's own apply work",
         "net": "added by sparkls (- editor's work)",
         "context": "  server: context + prompt",
+        "model": "  server: model request (send to completed)",
         "edit": "  server: parse reply, check, diff",
         "apply": "  server: applyEdit round trip",
         "reparse": "off-path: reparse after didChange",

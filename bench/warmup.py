@@ -76,9 +76,10 @@ async def one_run(url: str, ca_file: str | None) -> dict[str, Any]:
     warm_ms = (await asyncio.wait_for(ready, 30) - sent) * 1000
     editor.open()
     ttfts = []
-    for i in range(10):
-        old, new = ("total", "acc") if i % 2 == 0 else ("acc", "total")
-        summary = await client.workspace_execute_command_async(edit_params(editor.uri, 5 * i + 1, f"REPLACE {old} WITH {new}"))
+    for i in range(10):  # a different function each time, so every edit changes something
+        summary = await client.workspace_execute_command_async(edit_params(editor.uri, 5 * i + 1, "REPLACE total WITH acc"))
+        if not summary.get("applied"):
+            raise SystemExit(f"edit {i} failed: {summary}")
         ttfts.append(summary["timings_ms"]["ttft"])
     await stop_session(client)
     return {"warm_ms": warm_ms, "ttft": ttfts}

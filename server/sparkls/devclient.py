@@ -50,6 +50,7 @@ class BufferEditor:
         self.encoding = normalize_encoding(encoding)
         self.previous_text = text
         self.apply_ms: list[float] = []  # the editor's own work per applied edit
+        self.statuses: list[Any] = []  # `sparkls/status` notifications
 
     @property
     def last_diff(self) -> str:
@@ -141,6 +142,10 @@ async def start_session(
     @client.feature(types.WORKSPACE_APPLY_EDIT)
     def apply_edit(params: types.ApplyWorkspaceEditParams) -> types.ApplyWorkspaceEditResult:
         return editor.apply(params.edit)
+
+    @client.feature("sparkls/status")
+    def status(params: Any) -> None:
+        editor.statuses.append(params)
 
     @client.feature(types.WINDOW_SHOW_MESSAGE)
     def show_message(params: types.ShowMessageParams) -> None:

@@ -27,6 +27,7 @@ from sparkls.models.session import TierSession, TierStatus
 logger = logging.getLogger(__name__)
 
 STATUS_NOTIFICATION = "sparkls/status"
+STATUS_DELAY = 0.05  # seconds: status updates are coalesced, never ahead of an edit
 REPARSE_DELAY = 0.02  # seconds of quiet after a change before the tree is refreshed
 
 
@@ -95,6 +96,8 @@ class SparkServer(LanguageServer):
         self.pending_problems: list[str] = []  # found before the client could be told
         self._initialized = False  # notifications wait for the client to be ready
         self._reparse_timers: dict[str, asyncio.TimerHandle] = {}
+        self._status_pending: dict[str, dict[str, Any]] = {}
+        self._status_timer: asyncio.TimerHandle | None = None
         self._tasks: set[asyncio.Task[Any]] = set()
 
     def _new_fast_session(self) -> TierSession:
@@ -107,9 +110,20 @@ class SparkServer(LanguageServer):
         )
 
     def send_status(self, status: TierStatus) -> None:
-        """`sparkls/status`: the state of each tier, for the editor's status bar."""
-        if self._initialized:
-            self.protocol.notify(STATUS_NOTIFICATION, {"tiers": {status.tier: status.to_json()}})
+        """`sparkls/status`: the state of each tier, for the editor's status bar.
+
+        Updates are coalesced and sent STATUS_DELAY seconds later, so a status bar never
+        costs the edit it reports on (its applyEdit goes out first).
+        """
+        self._status_pending[status.tier] = status.to_json()
+        if self._status_timer is None:
+            self._status_timer = asyncio.get_running_loop().call_later(STATUS_DELAY, self._flush_status)
+
+    def _flush_status(self) -> None:
+        self._status_timer = None
+        pending, self._status_pending = self._status_pending, {}
+        if pending and self._initialized:
+            self.protocol.notify(STATUS_NOTIFICATION, {"tiers": pending})
 
     def spawn(self, coro: Coroutine[Any, Any, Any], what: str) -> asyncio.Task[Any]:
         """Run `coro` in the background, keeping a reference and logging its failure."""
