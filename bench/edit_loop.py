@@ -29,6 +29,7 @@ from typing import Any
 
 from websockets.asyncio.client import connect
 
+from common import pct  # bench/common.py
 from sparkls.context.builder import build_edit_context
 from sparkls.context.prompt import render_edit_prompt
 from sparkls.devclient import edit_params, start_emulator, start_session, stop_session
@@ -61,10 +62,6 @@ def make_source(lines: int) -> str:
         k += 1
     return "".join("".join(parts).splitlines(keepends=True)[:lines])
 
-
-def pct(values: list[float], q: float) -> float:
-    ordered = sorted(values)
-    return ordered[min(len(ordered) - 1, round(q / 100 * (len(ordered) - 1)))]
 
 
 class BareClient:

@@ -32,19 +32,16 @@ from typing import Any
 
 from websockets.asyncio.client import connect
 
+from common import pct  # bench/common.py
 from sparkls.context.prompt import Prompt
 from sparkls.devclient import start_emulator
-from sparkls.models.events import Completed, TextDelta, Where, classify, response_create
+from sparkls.models.events import TextDelta, Where, classify, response_create
 from sparkls.models.websocket import ResponsesSocket
 
 MODEL = "gpt-5.3-codex-spark"
 API_KEY = "sk-bench-stream"
 INSTRUCTIONS = "Answer with the complete new text of the editable region in one fenced code block."
 
-
-def pct(values: list[float], q: float) -> float:
-    ordered = sorted(values)
-    return ordered[min(len(ordered) - 1, round(q / 100 * (len(ordered) - 1)))]
 
 
 def long_prompt(lines: int) -> Prompt:

@@ -29,7 +29,6 @@ import asyncio
 import json
 import shutil
 import ssl
-import subprocess
 import sys
 import tempfile
 import time
@@ -38,6 +37,7 @@ from typing import Any
 
 import httpx
 
+from common import make_certificate, pct  # bench/common.py
 from sparkls.context.prompt import Prompt
 from sparkls.devclient import start_emulator
 from sparkls.models.events import Completed, TextDelta, Where, response_create, responses_body
@@ -63,21 +63,6 @@ ROWS = {
     "ws_connect_warm": "(d) WebSocket connect + warm()",
 }
 
-
-def pct(values: list[float], q: float) -> float:
-    ordered = sorted(values)
-    return ordered[min(len(ordered) - 1, round(q / 100 * (len(ordered) - 1)))]
-
-
-def make_certificate(folder: Path) -> tuple[Path, Path]:
-    """A self-signed certificate for 127.0.0.1 (openssl CLI): (cert, key)."""
-    subprocess.run(
-        ["openssl", "req", "-x509", "-newkey", "ec", "-pkeyopt", "ec_paramgen_curve:prime256v1", "-nodes",
-         "-days", "1", "-subj", "/CN=127.0.0.1", "-addext", "subjectAltName=IP:127.0.0.1",
-         "-keyout", "k.pem", "-out", "c.pem"],
-        cwd=folder, check=True, capture_output=True,
-    )
-    return folder / "c.pem", folder / "k.pem"
 
 
 async def _timed(events: Any) -> float:

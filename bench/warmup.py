@@ -27,8 +27,8 @@ from typing import Any
 
 from lsprotocol import types
 from pygls.lsp.client import LanguageClient
-from transport import make_certificate  # bench/transport.py, beside this file
 
+from common import make_certificate, pct  # bench/common.py
 from sparkls.config import TierSettings
 from sparkls.context.prompt import Prompt
 from sparkls.devclient import BufferEditor, edit_params, editor_capabilities, start_emulator, stop_session
@@ -38,10 +38,6 @@ from sparkls.models.websocket import ResponsesSocket
 
 SOURCE = "".join(f"def f{i}(x):\n    total = x\n    return total\n\n\n" for i in range(20))
 
-
-def pct(values: list[float], q: float) -> float:
-    ordered = sorted(values)
-    return ordered[min(len(ordered) - 1, round(q / 100 * (len(ordered) - 1)))]
 
 
 async def one_run(url: str, ca_file: str | None) -> dict[str, Any]:

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import asyncio
 import sys
 from pathlib import Path
 from typing import Any
@@ -67,3 +68,29 @@ async def run_edit(client: LanguageClient, uri: str, line: int, instruction: str
             ],
         )
     )
+
+
+def _fast(client) -> dict:
+    """The latest `sparkls/status` of the fast tier, as a dict."""
+    return client.editor.statuses[-1]["tiers"]["fast"]
+
+
+async def wait_status(client, predicate) -> dict:
+    """Wait for a fast-tier status that satisfies `predicate` (event driven, bounded)."""
+    try:
+        async with asyncio.timeout(30):
+            while not (client.editor.statuses and predicate(_fast(client))):
+                await client.wait_for_notification("sparkls/status")
+    except TimeoutError:
+        raise AssertionError(f"no such status; got {[s['tiers']['fast'] for s in client.editor.statuses]}") from None
+    return _fast(client)
+
+
+async def wait_emulator(emulator, predicate) -> dict:
+    """Poll the emulator's counters until `predicate` holds (bounded)."""
+    for _ in range(1000):
+        stats = emulator.stats()
+        if predicate(stats):
+            return stats
+        await asyncio.sleep(0.01)
+    raise AssertionError(f"the emulator never got there: {emulator.stats()}")

@@ -8,7 +8,7 @@ import socket
 import pytest
 from lsprotocol import types
 
-from tests.e2e.conftest import run_edit, start
+from tests.e2e.conftest import run_edit, start, wait_emulator
 
 SAMPLE = "def area(radius):\n    return 3.14 * raduis ** 2\n"
 FIX = "REPLACE raduis WITH radius"
@@ -124,22 +124,13 @@ async def test_stream_dropped_twice(client, emulator, tmp_path, sample):
     assert (await run_edit(client, sample, 1, FIX))["applied"] is True
 
 
-async def _wait_for_request(emulator, count: int) -> None:
-    """Wait until the emulator has received `count` model requests."""
-    for _ in range(500):
-        if emulator.stats()["responses"] >= count:
-            return
-        await asyncio.sleep(0.01)
-    raise AssertionError("the emulator never saw the request")
-
-
 async def test_document_closed_while_streaming(client, emulator, tmp_path, sample):
     """Closing the document while the model answers drops the edit with a message."""
     await start(client, emulator, tmp_path)
     client.editor.open(sample, SAMPLE)
     emulator.set_faults(delay_ms=400, count=1)
     edit = asyncio.ensure_future(run_edit(client, sample, 1, FIX))
-    await _wait_for_request(emulator, 1)
+    await wait_emulator(emulator, lambda s: s["responses"] >= 1)
     client.editor.close(sample)
     result = await edit
     assert result["applied"] is False
@@ -154,7 +145,7 @@ async def test_document_changed_while_streaming(client, emulator, tmp_path, samp
     client.editor.open(sample, SAMPLE)
     emulator.set_faults(delay_ms=400, count=1)
     edit = asyncio.ensure_future(run_edit(client, sample, 1, FIX))
-    await _wait_for_request(emulator, 1)
+    await wait_emulator(emulator, lambda s: s["responses"] >= 1)
     client.editor.type_text(sample, 0, 0, "# typed\n")
     result = await edit
     assert result["error"]["code"] == "document_changed"

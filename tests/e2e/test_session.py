@@ -8,7 +8,7 @@ import asyncio
 import pytest
 from lsprotocol import types
 
-from tests.e2e.conftest import run_edit, start
+from tests.e2e.conftest import run_edit, start, wait_emulator, wait_status
 
 SAMPLE = "def area(radius):\n    return 3.14 * raduis ** 2\n"
 FIX = "REPLACE raduis WITH radius"
@@ -20,32 +20,6 @@ def sample(tmp_path):
     path = tmp_path / "area.py"
     path.write_text(SAMPLE)
     return path.as_uri()
-
-
-def _fast(client) -> dict:
-    """The latest `sparkls/status` of the fast tier, as a dict."""
-    return client.editor.statuses[-1]["tiers"]["fast"]
-
-
-async def wait_status(client, predicate) -> dict:
-    """Wait for a fast-tier status that satisfies `predicate` (event driven, bounded)."""
-    try:
-        async with asyncio.timeout(30):
-            while not (client.editor.statuses and predicate(_fast(client))):
-                await client.wait_for_notification("sparkls/status")
-    except TimeoutError:
-        raise AssertionError(f"no such status; got {[s['tiers']['fast'] for s in client.editor.statuses]}") from None
-    return _fast(client)
-
-
-async def wait_emulator(emulator, predicate) -> dict:
-    """Poll the emulator's counters until `predicate` holds (bounded)."""
-    for _ in range(1000):
-        stats = emulator.stats()
-        if predicate(stats):
-            return stats
-        await asyncio.sleep(0.01)
-    raise AssertionError(f"the emulator never got there: {emulator.stats()}")
 
 
 async def test_pool_is_warm_before_the_first_edit(client, emulator, tmp_path, sample):

@@ -1,0 +1,23 @@
+"""Helpers shared by the benchmarks (run as scripts, so this folder is on sys.path)."""
+
+from __future__ import annotations
+
+import subprocess
+from pathlib import Path
+
+
+def pct(values: list[float], q: float) -> float:
+    """The q-th percentile (nearest rank) of `values`."""
+    ordered = sorted(values)
+    return ordered[min(len(ordered) - 1, round(q / 100 * (len(ordered) - 1)))]
+
+
+def make_certificate(folder: Path) -> tuple[Path, Path]:
+    """A self-signed certificate for 127.0.0.1 (openssl CLI): (cert, key)."""
+    subprocess.run(
+        ["openssl", "req", "-x509", "-newkey", "ec", "-pkeyopt", "ec_paramgen_curve:prime256v1", "-nodes",
+         "-days", "1", "-subj", "/CN=127.0.0.1", "-addext", "subjectAltName=IP:127.0.0.1",
+         "-keyout", "k.pem", "-out", "c.pem"],
+        cwd=folder, check=True, capture_output=True,
+    )
+    return folder / "c.pem", folder / "k.pem"
