@@ -49,18 +49,6 @@ class SocketPool:
         self._starting: asyncio.Task[None] | None = None
         self._closed = False
 
-    @property
-    def size(self) -> int:
-        return len(self._sockets)
-
-    @property
-    def open_count(self) -> int:
-        return sum(s.is_open for s in self._sockets)
-
-    @property
-    def connections_opened(self) -> int:
-        return sum(s.connections_opened for s in self._sockets)
-
     async def start(self) -> None:
         """Open and warm every idle socket, concurrently; raises the first failure.
 

@@ -83,10 +83,8 @@ class TierSession:
         self._pool: SocketPool | None = None
         self._http: HTTPStreamer | None = None
         self._ws_failures = 0
-        self._cooldown = self.tier.fallback_cooldown
         self._heal: asyncio.Task[None] | None = None
         self.status = TierStatus(name, self.tier.model, self.tier.host, transport=self._configured_transport)
-        self.warm_ms: float | None = None  # initialized -> warm sockets, when warmed
 
     @property
     def _configured_transport(self) -> str:
@@ -95,10 +93,6 @@ class TierSession:
     @property
     def transport(self) -> str:
         return self.status.transport
-
-    @property
-    def connections_opened(self) -> int:
-        return self._pool.connections_opened if self._pool else 0
 
     def _set_status(self, **changes: Any) -> None:
         for key, value in changes.items():
@@ -150,11 +144,15 @@ class TierSession:
         return self._http
 
     async def warm(self) -> None:
-        """Open and warm the WebSocket pool (no-op for HTTP tiers); never raises."""
+        """Open and warm the WebSocket pool (HTTP tiers: check the key); never raises."""
         if self.transport != "websocket":
-            self._set_status(state="ready")
+            try:
+                self._get_http()
+            except ModelError as exc:  # no API key
+                self._set_status(state="failing", reason=str(exc))
+            else:
+                self._set_status(state="ready")
             return
-        started = time.perf_counter()
         self._set_status(state="connecting", reason=None)
         try:
             await self._get_pool().start()
@@ -163,7 +161,6 @@ class TierSession:
             if self.transport == "websocket":
                 self._set_status(state="failing", reason=str(exc))
             return
-        self.warm_ms = (time.perf_counter() - started) * 1000
         self._ws_failures = 0
         self._set_status(state="ready", reason=None)
 
@@ -228,9 +225,11 @@ class TierSession:
         self._ws_failures += 1
         refused = isinstance(exc, HandshakeRefused)  # a proxy will not let it through: no point retrying
         if (refused or self._ws_failures >= self.tier.fallback_after) and self.transport == "websocket":
-            logger.warning("%s tier: WebSocket failing (%s); using HTTP for %.0f s", self.name, exc, self._cooldown)
+            logger.warning(
+                "%s tier: WebSocket failing (%s); using HTTP for %.0f s", self.name, exc, self.tier.fallback_cooldown
+            )
             self._set_status(state="degraded", transport="http", reason=str(exc))
-            self._heal = asyncio.ensure_future(self._heal_after(self._cooldown))
+            self._heal = asyncio.ensure_future(self._heal_after(self.tier.fallback_cooldown))
 
     async def _heal_after(self, delay: float) -> None:
         """After the cool-down, try the WebSocket again; back to it if it works."""
