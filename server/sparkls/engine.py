@@ -109,7 +109,7 @@ async def run_fast_edit(
     new_region = extract_region(reply.text, line_ending=line_ending)
     if ctx.region_text.endswith(line_ending) and not new_region.endswith(line_ending):
         new_region += line_ending
-    check_region_parses(doc.language_id, ctx.region, ctx.region_text, new_region)
+    check_region_parses(doc, ctx.region, new_region)
     base = ctx.region.start
     edits = [
         PositionedEdit(doc.position(base + r.start), doc.position(base + r.end), r.text)

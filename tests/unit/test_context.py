@@ -63,11 +63,20 @@ def test_region_spanning_two_methods_is_the_class():
     assert (region.start_line, region.end_line) == (7, 15)
 
 
+def test_whole_lines_selection_of_a_method_is_that_method():
+    """Selecting a method's lines (ending at column 0 below it) gives the method, not its class."""
+    doc = _doc()
+    start = _offset(doc, "    def wave")
+    end = _offset(doc, "        pass\n") + len("        pass\n")  # column 0 of the line below
+    region = find_region(doc, start, end, max_lines=300)
+    assert (region.start_line, region.end_line, region.kind) == (14, 15, "definition")
+
+
 def test_oversized_scope_narrows_to_the_selected_lines():
     """When the scope is longer than the cap, the region is the selected lines."""
     doc = _doc()
     start = _offset(doc, "    def wave")
-    region = find_region(doc, start, start + 5, max_lines=2)
+    region = find_region(doc, start, start + 5, max_lines=1)  # the method has two lines
     assert (region.start_line, region.end_line, region.kind) == (14, 14, "lines")
 
 

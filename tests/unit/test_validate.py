@@ -13,7 +13,7 @@ SOURCE = "def f(x):\n    return x + 1\n\n\ndef g():\n    return 2\n"
 def _check(new_text, text=SOURCE, at=15):
     doc = DocumentStore().open("file:///a.py", text, 1)
     region = find_region(doc, at, at, max_lines=300)
-    check_region_parses("python", region, doc.text[region.start : region.end], new_text)
+    check_region_parses(doc, region, new_text)
 
 
 def test_valid_edit_passes():
@@ -38,3 +38,15 @@ def test_indented_method_region_is_checked_on_its_own():
     _check("    def f(self):\n        return 2\n", text=text, at=30)
     with pytest.raises(InvalidEdit):
         _check("    def f(self:\n        return 2\n", text=text, at=30)
+
+
+def test_typescript_method_is_checked_in_place():
+    """A TS method only parses inside its class: a good edit passes, a broken one does not."""
+    text = "class A {\n  f(x: number): number {\n    return x;\n  }\n}\n"
+    doc = DocumentStore().open("file:///a.ts", text, 1)
+    at = text.index("return")
+    region = find_region(doc, at, at, max_lines=300)
+    assert doc.text[region.start : region.end].lstrip().startswith("f(x")
+    check_region_parses(doc, region, "  f(x: number): number {\n    return x + 1;\n  }\n")
+    with pytest.raises(InvalidEdit):
+        check_region_parses(doc, region, "  f(x: number): number {\n    return (x + 1;\n  }\n")

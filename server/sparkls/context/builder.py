@@ -2,20 +2,23 @@
 
 `build_edit_context` reads a document snapshot and returns an `EditContext`, a plain
 value that `prompt.render_edit_prompt` turns into model input. Pure; no LSP, no I/O.
+
+Language-neutral: the imports are a language's `imports.scm` captures that no
+definition of its `scopes.scm` holds; the headers are the first lines of its
+`headers.scm` containers (classes, impls, interfaces) around the region.
 """
 
 from __future__ import annotations
 
+from collections.abc import Iterator
 from dataclasses import dataclass, field
 
 from tree_sitter import Node
 
 from sparkls.context.queries import captures
-from sparkls.context.region import Region, find_region
+from sparkls.context.region import DEFINITION, Region, find_region
+from sparkls.documents.languages import grammar_record
 from sparkls.documents.store import Document
-
-_BODY_OWNERS = {"function_definition", "class_definition"}
-_HEADER_OWNERS = {"class_definition"}
 
 
 @dataclass(frozen=True, slots=True)
@@ -36,17 +39,8 @@ class EditContext:
     region_text: str
     cursor: int | None  # offset in region_text, for edits at a bare cursor
     imports: list[str] = field(default_factory=list)
-    headers: list[str] = field(default_factory=list)  # enclosing class lines, outermost first
+    headers: list[str] = field(default_factory=list)  # enclosing container lines, outermost first
     diagnostics: list[DiagnosticInfo] = field(default_factory=list)
-
-
-def _inside_body(node: Node) -> bool:
-    parent = node.parent
-    while parent is not None:
-        if parent.type in _BODY_OWNERS:
-            return True
-        parent = parent.parent
-    return False
 
 
 def file_imports(doc: Document) -> list[str]:
@@ -54,29 +48,45 @@ def file_imports(doc: Document) -> list[str]:
     if "imports" in doc.derived:
         return doc.derived["imports"]
     tree = doc.tree
-    if tree is None:
+    record = grammar_record(doc.language_id)
+    if tree is None or record is None:
         return []
-    # Depth 3 reaches `if TYPE_CHECKING:` / `try:` blocks (statement > block > import)
-    # without walking every function body of a big file.
-    nodes = captures(doc.language_id, "imports", tree.root_node, max_depth=3).get("import", [])
-    imports = [n.text.decode("utf-8") for n in sorted(nodes, key=lambda n: n.start_byte) if not _inside_body(n)]
+    root = tree.root_node
+    # Module-level imports start near the root: no need to walk every function body.
+    found = captures(doc.language_id, "imports", root, max_depth=record.import_depth)
+    nodes = sorted(found.get("import", []), key=lambda n: n.start_byte)
+    if any(n.parent != root for n in nodes):
+        # Drop those that a function or class holds; such a holder is shallower still.
+        holders = captures(doc.language_id, "scopes", root, max_depth=record.import_depth - 1)
+        definitions = set(holders.get(DEFINITION, ()))
+        nodes = [n for n in nodes if not any(a in definitions for a in _ancestors(n))]
+    imports = [n.text.decode("utf-8") for n in nodes]
     doc.derived["imports"] = imports
     return imports
 
 
+def _ancestors(node: Node) -> Iterator[Node]:
+    parent = node.parent
+    while parent is not None:
+        yield parent
+        parent = parent.parent
+
+
+def _header_row(node: Node) -> int:
+    """The line that names a container: decorators inside the node (JS/TS) come first."""
+    name = node.child_by_field_name("name")
+    return name.start_point.row if name is not None else node.start_point.row
+
+
 def enclosing_headers(doc: Document, region: Region) -> list[str]:
-    """First lines of the classes around the region, outermost first."""
+    """First lines of the containers (classes, impls, ...) around the region, outermost first."""
     tree = doc.tree
     if tree is None:
         return []
     byte = doc.lines.byte_point(region.start)[0]
-    node = tree.root_node.descendant_for_byte_range(byte, byte)
-    headers: list[str] = []
-    while node is not None:
-        if node.type in _HEADER_OWNERS and node.start_point.row < region.start_line:
-            headers.append(doc.lines.line_text(node.start_point.row))
-        node = node.parent
-    return headers[::-1]
+    found = captures(doc.language_id, "headers", tree.root_node, (byte, byte + 1))
+    rows = {_header_row(n) for n in found.get("scope.container", []) if n.start_byte <= byte < n.end_byte}
+    return [doc.lines.line_text(row) for row in sorted(rows) if row < region.start_line]
 
 
 def build_edit_context(

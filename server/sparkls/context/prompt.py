@@ -10,6 +10,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from sparkls.context.builder import EditContext
+from sparkls.documents.languages import grammar_record
 
 REGION_START = "<|editable_region_start|>"
 REGION_END = "<|editable_region_end|>"
@@ -38,10 +39,16 @@ def _fence(body: str, language: str) -> str:
     return f"{fence}{language}\n{body}\n{fence}"
 
 
+def _fence_tag(language_id: str) -> str:
+    """The code fence's language tag: the grammar's name (`tsx` for typescriptreact)."""
+    record = grammar_record(language_id)
+    return record.name if record is not None else language_id
+
+
 def render_edit_prompt(ctx: EditContext, instruction: str) -> Prompt:
     parts = [f"File: {ctx.path}"]
     if ctx.imports:
-        parts.append("Imports:\n" + _fence("\n".join(ctx.imports), ctx.language_id))
+        parts.append("Imports:\n" + _fence("\n".join(ctx.imports), _fence_tag(ctx.language_id)))
     region = ctx.region_text
     if ctx.cursor is not None:
         region = region[: ctx.cursor] + CURSOR + region[ctx.cursor :]
@@ -49,7 +56,7 @@ def render_edit_prompt(ctx: EditContext, instruction: str) -> Prompt:
     excerpt += [REGION_START, region.removesuffix("\n").removesuffix("\r"), REGION_END]
     parts.append(
         f"Excerpt (lines {ctx.region.start_line + 1}-{ctx.region.end_line + 1}):\n"
-        + _fence("\n".join(excerpt), ctx.language_id)
+        + _fence("\n".join(excerpt), _fence_tag(ctx.language_id))
     )
     if ctx.diagnostics:
         lines = []

@@ -1,4 +1,4 @@
-"""Tree-sitter queries, kept as `.scm` files in `sparkls/queries/<language>/`.
+"""Tree-sitter queries, kept as `.scm` files in `sparkls/queries/<grammar>/`.
 
 Each query is compiled once per process and reused for every document.
 """
@@ -10,16 +10,17 @@ from importlib import resources
 
 from tree_sitter import Node, Query, QueryCursor
 
-from sparkls.documents.languages import grammar
+from sparkls.documents.languages import grammar, query_folder
 
 
 @cache
 def query(language_id: str, name: str) -> Query | None:
     """The compiled query `name` for a language, or None if it has none."""
     lang = grammar(language_id)
-    if lang is None:
+    folder = query_folder(language_id)
+    if lang is None or folder is None:
         return None
-    source = resources.files("sparkls") / "queries" / language_id / f"{name}.scm"
+    source = resources.files("sparkls") / "queries" / folder / f"{name}.scm"
     if not source.is_file():
         return None
     return Query(lang, source.read_text(encoding="utf-8"))

@@ -1,10 +1,13 @@
 """The target region of an edit: the smallest enclosing scope, in whole lines.
 
-The region is the smallest function, method or class (with its decorators) that
-holds the whole range. When that scope is longer than `max_lines` (a 3,000-line
-class), the region narrows to the selected lines. Module-level code gets the
-top-level statements the range touches. Documents without a grammar get the selected
-lines, or a window around a bare cursor.
+The region is the smallest definition (function, method, class, impl, ...; with its
+decorators, `export` or attributes) that holds the whole range. When that scope is
+longer than `max_lines` (a 3,000-line class), the region narrows to the selected
+lines. Module-level code gets the top-level statements the range touches. Documents
+without a grammar get the selected lines, or a window around a bare cursor.
+
+What counts as a definition is each language's `scopes.scm` query, in the capture
+names below; this module names no node types, so it serves every grammar alike.
 
 Pure: reads a `Document`, returns a `Region`; knows nothing of LSP or models.
 """
@@ -20,6 +23,11 @@ from sparkls.documents.store import Document
 from sparkls.errors import EditError
 
 CURSOR_WINDOW = 10  # lines each side of a bare cursor when there is no tree
+
+# Capture names of the `scopes.scm` queries, the same in every language.
+DEFINITION = "scope.definition"  # can be a region: function, method, class, impl, ...
+WRAPPED = "scope.wrapped"  # a definition whose wrapper (decorators, `export`) is the scope
+PREFIX = "scope.prefix"  # belongs to the definition right after it (Rust attributes)
 
 
 @dataclass(frozen=True, slots=True)
@@ -45,30 +53,73 @@ def _lines_region(doc: Document, first: int, last: int, kind: str) -> Region:
     return Region(first, last, lines.starts[first], end, kind)
 
 
-def _enclosing_scopes(doc: Document, start_byte: int, end_byte: int) -> list[Node]:
+def _captured_at(language_id: str, node: Node, name: str) -> bool:
+    """True if the scopes query captures `node` as `name` in a match starting at it."""
+    return node in captures(language_id, "scopes", node, max_depth=0).get(name, ())
+
+
+def _attached_start(language_id: str, node: Node) -> Node:
+    """The first of the @scope.prefix siblings right before `node`, or `node` itself."""
+    first = node
+    sibling = node.prev_named_sibling
+    while sibling is not None and _captured_at(language_id, sibling, PREFIX):
+        first, sibling = sibling, sibling.prev_named_sibling
+    return first
+
+
+def _item_after(language_id: str, prefix: Node) -> Node | None:
+    """The definition that the @scope.prefix node `prefix` belongs to, if any."""
+    node = prefix.next_named_sibling
+    while node is not None and _captured_at(language_id, node, PREFIX):
+        node = node.next_named_sibling
+    return node if node is not None and _captured_at(language_id, node, DEFINITION) else None
+
+
+def _last_row(node: Node) -> int:
+    """The node's last line; one that ends at column 0 (a comment that holds its line
+    break, in some grammars) ends on the line before."""
+    end = node.end_point
+    return end.row - 1 if end.column == 0 and end.row > node.start_point.row else end.row
+
+
+def _enclosing_scopes(doc: Document, start_byte: int, end_byte: int) -> list[tuple[int, int]]:
+    """(first, last) rows of the definitions holding the byte range, smallest first.
+
+    A definition's rows start at its @scope.prefix siblings (Rust attributes, say);
+    a @scope.wrapped definition gives way to its wrapper (decorators, `export`).
+    """
     tree = doc.tree
     assert tree is not None
-    found = captures(doc.language_id, "scopes", tree.root_node, (start_byte, end_byte))
-    nodes = [
-        n
-        for group in found.values()
-        for n in group
-        if n.start_byte <= start_byte and n.end_byte >= end_byte
-    ]
-    return sorted(nodes, key=lambda n: n.end_byte - n.start_byte)
+    language_id = doc.language_id
+    # One byte wider, so that an empty range also meets the nodes that start at it.
+    found = captures(language_id, "scopes", tree.root_node, (start_byte, max(end_byte, start_byte + 1)))
+    wrapped = set(found.get(WRAPPED, ()))
+    nodes = {n for n in found.get(DEFINITION, ()) if n not in wrapped}
+    # A range that starts on an attribute or decorator may belong to the definition after it.
+    starts_on = [p for p in found.get(PREFIX, ()) if p.start_byte <= start_byte <= p.end_byte]
+    nodes.update(filter(None, (_item_after(language_id, p) for p in starts_on)))
+    scopes = []
+    for node in nodes:
+        if node.end_byte < end_byte:
+            continue
+        first = _attached_start(language_id, node)
+        if first.start_byte <= start_byte:
+            scopes.append((node.end_byte - first.start_byte, first.start_point.row, _last_row(node)))
+    return [(first, last) for _, first, last in sorted(scopes)]
 
 
 def _top_level_statements(doc: Document, start_byte: int, end_byte: int) -> tuple[int, int] | None:
     tree = doc.tree
     assert tree is not None
-    rows = [
-        (child.start_point.row, child.end_point.row)
+    touched = [
+        child
         for child in tree.root_node.children
         if child.start_byte <= end_byte and child.end_byte >= start_byte
     ]
-    if not rows:
+    if not touched:
         return None
-    return min(r[0] for r in rows), max(r[1] for r in rows)
+    first = _attached_start(doc.language_id, touched[0])
+    return first.start_point.row, max(_last_row(child) for child in touched)
 
 
 def find_region(doc: Document, start: int, end: int, *, max_lines: int) -> Region:
@@ -77,7 +128,9 @@ def find_region(doc: Document, start: int, end: int, *, max_lines: int) -> Regio
     first = lines.position(start, "utf-32").line
     last = lines.position(end, "utf-32").line
     if end > start and end == lines.starts[last] and last > first:
-        last -= 1  # a selection ending at column 0 does not take that line
+        # A selection ending at column 0 (whole lines selected) does not take that line.
+        last -= 1
+        end = lines.starts[last] + len(lines.line_text(last))
     if last - first + 1 > max_lines:
         raise EditError(
             f"The selection spans {last - first + 1} lines; the fast tier edits at most "
@@ -89,13 +142,15 @@ def find_region(doc: Document, start: int, end: int, *, max_lines: int) -> Regio
             return _lines_region(doc, first - CURSOR_WINDOW, last + CURSOR_WINDOW, "lines")
         return _lines_region(doc, first, last, "lines")
 
+    # Indentation before the start belongs to no node: look from the first character.
+    indent = len(lines.line_text(first)) - len(lines.line_text(first).lstrip())
+    if start - lines.starts[first] <= indent < end - lines.starts[first]:
+        start = lines.starts[first] + indent
     start_byte = lines.byte_point(start)[0]
     end_byte = lines.byte_point(end)[0]
-    for node in _enclosing_scopes(doc, start_byte, end_byte):
-        if node.parent is not None and node.parent.type == "decorated_definition":
-            continue  # the decorated_definition around it is the scope
-        if node.end_point.row - node.start_point.row + 1 <= max_lines:
-            return _lines_region(doc, node.start_point.row, node.end_point.row, "definition")
+    for scope_first, scope_last in _enclosing_scopes(doc, start_byte, end_byte):
+        if scope_last - scope_first + 1 <= max_lines:
+            return _lines_region(doc, scope_first, scope_last, "definition")
         break  # too big: narrow instead of widening to an even bigger scope
     else:
         span = _top_level_statements(doc, start_byte, end_byte)

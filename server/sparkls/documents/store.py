@@ -113,6 +113,20 @@ class Document:
         )
 
 
+    def parse_variant(self, start: int, end: int, replacement: str) -> Tree | None:
+        """The tree of the text with text[start:end] replaced, parsed incrementally.
+
+        The document itself is untouched: used to check an edit before it is sent.
+        """
+        current = self.tree
+        if current is None or self._parser is None:
+            return None
+        variant = current.copy()
+        self._edit_tree(variant, start, end, replacement)
+        text = self.text[:start] + replacement + self.text[end:]
+        return self._parser.parse(text.encode("utf-8"), variant)
+
+
 class DocumentStore:
     """The open documents of one session, by URI."""
 

@@ -1,0 +1,3 @@
+; Containers whose first line is shown above a region inside them.
+(class_declaration) @scope.container
+(class) @scope.container

@@ -1,0 +1,20 @@
+; ES imports and CommonJS `require(...)` declarations. Only the program's own
+; statements are looked at (import_depth in documents/languages.py), so a `require`
+; inside a function is not an import of the file.
+(import_statement) @import
+
+(lexical_declaration
+  (variable_declarator
+    value: (call_expression
+      function: (identifier) @_require
+      (#eq? @_require "require")))) @import
+(variable_declaration
+  (variable_declarator
+    value: (call_expression
+      function: (identifier) @_require
+      (#eq? @_require "require")))) @import
+; `require("./side-effect");`
+(expression_statement
+  (call_expression
+    function: (identifier) @_require
+    (#eq? @_require "require"))) @import

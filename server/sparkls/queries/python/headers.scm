@@ -1,0 +1,2 @@
+; Containers whose first line is shown above a region inside them.
+(class_definition) @scope.container
