@@ -97,6 +97,9 @@ class TierSettings(_Model):
 
 class ContextSettings(_Model):
     max_region_lines: int = Field(default=300, ge=10)
+    # gitignore-style patterns never sent, on top of .gitignore and the built-in list
+    # (.env*, *.pem, *.key, id_rsa*, *credentials*, *.secret*).
+    exclude: list[str] = []
 
 
 DEFAULT_FAST_MODEL = "gpt-5.3-codex-spark"

@@ -23,7 +23,9 @@ from sparkls.documents.store import DocumentStore
 from sparkls.edits.diff import diff_replacements
 from sparkls.edits.reply import extract_region
 from sparkls.edits.validate import check_region_parses
-from sparkls.errors import DocumentChanged, DocumentClosed
+from sparkls.context.exclusions import PathFilter
+from sparkls.context.secrets import redact
+from sparkls.errors import DocumentChanged, DocumentClosed, EditError
 from sparkls.models.session import TierSession
 
 
@@ -56,6 +58,22 @@ class EditOutcome:
     timings_ms: dict[str, float]
 
 
+def check_may_send(uri: str, root: Path | None, path_filter: PathFilter) -> None:
+    """Refuse files that must never leave the machine (.gitignore, `context.exclude`,
+    and the built-in list of secret files)."""
+    fs_path = to_fs_path(uri)
+    if fs_path is None:
+        return
+    path = Path(fs_path)
+    try:
+        rel = path.relative_to(root).as_posix() if root is not None else path.name
+    except ValueError:
+        rel = path.name  # outside the workspace: the built-in list still applies
+    reason = path_filter.reason(rel)
+    if reason is not None:
+        raise EditError(f"sparkls does not send {rel} ({reason}); nothing was sent.")
+
+
 def display_path(uri: str, root: Path | None) -> str:
     """Workspace-relative path of `uri` when it is inside `root`, else the path or URI."""
     fs_path = to_fs_path(uri)
@@ -77,11 +95,13 @@ async def run_fast_edit(
     request: EditRequest,
     *,
     root: Path | None = None,
+    path_filter: PathFilter | None = None,
     notify: Callable[[str], None] | None = None,
 ) -> EditOutcome:
     started = time.perf_counter()
     doc = store.get(request.uri)
     version = doc.version
+    check_may_send(request.uri, root, path_filter or PathFilter())
     start, end = sorted((doc.offset(request.start), doc.offset(request.end)))
     ctx = build_edit_context(
         doc,
@@ -91,7 +111,13 @@ async def run_fast_edit(
         max_region_lines=settings.context.max_region_lines,
         diagnostics=request.diagnostics,
     )
-    prompt = render_edit_prompt(ctx, request.instruction)
+    if redact(ctx.region_text)[1]:
+        raise EditError(
+            f"Lines {ctx.region.start_line + 1}-{ctx.region.end_line + 1} of {ctx.path} hold what looks "
+            "like a secret (a key, token or password); sparkls does not send secrets, so nothing was sent. "
+            "Move the secret to an environment variable, then try again."
+        )
+    prompt = render_edit_prompt(ctx, redact(request.instruction)[0])
     context_done = time.perf_counter()
 
     reply = await session.complete(prompt, notify=notify)

@@ -20,6 +20,7 @@ from pygls.protocol import LanguageServerProtocol, lsp_method
 from sparkls import __version__
 from sparkls.config import Settings, load_settings
 from sparkls.context.builder import file_imports
+from sparkls.context.exclusions import PathFilter
 from sparkls.documents.store import DocumentStore
 from sparkls.context.prompt import FAST_INSTRUCTIONS
 from sparkls.models.session import TierSession, TierStatus
@@ -96,6 +97,7 @@ class SparkServer(LanguageServer):
         self.pending_problems: list[str] = []  # found before the client could be told
         self._initialized = False  # notifications wait for the client to be ready
         self._reparse_timers: dict[str, asyncio.TimerHandle] = {}
+        self._path_filter: asyncio.Future[PathFilter] | None = None
         self._status_pending: dict[str, dict[str, Any]] = {}
         self._status_timer: asyncio.TimerHandle | None = None
         self._tasks: set[asyncio.Task[Any]] = set()
@@ -139,6 +141,17 @@ class SparkServer(LanguageServer):
         task.add_done_callback(done)
         return task
 
+    def path_filter(self) -> asyncio.Future[PathFilter]:
+        """What may never be sent: built once in a thread (it reads every .gitignore)."""
+        if self._path_filter is None:
+            exclude = list(self.settings.context.exclude)
+            if self.root is not None:
+                self._path_filter = asyncio.ensure_future(asyncio.to_thread(PathFilter.from_root, self.root, exclude))
+            else:
+                self._path_filter = asyncio.get_running_loop().create_future()
+                self._path_filter.set_result(PathFilter(exclude))
+        return self._path_filter
+
     def schedule_reparse(self, uri: str) -> None:
         """Reparse `uri` once changes stop for REPARSE_DELAY seconds.
 
@@ -165,6 +178,8 @@ class SparkServer(LanguageServer):
         """Recompute settings from all sources; reconnect a tier whose settings changed."""
         settings, problems = load_settings(*self.settings_sources.values())
         old_settings, self.settings = self.settings, settings
+        if settings.context.exclude != old_settings.context.exclude or renew:
+            self._path_filter = None  # rebuilt on next use
         if renew or _fast_identity(settings) != _fast_identity(old_settings):
             old = self.fast
             self.fast = self._new_fast_session()
@@ -177,6 +192,7 @@ class SparkServer(LanguageServer):
         """Open and warm the fast tier's connections in the background; startup does not wait."""
         self._initialized = True
         self.spawn(self.fast.warm(), "warming the fast tier")
+        self.spawn(self.path_filter(), "reading .gitignore files")
 
     async def close_sessions(self) -> None:
         await self.fast.close()

@@ -130,3 +130,14 @@ def test_prompt_marks_the_region_and_ends_with_the_instruction():
     assert prompt.input.rstrip().endswith("Instruction: Use an f-string.")
     assert prompt.input.index("import os") < prompt.input.index(REGION_START)
     assert "REPLACE" not in prompt.instructions  # the emulator's directives stay the user's
+
+
+def test_secrets_in_imports_and_headers_are_redacted():
+    """Snippets around the region carry no secrets; the region itself is left to the engine."""
+    key = "sk-" + "proj-" + "Z9y8X7w6V5u4T3s2R1q0P9o8"
+    text = f'import os  # {key}\n\n\nclass Box:  # token {key}\n    def f(self):\n        return 1\n'
+    doc = DocumentStore().open("file:///w/box.py", text, 1)
+    at = text.index("return")
+    ctx = build_edit_context(doc, at, at, path="box.py", max_region_lines=300)
+    assert key not in "".join(ctx.imports + ctx.headers)
+    assert "[REDACTED]" in ctx.headers[0]

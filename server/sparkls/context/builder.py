@@ -15,6 +15,7 @@ from dataclasses import dataclass, field
 
 from tree_sitter import Node
 
+from sparkls.context.secrets import redact
 from sparkls.context.queries import captures
 from sparkls.context.region import DEFINITION, Region, find_region
 from sparkls.documents.languages import grammar_record
@@ -109,7 +110,7 @@ def build_edit_context(
         region=region,
         region_text=doc.text[region.start : region.end],
         cursor=start - region.start if start == end else None,
-        imports=file_imports(doc),
-        headers=enclosing_headers(doc, region),
+        imports=[redact(line)[0] for line in file_imports(doc)],
+        headers=[redact(line)[0] for line in enclosing_headers(doc, region)],
         diagnostics=in_region,
     )

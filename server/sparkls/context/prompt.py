@@ -10,6 +10,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from sparkls.context.builder import EditContext
+from sparkls.context.secrets import redact
 from sparkls.documents.languages import grammar_record
 
 REGION_START = "<|editable_region_start|>"
@@ -62,7 +63,8 @@ def render_edit_prompt(ctx: EditContext, instruction: str) -> Prompt:
         lines = []
         for d in ctx.diagnostics:
             origin = " ".join(x for x in (d.source, f"[{d.code}]" if d.code else None) if x)
-            lines.append(f"- line {d.line + 1}: {d.message}" + (f" ({origin})" if origin else ""))
+            message = redact(d.message)[0]
+            lines.append(f"- line {d.line + 1}: {message}" + (f" ({origin})" if origin else ""))
         parts.append("Diagnostics:\n" + "\n".join(lines))
     parts.append(f"Instruction: {instruction.strip()}")
     return Prompt(FAST_INSTRUCTIONS, "\n\n".join(parts))

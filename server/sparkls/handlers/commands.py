@@ -92,6 +92,7 @@ async def compute_edit(ls: SparkServer, request: EditRequest) -> EditOutcome:
         ls.settings,
         request,
         root=ls.root,
+        path_filter=await ls.path_filter(),
         notify=lambda message: ls.notify_user(message, types.MessageType.Warning),
     )
 
