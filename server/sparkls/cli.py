@@ -42,6 +42,16 @@ def _parser() -> argparse.ArgumentParser:
     )
     demo.add_argument("--emulator", action="store_true", help="use the emulator even when OPENAI_API_KEY is set")
 
+    context = commands.add_parser(
+        "context",
+        help="print what the fast tier would get for an edit at FILE:LINE",
+        description="Prints the region, the snippets and the prompt that an edit at this place "
+        "would send (the same engine as the editor's edits). --json prints the report only.",
+    )
+    from sparkls.context.cli import add_arguments as add_context_arguments
+
+    add_context_arguments(context)
+
     doctor = commands.add_parser(
         "doctor",
         help="check settings, API keys, and each tier's WebSocket and HTTP endpoints",
@@ -61,6 +71,10 @@ def main(argv: list[str] | None = None) -> int:
         from sparkls.emulator.cli import run as run_emulator
 
         return run_emulator(args)
+    if args.command == "context":
+        from sparkls.context.cli import run as run_context
+
+        return run_context(args)
     if args.command == "doctor":
         from sparkls.doctor import run as run_doctor
 

@@ -16,10 +16,10 @@ from pathlib import Path
 from pygls.uris import to_fs_path
 
 from sparkls.config import Settings
-from sparkls.context.builder import DiagnosticInfo, build_edit_context
-from sparkls.context.prompt import render_edit_prompt
+from sparkls.context.builder import DiagnosticInfo, EditContext, build_edit_context
+from sparkls.context.prompt import Prompt, render_edit_prompt
 from sparkls.documents.positions import Position
-from sparkls.documents.store import DocumentStore
+from sparkls.documents.store import Document, DocumentStore
 from sparkls.edits.diff import diff_replacements
 from sparkls.edits.reply import extract_region
 from sparkls.edits.validate import check_region_parses
@@ -56,6 +56,39 @@ class EditOutcome:
     attempts: int
     region_lines: tuple[int, int]  # 0-based inclusive
     timings_ms: dict[str, float]
+
+
+def prepare_edit(
+    doc: Document,
+    start: int,
+    end: int,
+    *,
+    path: str,
+    settings: Settings,
+    instruction: str,
+    diagnostics: list[DiagnosticInfo] | None = None,
+) -> tuple[EditContext, Prompt]:
+    """The context and prompt for an edit of `start`..`end`: what the model would get.
+
+    Shared by edits, `sparkls.showContext` and `sparkls context`. Refuses a region
+    that holds a secret (redacting it would write the marker into the user's code).
+    """
+    ctx = build_edit_context(
+        doc,
+        start,
+        end,
+        path=path,
+        max_region_lines=settings.context.max_region_lines,
+        budget_tokens=settings.context.budget_tokens,
+        diagnostics=diagnostics,
+    )
+    if redact(ctx.region_text)[1]:
+        raise EditError(
+            f"Lines {ctx.region.start_line + 1}-{ctx.region.end_line + 1} of {path} hold what looks "
+            "like a secret (a key, token or password); sparkls does not send secrets, so nothing was sent. "
+            "Move the secret to an environment variable, then try again."
+        )
+    return ctx, render_edit_prompt(ctx, redact(instruction)[0])
 
 
 def check_may_send(uri: str, root: Path | None, path_filter: PathFilter) -> None:
@@ -103,21 +136,10 @@ async def run_fast_edit(
     version = doc.version
     check_may_send(request.uri, root, path_filter or PathFilter())
     start, end = sorted((doc.offset(request.start), doc.offset(request.end)))
-    ctx = build_edit_context(
-        doc,
-        start,
-        end,
-        path=display_path(request.uri, root),
-        max_region_lines=settings.context.max_region_lines,
-        diagnostics=request.diagnostics,
+    ctx, prompt = prepare_edit(
+        doc, start, end, path=display_path(request.uri, root), settings=settings,
+        instruction=request.instruction, diagnostics=request.diagnostics,
     )
-    if redact(ctx.region_text)[1]:
-        raise EditError(
-            f"Lines {ctx.region.start_line + 1}-{ctx.region.end_line + 1} of {ctx.path} hold what looks "
-            "like a secret (a key, token or password); sparkls does not send secrets, so nothing was sent. "
-            "Move the secret to an environment variable, then try again."
-        )
-    prompt = render_edit_prompt(ctx, redact(request.instruction)[0])
     context_done = time.perf_counter()
 
     reply = await session.complete(prompt, notify=notify)

@@ -110,7 +110,7 @@ def test_context_has_imports_headers_and_diagnostics():
         doc, at, at, path="app.py", max_region_lines=300,
         diagnostics=[DiagnosticInfo(line=12, message="bad thing", source="lint")],
     )
-    assert ctx.imports == ["import os", "from typing import Any"]
+    assert ctx.imports == []  # the method uses none of them
     assert ctx.headers == ["class Greeter:"]
     assert [d.message for d in ctx.diagnostics] == ["bad thing"]
     assert ctx.cursor == at - ctx.region.start
@@ -128,7 +128,7 @@ def test_prompt_marks_the_region_and_ends_with_the_instruction():
     assert region.replace(CURSOR, "") == ctx.region_text.rstrip("\n")
     assert region.count(CURSOR) == 1
     assert prompt.input.rstrip().endswith("Instruction: Use an f-string.")
-    assert prompt.input.index("import os") < prompt.input.index(REGION_START)
+    assert prompt.input.index("File: app.py") < prompt.input.index("class Greeter:") < prompt.input.index(REGION_START)
     assert "REPLACE" not in prompt.instructions  # the emulator's directives stay the user's
 
 
@@ -141,3 +141,21 @@ def test_secrets_in_imports_and_headers_are_redacted():
     ctx = build_edit_context(doc, at, at, path="box.py", max_region_lines=300)
     assert key not in "".join(ctx.imports + ctx.headers)
     assert "[REDACTED]" in ctx.headers[0]
+
+
+def test_only_the_imports_the_region_uses():
+    """Imports binding a name the region mentions are kept; the rest are not sent."""
+    text = "import os\nimport sys\nfrom typing import Any, List\n\n\ndef f(p: Any):\n    return os.path.join(p)\n"
+    doc = DocumentStore().open("file:///w/f.py", text, 1)
+    at = text.index("return")
+    ctx = build_edit_context(doc, at, at, path="f.py", max_region_lines=300)
+    assert ctx.imports == ["import os", "from typing import Any, List"]
+    assert [(s.start_line, s.kind) for s in ctx.snippets] == [(0, "import"), (2, "import")]
+
+
+def test_snippets_fit_the_budget():
+    """With a tiny budget the enclosing header is kept first and imports are dropped."""
+    doc = _doc("import os\n\n\nclass A:\n    def f(self):\n        return os.sep\n")
+    at = doc.text.index("return")
+    ctx = build_edit_context(doc, at, at, path="a.py", max_region_lines=300, budget_tokens=3)
+    assert ctx.headers == ["class A:"] and ctx.imports == []

@@ -182,7 +182,7 @@ def test_module_level_code_selects_its_statement(name, needle):
 )
 def test_module_imports_are_found_but_not_function_local_ones(name, imports):
     """Module-level imports are found, in order; imports inside a function are not."""
-    assert file_imports(_open(name)) == imports
+    assert [text for _, _, text in file_imports(_open(name))] == imports
 
 
 @pytest.mark.parametrize(
@@ -199,7 +199,7 @@ def test_module_imports_are_found_but_not_function_local_ones(name, imports):
 def test_enclosing_container_headers_are_found(name, needle, max_lines, headers):
     """The first line of the class, impl or type around the region is its header."""
     doc = _open(name)
-    assert enclosing_headers(doc, _region(doc, needle, max_lines=max_lines)) == headers
+    assert [text for _, text in enclosing_headers(doc, _region(doc, needle, max_lines=max_lines))] == headers
 
 
 @pytest.mark.parametrize(

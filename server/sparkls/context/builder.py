@@ -10,12 +10,14 @@ definition of its `scopes.scm` holds; the headers are the first lines of its
 
 from __future__ import annotations
 
+import re
 from collections.abc import Iterator
 from dataclasses import dataclass, field
 
 from tree_sitter import Node
 
 from sparkls.context.secrets import redact
+from sparkls.context.tokens import estimate_tokens
 from sparkls.context.queries import captures
 from sparkls.context.region import DEFINITION, Region, find_region
 from sparkls.documents.languages import grammar_record
@@ -33,19 +35,39 @@ class DiagnosticInfo:
 
 
 @dataclass(frozen=True, slots=True)
+class Snippet:
+    """A piece of context beside the region: where it comes from and what it says."""
+
+    path: str
+    start_line: int  # 0-based, inclusive
+    end_line: int
+    kind: str  # "import", "container"
+    text: str  # redacted
+
+
+@dataclass(frozen=True, slots=True)
 class EditContext:
     path: str
     language_id: str
     region: Region
     region_text: str
     cursor: int | None  # offset in region_text, for edits at a bare cursor
-    imports: list[str] = field(default_factory=list)
-    headers: list[str] = field(default_factory=list)  # enclosing container lines, outermost first
+    snippets: list[Snippet] = field(default_factory=list)
     diagnostics: list[DiagnosticInfo] = field(default_factory=list)
 
+    @property
+    def imports(self) -> list[str]:
+        return [s.text for s in self.snippets if s.kind == "import"]
 
-def file_imports(doc: Document) -> list[str]:
-    """Import statements at module level (also under `if`/`try`), in file order."""
+    @property
+    def headers(self) -> list[str]:
+        """Enclosing container lines, outermost first."""
+        return [s.text for s in self.snippets if s.kind == "container"]
+
+
+def file_imports(doc: Document) -> list[tuple[int, int, str]]:
+    """Import statements at module level (also under `if`/`try`), in file order, as
+    (first row, last row, text)."""
     if "imports" in doc.derived:
         return doc.derived["imports"]
     tree = doc.tree
@@ -61,9 +83,13 @@ def file_imports(doc: Document) -> list[str]:
         holders = captures(doc.language_id, "scopes", root, max_depth=record.import_depth - 1)
         definitions = set(holders.get(DEFINITION, ()))
         nodes = [n for n in nodes if not any(a in definitions for a in _ancestors(n))]
-    imports = [n.text.decode("utf-8") for n in nodes]
+    imports = [(n.start_point.row, n.end_point.row, n.text.decode("utf-8")) for n in nodes]
     doc.derived["imports"] = imports
     return imports
+
+
+def _in_file_order(snippets: list[Snippet]) -> list[Snippet]:
+    return sorted(snippets, key=lambda s: (s.path, s.start_line))
 
 
 def _ancestors(node: Node) -> Iterator[Node]:
@@ -79,15 +105,38 @@ def _header_row(node: Node) -> int:
     return name.start_point.row if name is not None else node.start_point.row
 
 
-def enclosing_headers(doc: Document, region: Region) -> list[str]:
-    """First lines of the containers (classes, impls, ...) around the region, outermost first."""
+def enclosing_headers(doc: Document, region: Region) -> list[tuple[int, str]]:
+    """(row, first line) of the containers (classes, impls, ...) around the region,
+    outermost first."""
     tree = doc.tree
     if tree is None:
         return []
     byte = doc.lines.byte_point(region.start)[0]
     found = captures(doc.language_id, "headers", tree.root_node, (byte, byte + 1))
     rows = {_header_row(n) for n in found.get("scope.container", []) if n.start_byte <= byte < n.end_byte}
-    return [doc.lines.line_text(row) for row in sorted(rows) if row < region.start_line]
+    return [(row, doc.lines.line_text(row)) for row in sorted(rows) if row < region.start_line]
+
+
+_WORD = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
+# Words an import statement has that name no binding.
+_IMPORT_WORDS = frozenset({"import", "from", "as", "use", "crate", "self", "super", "require", "const", "let", "var", "type", "pub", "extern"})
+
+
+def imports_used(imports: list[tuple[int, int, str]], region_text: str) -> list[tuple[int, int, str]]:
+    """The imports that bind a name the region mentions (a word-level test, any language)."""
+    mentioned = set(_WORD.findall(region_text))
+    return [imp for imp in imports if (set(_WORD.findall(imp[2])) - _IMPORT_WORDS) & mentioned]
+
+
+def pack(snippets: list[Snippet], budget: int) -> list[Snippet]:
+    """Keep snippets in priority order while they fit in `budget` tokens."""
+    kept, used = [], 0
+    for snippet in snippets:
+        cost = estimate_tokens(snippet.text)
+        if used + cost <= budget:
+            kept.append(snippet)
+            used += cost
+    return kept
 
 
 def build_edit_context(
@@ -97,10 +146,16 @@ def build_edit_context(
     *,
     path: str,
     max_region_lines: int,
+    budget_tokens: int = 2000,
     diagnostics: list[DiagnosticInfo] | None = None,
 ) -> EditContext:
-    """Context for an edit of the code-point range `start`..`end` of `doc`."""
+    """Context for an edit of the code-point range `start`..`end` of `doc`.
+
+    Around the region: the headers of the enclosing containers first, then the
+    imports the region uses, packed into `budget_tokens` (the region is never cut).
+    """
     region = find_region(doc, start, end, max_lines=max_region_lines)
+    region_text = doc.text[region.start : region.end]
     in_region = [
         d for d in diagnostics or [] if region.start_line <= d.line <= region.end_line
     ] or list(diagnostics or [])
@@ -108,9 +163,19 @@ def build_edit_context(
         path=path,
         language_id=doc.language_id,
         region=region,
-        region_text=doc.text[region.start : region.end],
+        region_text=region_text,
         cursor=start - region.start if start == end else None,
-        imports=[redact(line)[0] for line in file_imports(doc)],
-        headers=[redact(line)[0] for line in enclosing_headers(doc, region)],
+        snippets=_in_file_order(
+            pack(
+                [
+                    *(Snippet(path, row, row, "container", redact(text)[0]) for row, text in enclosing_headers(doc, region)),
+                    *(
+                        Snippet(path, first, last, "import", redact(text)[0])
+                        for first, last, text in imports_used(file_imports(doc), region_text)
+                    ),
+                ],
+                budget_tokens,
+            )
+        ),
         diagnostics=in_region,
     )

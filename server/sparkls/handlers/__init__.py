@@ -9,7 +9,7 @@ if TYPE_CHECKING:
 
 
 def register_all(server: SparkServer) -> None:
-    from sparkls.handlers import code_actions, commands, documents, lifecycle
+    from sparkls.handlers import code_actions, commands, context, documents, lifecycle
 
-    for module in (lifecycle, documents, commands, code_actions):
+    for module in (lifecycle, documents, commands, context, code_actions):
         module.register(server)

@@ -12,12 +12,14 @@ from typing import Any
 from lsprotocol import types
 
 from sparkls.handlers.commands import EDIT_COMMAND, EditArgs, compute_edit, failure
+from sparkls.handlers.context import SHOW_CONTEXT
 from sparkls.handlers.convert import workspace_edit
 from sparkls.handlers.progress import with_progress
 from sparkls.server import SparkServer
 
 QUICKFIX = types.CodeActionKind.QuickFix
 REWRITE = types.CodeActionKind.RefactorRewrite
+SHOW_CONTEXT_KIND = "source.sparkls.showContext"
 
 # (title, instruction) of the rewrite presets offered on a selection.
 REWRITE_PRESETS: list[tuple[str, str]] = [
@@ -57,7 +59,7 @@ def _range_json(r: types.Range) -> dict[str, Any]:
 def register(server: SparkServer) -> None:
     @server.feature(
         types.TEXT_DOCUMENT_CODE_ACTION,
-        types.CodeActionOptions(code_action_kinds=[QUICKFIX, REWRITE], resolve_provider=True),
+        types.CodeActionOptions(code_action_kinds=[QUICKFIX, REWRITE, SHOW_CONTEXT_KIND], resolve_provider=True),
     )
     def code_action(ls: SparkServer, params: types.CodeActionParams) -> list[types.CodeAction]:
         uri = params.text_document.uri
@@ -82,6 +84,14 @@ def register(server: SparkServer) -> None:
             for title, instruction in REWRITE_PRESETS:
                 args = {"uri": uri, "range": _range_json(selection), "instruction": instruction}
                 actions.append(_action(ls, title, REWRITE, args, None))
+        if _wanted(SHOW_CONTEXT_KIND, only):
+            args = {"uri": uri, "range": _range_json(selection)}
+            title = "Show Spark context"
+            actions.append(
+                types.CodeAction(
+                    title=title, kind=SHOW_CONTEXT_KIND, command=types.Command(title=title, command=SHOW_CONTEXT, arguments=[args])
+                )
+            )
         return actions
 
     @server.feature(types.CODE_ACTION_RESOLVE)

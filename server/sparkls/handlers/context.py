@@ -1,0 +1,68 @@
+"""`sparkls.showContext`: show the user exactly what an edit here would send.
+
+Argument: `{"uri", "range", "instruction"?}`. Returns the report of
+`sparkls context --json` plus the prompt itself, and shows the text to the user: in a
+document (`window/showDocument`) where the client can, else in the log with a summary
+message.
+"""
+
+from __future__ import annotations
+
+import tempfile
+from pathlib import Path
+from typing import Any
+
+from lsprotocol import types
+from pydantic import ValidationError
+
+from sparkls.context.cli import PLACEHOLDER
+from sparkls.context.report import context_report, render_report
+from sparkls.engine import check_may_send, display_path, prepare_edit
+from sparkls.errors import SparkError
+from sparkls.handlers.commands import EditArgs, failure
+from sparkls.server import SparkServer
+
+SHOW_CONTEXT = "sparkls.showContext"
+
+
+def _can_show_documents(ls: SparkServer) -> bool:
+    window = ls.client_capabilities.window
+    return bool(window and window.show_document and window.show_document.support)
+
+
+async def _show(ls: SparkServer, report: dict[str, Any], text: str) -> None:
+    summary = (
+        f"context for {report['region']['path']} lines {report['region']['start_line']}-"
+        f"{report['region']['end_line']}: {len(report['snippets'])} snippet(s), about {report['tokens']} tokens"
+    )
+    if _can_show_documents(ls):
+        path = Path(tempfile.gettempdir()) / "sparkls-context.md"
+        path.write_text(text, encoding="utf-8")
+        await ls.window_show_document_async(types.ShowDocumentParams(uri=path.as_uri(), take_focus=True))
+    else:
+        ls.log(text)
+        ls.notify_user(summary + " (the prompt is in the log)", types.MessageType.Info)
+
+
+def register(server: SparkServer) -> None:
+    @server.command(SHOW_CONTEXT)
+    async def show_context(ls: SparkServer, *args: Any) -> dict[str, Any]:
+        try:
+            raw = dict(args[0]) if args and isinstance(args[0], dict) else {}
+            raw.setdefault("instruction", PLACEHOLDER)
+            try:
+                request = EditArgs.model_validate(raw).request()
+            except ValidationError as exc:
+                raise SparkError(f"{SHOW_CONTEXT}: invalid argument: {exc.errors()[0]['msg']}") from exc
+            doc = ls.documents.get(request.uri)
+            check_may_send(request.uri, ls.root, await ls.path_filter())
+            start, end = sorted((doc.offset(request.start), doc.offset(request.end)))
+            ctx, prompt = prepare_edit(
+                doc, start, end, path=display_path(request.uri, ls.root), settings=ls.settings,
+                instruction=request.instruction, diagnostics=request.diagnostics,
+            )
+        except Exception as exc:  # shown to the user; the server stays up
+            return failure(ls, exc)
+        report = context_report(ctx, prompt)
+        await _show(ls, report, render_report(report, prompt))
+        return {**report, "prompt": {"instructions": prompt.instructions, "input": prompt.input}}

@@ -1,0 +1,84 @@
+"""What is sent, shown to the user: `sparkls.showContext`, its code action, `sparkls context`."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+from pathlib import Path
+
+from lsprotocol import types
+
+from tests.e2e.conftest import start
+
+SAMPLE = '''import math
+import os
+
+
+class Circle:
+    def area(self, radius):
+        return math.pi * radius ** 2
+'''
+
+
+def _context_params(uri: str, line: int) -> types.ExecuteCommandParams:
+    pos = {"line": line, "character": 8}
+    return types.ExecuteCommandParams(command="sparkls.showContext", arguments=[{"uri": uri, "range": {"start": pos, "end": pos}}])
+
+
+async def test_show_context_returns_and_shows_what_is_sent(client, emulator, tmp_path):
+    """The report names the region and snippets; the prompt opens as a document; nothing is sent."""
+    path = tmp_path / "circle.py"
+    path.write_text(SAMPLE)
+    await start(client, emulator, tmp_path)
+    client.editor.open(path.as_uri(), SAMPLE)
+    result = await client.workspace_execute_command_async(_context_params(path.as_uri(), 6))
+    assert result["region"] == {"path": "circle.py", "start_line": 6, "end_line": 7}
+    assert {"path": "circle.py", "start_line": 1, "end_line": 1, "kind": "import"} in result["snippets"]
+    assert {"path": "circle.py", "start_line": 5, "end_line": 5, "kind": "container"} in result["snippets"]
+    assert all(s["start_line"] != 2 for s in result["snippets"])  # `import os` is not used here
+    assert result["tokens"] > 0 and "<|editable_region_start|>" in result["prompt"]["input"]
+    (shown,) = client.shown_documents
+    assert "<|editable_region_start|>" in Path(shown.uri.removeprefix("file://")).read_text()
+    assert emulator.stats()["responses"] == 0
+
+
+async def test_show_context_code_action(client, emulator, tmp_path):
+    """A "Show Spark context" code action runs sparkls.showContext."""
+    path = tmp_path / "circle.py"
+    path.write_text(SAMPLE)
+    await start(client, emulator, tmp_path)
+    client.editor.open(path.as_uri(), SAMPLE)
+    pos = types.Position(line=6, character=8)
+    actions = await client.text_document_code_action_async(
+        types.CodeActionParams(
+            text_document=types.TextDocumentIdentifier(uri=path.as_uri()),
+            range=types.Range(start=pos, end=pos),
+            context=types.CodeActionContext(diagnostics=[]),
+        )
+    )
+    (action,) = [a for a in actions if a.title == "Show Spark context"]
+    assert action.command.command == "sparkls.showContext"
+
+
+def test_context_cli_json(tmp_path):
+    """`sparkls context FILE --line N --json` prints the documented report."""
+    (tmp_path / "circle.py").write_text(SAMPLE)
+    out = subprocess.run(
+        [sys.executable, "-m", "sparkls", "context", str(tmp_path / "circle.py"), "--line", "7", "--root", str(tmp_path), "--json"],
+        capture_output=True, text=True, check=True,
+    ).stdout
+    report = json.loads(out)
+    assert report["region"] == {"path": "circle.py", "start_line": 6, "end_line": 7}
+    assert [s["kind"] for s in report["snippets"]] == ["import", "container"]
+    assert isinstance(report["tokens"], int) and report["tokens"] > 0
+
+
+def test_context_cli_refuses_excluded_files(tmp_path):
+    """A file that is never sent is reported as such, with a non-zero exit."""
+    (tmp_path / ".env.py").write_text(SAMPLE)
+    proc = subprocess.run(
+        [sys.executable, "-m", "sparkls", "context", str(tmp_path / ".env.py"), "--line", "7", "--root", str(tmp_path)],
+        capture_output=True, text=True,
+    )
+    assert proc.returncode == 1 and "does not send" in proc.stderr and proc.stdout == ""
