@@ -17,6 +17,7 @@ from dataclasses import dataclass, field
 from tree_sitter import Node
 
 from sparkls.context.secrets import redact
+from sparkls.context.snippet import Snippet
 from sparkls.context.tokens import estimate_tokens
 from sparkls.context.queries import captures
 from sparkls.context.region import DEFINITION, Region, find_region
@@ -32,17 +33,6 @@ class DiagnosticInfo:
     message: str
     source: str | None = None
     code: str | None = None
-
-
-@dataclass(frozen=True, slots=True)
-class Snippet:
-    """A piece of context beside the region: where it comes from and what it says."""
-
-    path: str
-    start_line: int  # 0-based, inclusive
-    end_line: int
-    kind: str  # "import", "container"
-    text: str  # redacted
 
 
 @dataclass(frozen=True, slots=True)

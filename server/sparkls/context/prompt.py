@@ -47,9 +47,14 @@ def _fence_tag(language_id: str) -> str:
 
 
 def render_edit_prompt(ctx: EditContext, instruction: str) -> Prompt:
+    tag = _fence_tag(ctx.language_id)
     parts = [f"File: {ctx.path}"]
     if ctx.imports:
-        parts.append("Imports:\n" + _fence("\n".join(ctx.imports), _fence_tag(ctx.language_id)))
+        parts.append("Imports:\n" + _fence("\n".join(ctx.imports), tag))
+    definitions = [s for s in ctx.snippets if s.kind in ("definition", "signature")]
+    if definitions:
+        shown = [f"{d.path} lines {d.start_line + 1}-{d.end_line + 1}:\n" + _fence(d.text, tag) for d in definitions]
+        parts.append("Definitions the region uses:\n\n" + "\n\n".join(shown))
     region = ctx.region_text
     if ctx.cursor is not None:
         region = region[: ctx.cursor] + CURSOR + region[ctx.cursor :]
@@ -57,7 +62,7 @@ def render_edit_prompt(ctx: EditContext, instruction: str) -> Prompt:
     excerpt += [REGION_START, region.removesuffix("\n").removesuffix("\r"), REGION_END]
     parts.append(
         f"Excerpt (lines {ctx.region.start_line + 1}-{ctx.region.end_line + 1}):\n"
-        + _fence("\n".join(excerpt), _fence_tag(ctx.language_id))
+        + _fence("\n".join(excerpt), tag)
     )
     if ctx.diagnostics:
         lines = []

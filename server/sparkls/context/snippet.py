@@ -1,0 +1,14 @@
+"""`Snippet`: a piece of context beside the region, with where it comes from."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+
+@dataclass(frozen=True, slots=True)
+class Snippet:
+    path: str  # workspace-relative
+    start_line: int  # 0-based, inclusive
+    end_line: int
+    kind: str  # "import", "container", "definition" (whole), "signature" (head only)
+    text: str  # redacted
