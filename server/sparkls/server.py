@@ -20,6 +20,7 @@ from pygls.protocol import LanguageServerProtocol, lsp_method
 from sparkls import __version__
 from sparkls.config import Settings, load_settings
 from sparkls.context.builder import file_imports
+from sparkls.context.definitions import file_symbols
 from sparkls.context.exclusions import PathFilter
 from sparkls.documents.store import DocumentStore
 from sparkls.context.prompt import FAST_INSTRUCTIONS
@@ -164,7 +165,9 @@ class SparkServer(LanguageServer):
         def run() -> None:
             self._reparse_timers.pop(uri, None)
             if self.documents.has(uri):
-                file_imports(self.documents.get(uri))  # parses, and caches the imports
+                doc = self.documents.get(uri)
+                file_imports(doc)  # parses, and caches the imports...
+                file_symbols(doc)  # ...and the definitions, before a request needs them
 
         self._reparse_timers[uri] = asyncio.get_running_loop().call_later(REPARSE_DELAY, run)
 

@@ -16,6 +16,7 @@ from dataclasses import dataclass, field
 
 from tree_sitter import Node
 
+from sparkls.context.definitions import Lookup, referenced_definitions
 from sparkls.context.secrets import redact
 from sparkls.context.snippet import Snippet
 from sparkls.context.tokens import estimate_tokens
@@ -118,14 +119,17 @@ def imports_used(imports: list[tuple[int, int, str]], region_text: str) -> list[
     return [imp for imp in imports if (set(_WORD.findall(imp[2])) - _IMPORT_WORDS) & mentioned]
 
 
-def pack(snippets: list[Snippet], budget: int) -> list[Snippet]:
-    """Keep snippets in priority order while they fit in `budget` tokens."""
+def pack(candidates: list[list[Snippet]], budget: int) -> list[Snippet]:
+    """In priority order, keep the first way to show each candidate that still fits
+    in `budget` tokens (a definition falls back to its signature)."""
     kept, used = [], 0
-    for snippet in snippets:
-        cost = estimate_tokens(snippet.text)
-        if used + cost <= budget:
-            kept.append(snippet)
-            used += cost
+    for options in candidates:
+        for snippet in options:
+            cost = estimate_tokens(snippet.text)
+            if used + cost <= budget:
+                kept.append(snippet)
+                used += cost
+                break
     return kept
 
 
@@ -138,11 +142,14 @@ def build_edit_context(
     max_region_lines: int,
     budget_tokens: int = 2000,
     diagnostics: list[DiagnosticInfo] | None = None,
+    lookup: Lookup | None = None,
 ) -> EditContext:
     """Context for an edit of the code-point range `start`..`end` of `doc`.
 
-    Around the region: the headers of the enclosing containers first, then the
-    imports the region uses, packed into `budget_tokens` (the region is never cut).
+    Around the region, in priority order: the headers of the enclosing containers,
+    the imports the region uses, the definitions of the names it uses (this file's,
+    then other files' through `lookup`), packed into `budget_tokens`; the region
+    itself is never cut.
     """
     region = find_region(doc, start, end, max_lines=max_region_lines)
     region_text = doc.text[region.start : region.end]
@@ -158,11 +165,12 @@ def build_edit_context(
         snippets=_in_file_order(
             pack(
                 [
-                    *(Snippet(path, row, row, "container", redact(text)[0]) for row, text in enclosing_headers(doc, region)),
+                    *([Snippet(path, row, row, "container", redact(text)[0])] for row, text in enclosing_headers(doc, region)),
                     *(
-                        Snippet(path, first, last, "import", redact(text)[0])
+                        [Snippet(path, first, last, "import", redact(text)[0])]
                         for first, last, text in imports_used(file_imports(doc), region_text)
                     ),
+                    *referenced_definitions(doc, path, region.start_line, region.end_line, region_text, lookup),
                 ],
                 budget_tokens,
             )

@@ -1,0 +1,269 @@
+"""The definitions in one file: functions, methods, classes, types, constants.
+
+`extract_symbols` turns a tree into `Symbol` records: each with its name, kind,
+lines, the end of its signature and of its doc, and its container (the class, impl,
+trait or module it sits in). They feed the workspace symbol index
+(`sparkls.context.index`) and the definition snippets of an edit's context.
+
+What counts as a definition is each language's `symbols.scm` query, in the capture
+names below; this module names no node types, so it serves every grammar alike.
+
+- `@symbol.<kind>` is a definition, with `@name` (several names give several
+  symbols: Go's `const A, B = 1, 2`), and `@body` and `@docstring` (Python) when it
+  has them. Patterns may match the same definition more than once (with and without
+  a body); their captures merge. A name captured as `@symbol.import` is no definition
+  (`const fs = require("fs")`); `variable` gives way to any other kind captured for
+  the same name.
+- `@scope` holds members but is no symbol (a Rust impl): its `@name` is their container.
+- `@scan` is no definition but may hold some (Python's module-level `if`, `try`).
+- `@receiver` names the container of a method declared outside it (Go).
+- `@wrapped` / `@wrapper`: the wrapper's lines belong to the definition (decorators,
+  `export`, a Go `type` declaration of one spec).
+- `@prefix` nodes right above a definition belong to it (doc comments, attributes,
+  TypeScript member decorators) when each ends on the line before the next and starts
+  its own line.
+
+Patterns start at most `SCAN_DEPTH` (two) levels below the root, and below each holder
+(class, type, impl, module) and `@scan` node, found so: function bodies are never
+searched, which keeps a 5,000-line file at a few milliseconds and leaves locals
+unmatched; a query names the parent of a definition that sits deeper.
+
+Kinds: `function`, `method`, `class` (Python, JS, TS), `type` (TS interfaces, enums
+and aliases; Go types; Rust structs, enums, unions, traits, aliases), `module` (TS
+namespaces, Rust modules), `constant`, `variable`, `macro` (Rust `macro_rules!`).
+Each `symbols.scm` says which of its definitions are which.
+
+Rules, the same in every language:
+
+- Lines are 0-based and inclusive. `start_line` is the first line of the definition
+  with its wrappers and prefixes; `end_line` its last line.
+- The signature is everything before the body: `signature_end_line` is the last line
+  of what precedes the body (`def f(...):`, `fn f() -> T where ...`, `class A {`).
+  A definition without a body (a constant, a type alias, `struct S;`) is all signature.
+- `doc_end_line` is the last line of the docstring after the signature (Python), else
+  `signature_end_line`: doc comments above a definition are already inside its
+  `start_line`.. lines, so lines `start_line..doc_end_line` always show the signature
+  with its doc.
+- Definitions inside a function (or any other definition that is not a class, type,
+  impl or module) are locals and are dropped, with everything inside them.
+- A function directly inside a class, type (trait, interface, struct) or impl is a
+  `method`, and its `container` is that holder's name. Anything else nested in such a
+  holder or in a module also gets the holder's name as `container`; top-level
+  definitions have none (a Go method: its receiver's type).
+- A `variable` whose name is UPPER_CASE (has letters, none lower-case) is a
+  `constant`. Variables are kept at the top level only (also under a module-level
+  `if` or `try`); constants also inside classes, impls and modules.
+
+Pure: reads a tree and its source, returns records; no I/O, no LSP.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+import tree_sitter
+from tree_sitter import Node, QueryCursor
+
+from sparkls.context.queries import query
+
+# Capture names of the `symbols.scm` queries, the same in every language.
+SYMBOL = "symbol."  # + kind
+NAME = "name"
+BODY = "body"
+RECEIVER = "receiver"
+SCOPE = "scope"
+SCAN = "scan"
+WRAPPER = "wrapper"
+WRAPPED = "wrapped"
+PREFIX = "prefix"
+DOCSTRING = "docstring"
+
+IMPORT = "import"  # a kind that marks a name as no definition
+VARIABLE = "variable"
+# Kinds that hold members; a definition inside anything else is a local.
+HOLDERS = frozenset({"class", "type", "module", SCOPE})
+# Holders whose functions are methods.
+METHOD_HOLDERS = frozenset({"class", "type", SCOPE})
+
+# How deep below the root, a holder or a @scan node a pattern may start: a function's
+# statements start three levels below it (def > body > statement), so none is searched.
+SCAN_DEPTH = 2
+
+
+@dataclass(frozen=True, slots=True)
+class Symbol:
+    """One definition, in whole lines (0-based, inclusive)."""
+
+    name: str
+    kind: str  # function, method, class, type, module, constant, variable, macro
+    start_line: int  # with decorators, attributes, `export`, doc comments above
+    end_line: int
+    signature_end_line: int  # lines start_line..signature_end_line are the signature
+    doc_end_line: int  # ...and start_line..doc_end_line the signature with its doc
+    container: str | None  # the enclosing class, impl, trait or module, or a method's receiver
+
+
+@dataclass(slots=True)
+class _Definition:
+    """What the matches say about one definition node."""
+
+    node: Node
+    kind: str  # the kind that decides nesting: the first one that is not `variable`
+    names: dict[Node, str] = field(default_factory=dict)  # name node -> its kind
+    body: Node | None = None
+    docstring: Node | None = None
+    receiver: Node | None = None
+
+
+@dataclass(slots=True)
+class _Found:
+    """Everything a file's matches say, merged."""
+
+    definitions: dict[Node, _Definition] = field(default_factory=dict)
+    wrapper_of: dict[Node, Node] = field(default_factory=dict)
+    prefixes: set[Node] = field(default_factory=set)
+
+    def add(self, found: dict[str, list[Node]]) -> _Definition | None:
+        """Merge one match; returns the definition it is about, if it is about one."""
+        if WRAPPER in found:
+            self.wrapper_of[found[WRAPPED][0]] = found[WRAPPER][0]
+        if NAME not in found:
+            if PREFIX in found:
+                self.prefixes.add(found[PREFIX][0])
+            return None
+        for key, nodes in found.items():
+            if key.startswith(SYMBOL) or key == SCOPE:
+                kind = key[len(SYMBOL) :] if key.startswith(SYMBOL) else SCOPE
+                node = nodes[0]
+                break
+        else:
+            return None
+        definition = self.definitions.get(node)
+        if definition is None:
+            definition = self.definitions[node] = _Definition(node, kind)
+        elif definition.kind in (VARIABLE, IMPORT) and kind != IMPORT:
+            definition.kind = kind
+        names = definition.names
+        for name in found[NAME]:
+            old = names.get(name)
+            if old is None or old == VARIABLE or kind == IMPORT:
+                names[name] = kind
+        if BODY in found:
+            definition.body = found[BODY][0]
+        if DOCSTRING in found:
+            definition.docstring = found[DOCSTRING][0]
+        if RECEIVER in found:
+            definition.receiver = found[RECEIVER][0]
+        return definition
+
+
+def _scan(cursor: QueryCursor, root: Node) -> _Found:
+    """The matches starting at most SCAN_DEPTH below `root`, and below every holder
+    (class, type, impl, module) and @scan node found so, however deep these sit."""
+    found = _Found()
+    cursor.set_max_start_depth(SCAN_DEPTH)
+    pending = [root]
+    scanned = {root}
+    while pending:
+        for _, match in cursor.matches(pending.pop()):
+            definition = found.add(match)
+            if definition is not None:
+                if definition.kind not in HOLDERS:
+                    continue
+                inner = definition.node
+            elif SCAN in match:
+                inner = match[SCAN][0]
+            else:
+                continue
+            if inner not in scanned:
+                scanned.add(inner)
+                pending.append(inner)
+    return found
+
+
+def _last_row(node: Node) -> int:
+    """The node's last line; one that ends at column 0 (a comment that holds its line
+    break, in some grammars) ends on the line before."""
+    end = node.end_point
+    return end.row - 1 if end.column == 0 and end.row > node.start_point.row else end.row
+
+
+def _starts_its_line(node: Node, source: bytes) -> bool:
+    """Whether only blanks come before `node` on its first line (not a trailing comment)."""
+    line_start = source.rfind(b"\n", 0, node.start_byte) + 1
+    return not source[line_start : node.start_byte].strip()
+
+
+def _first_node(node: Node, found: _Found, source: bytes) -> tuple[Node, Node]:
+    """(first node, outermost node) of a definition: its wrappers, then its prefixes."""
+    wrapper_of = found.wrapper_of
+    while node in wrapper_of:
+        node = wrapper_of[node]
+    outer = first = node
+    prefixes = found.prefixes
+    if prefixes:
+        sibling = first.prev_named_sibling
+        while (
+            sibling is not None
+            and sibling in prefixes
+            and _last_row(sibling) >= first.start_point.row - 1
+            and _starts_its_line(sibling, source)
+        ):
+            first, sibling = sibling, sibling.prev_named_sibling
+    return first, outer
+
+
+def _signature_end(definition: _Definition, start_row: int, end_line: int) -> int:
+    body = definition.body
+    if body is None:
+        return end_line
+    before = body.prev_sibling
+    row = before.end_point.row if before is not None else body.start_point.row
+    return max(start_row, min(row, end_line))
+
+
+def _text(node: Node, source: bytes) -> str:
+    return source[node.start_byte : node.end_byte].decode("utf-8", errors="replace")
+
+
+def extract_symbols(language_id: str, tree: tree_sitter.Tree, source: bytes) -> list[Symbol]:
+    """The definitions in `tree` (parsed from `source`), in file order."""
+    compiled = query(language_id, "symbols")
+    if compiled is None:
+        return []
+    found = _scan(QueryCursor(compiled), tree.root_node)
+    ordered = sorted(found.definitions.values(), key=lambda d: (d.node.start_byte, -d.node.end_byte))
+    symbols: list[Symbol] = []
+    # Enclosing definitions, innermost last: (end byte, kind, first name, kept).
+    stack: list[tuple[int, str, str | None, bool]] = []
+    for definition in ordered:
+        node = definition.node
+        end_byte = node.end_byte
+        while stack and stack[-1][0] < end_byte:
+            stack.pop()
+        parent = stack[-1] if stack else None
+        kept = parent is None or (parent[3] and parent[1] in HOLDERS)
+        kind = definition.kind
+        names = [(_text(n, source), k) for n, k in definition.names.items() if k != IMPORT]
+        stack.append((end_byte, kind, names[0][0] if names else None, kept))
+        if not kept or kind == SCOPE or not names:
+            continue
+        first, outer = _first_node(node, found, source)
+        end_line = _last_row(outer)
+        signature_end = _signature_end(definition, node.start_point.row, end_line)
+        docstring = definition.docstring
+        doc_end = max(signature_end, _last_row(docstring)) if docstring is not None else signature_end
+        container = parent[2] if parent is not None else None
+        if definition.receiver is not None:
+            container = _text(definition.receiver, source)
+        start_line = first.start_point.row
+        for name, name_kind in names:
+            if name_kind == VARIABLE:
+                if name.isupper():
+                    name_kind = "constant"
+                elif parent is not None:
+                    continue  # a field, not a module-level variable
+            elif name_kind == "function" and parent is not None and parent[1] in METHOD_HOLDERS:
+                name_kind = "method"
+            symbols.append(Symbol(name, name_kind, start_line, end_line, signature_end, doc_end, container))
+    return symbols

@@ -1,0 +1,296 @@
+"""Symbols of one file: names, kinds, lines, containers, in every language."""
+
+from pathlib import Path
+
+import pytest
+
+from sparkls.context.symbols import Symbol, extract_symbols
+from sparkls.documents.languages import language_id_for, new_parser
+
+FIXTURES = Path(__file__).parent.parent / "fixtures" / "languages"
+
+
+def _symbols(language_id: str, text: str) -> list[Symbol]:
+    source = text.encode("utf-8")
+    return extract_symbols(language_id, new_parser(language_id).parse(source), source)
+
+
+def _outline(symbols: list[Symbol]) -> list[tuple[str, str, int, int, str | None]]:
+    """(kind, name, start_line, end_line, container) of each symbol."""
+    return [(s.kind, s.name, s.start_line, s.end_line, s.container) for s in symbols]
+
+
+def _by_name(symbols: list[Symbol]) -> dict[str, Symbol]:
+    return {s.name: s for s in symbols}
+
+
+@pytest.mark.parametrize(
+    ("name", "language_id", "outline"),
+    [
+        (
+            "greeter.py",
+            "python",
+            [
+                ("class", "Greeter", 4, 10, None),
+                ("method", "greet", 5, 7, "Greeter"),
+                ("method", "wave", 9, 10, "Greeter"),
+                ("function", "main", 13, 15, None),
+            ],
+        ),
+        (
+            "greeter.js",
+            "javascript",
+            [
+                ("class", "Greeter", 3, 11, None),
+                ("method", "greet", 4, 6, "Greeter"),
+                ("method", "wave", 8, 10, "Greeter"),
+                ("function", "main", 13, 16, None),
+                ("function", "newline", 18, 21, None),
+            ],
+        ),
+        (
+            "greeter.ts",
+            "typescript",
+            [
+                ("class", "Greeter", 3, 14, None),
+                ("method", "greet", 6, 9, "Greeter"),
+                ("method", "wave", 11, 13, "Greeter"),
+                ("function", "logged", 16, 19, None),
+            ],
+        ),
+        (
+            "greeting.tsx",
+            "typescriptreact",
+            [
+                ("type", "Props", 2, 4, None),
+                ("function", "Greeting", 6, 9, None),
+                ("class", "Counter", 11, 19, None),
+                ("method", "render", 12, 14, "Counter"),
+                ("method", "reset", 16, 18, "Counter"),
+                ("function", "version", 21, 24, None),
+            ],
+        ),
+        (
+            "greeter.go",
+            "go",
+            [
+                ("type", "Named", 7, 10, None),
+                ("type", "Greeter", 12, 14, None),
+                ("method", "Greet", 16, 18, "Greeter"),
+                ("variable", "limit", 20, 20, None),
+                ("function", "main", 22, 24, None),
+            ],
+        ),
+        (
+            "greeter.rs",
+            "rust",
+            [
+                ("type", "Greeter", 2, 6, None),
+                ("method", "greet", 9, 12, "Greeter"),
+                ("method", "wave", 14, 16, "Greeter"),
+                ("constant", "LIMIT", 19, 19, None),
+                ("function", "size", 21, 24, None),
+            ],
+        ),
+    ],
+)
+def test_fixture_symbols(name, language_id, outline):
+    """Each fixture's definitions, with wrappers (decorators, export, attributes, doc comments) in their lines."""
+    text = (FIXTURES / name).read_text(encoding="utf-8")
+    assert language_id_for(name) == language_id
+    assert _outline(_symbols(language_id, text)) == outline
+
+
+def test_python_decorators_start_the_definition():
+    """A decorated function starts at its first decorator, even one spread over lines."""
+    text = "@app.route(\n    '/x',\n)\n@cached\ndef view():\n    return 1\n"
+    (view,) = _symbols("python", text)
+    assert (view.name, view.start_line, view.signature_end_line, view.end_line) == ("view", 0, 4, 5)
+
+
+def test_python_docstring_extends_the_doc_past_the_signature():
+    """A docstring after a multi-line signature ends the symbol's doc lines."""
+    text = 'def area(\n    r: float,\n) -> float:\n    """The area.\n\n    Of a circle.\n    """\n    return r * r\n'
+    (area,) = _symbols("python", text)
+    assert (area.signature_end_line, area.doc_end_line, area.end_line) == (2, 6, 7)
+
+
+def test_python_without_docstring_doc_ends_with_the_signature():
+    """Without a docstring (a string later in the body does not count) the doc ends with the signature."""
+    text = 'class Circle(Shape):\n    x = 1\n    "not a docstring"\n'
+    (circle,) = _symbols("python", text)
+    assert circle.signature_end_line == circle.doc_end_line == 0
+
+
+def test_python_decorated_method_keeps_its_docstring():
+    """A decorated method's docstring is found through its decorators."""
+    text = 'class A:\n    @property\n    def size(self):\n        """Size."""\n        return 1\n'
+    size = _by_name(_symbols("python", text))["size"]
+    assert (size.kind, size.start_line, size.signature_end_line, size.doc_end_line) == ("method", 1, 2, 3)
+
+
+def test_python_module_assignments_are_constants_or_variables():
+    """Module-level UPPER_CASE names are constants, other names variables; tuples and attributes are skipped."""
+    text = "MAX_SIZE = 10\nname: str = 'x'\na, b = 1, 2\nobj.attr = 3\nLIMIT = OTHER = 5\n"
+    assert [(s.kind, s.name) for s in _symbols("python", text)] == [
+        ("constant", "MAX_SIZE"),
+        ("variable", "name"),
+        ("constant", "LIMIT"),
+    ]
+
+
+def test_python_class_constants_are_kept_but_fields_are_not():
+    """In a class body an UPPER_CASE assignment is a constant of the class; a field is not a symbol."""
+    text = "class Config:\n    TIMEOUT = 30\n    name: str = 'x'\n"
+    assert _outline(_symbols("python", text)) == [
+        ("class", "Config", 0, 2, None),
+        ("constant", "TIMEOUT", 1, 1, "Config"),
+    ]
+
+
+def test_python_definitions_under_module_level_if_and_try():
+    """Definitions under a module-level `if`/`else` or `try`/`except` are found."""
+    text = (
+        "if TYPE_CHECKING:\n    Alias = int\nelse:\n    @dec\n    def f(): ...\n"
+        "try:\n    import fast\nexcept ImportError:\n    class Fallback: ...\n"
+    )
+    assert [(s.kind, s.name, s.start_line) for s in _symbols("python", text)] == [
+        ("variable", "Alias", 1),
+        ("function", "f", 3),
+        ("class", "Fallback", 8),
+    ]
+
+
+def test_nested_classes_have_their_container():
+    """A class inside a class, and its methods, name the class they sit in."""
+    text = "class Outer:\n    class Inner:\n        def m(self):\n            pass\n"
+    assert _outline(_symbols("python", text)) == [
+        ("class", "Outer", 0, 3, None),
+        ("class", "Inner", 1, 3, "Outer"),
+        ("method", "m", 2, 3, "Inner"),
+    ]
+
+
+@pytest.mark.parametrize(
+    ("language_id", "text"),
+    [
+        ("python", "def f():\n    x = 1\n    X = 2\n    def inner(): pass\n    class Local: pass\n"),
+        ("javascript", "function f() {\n  const x = 1;\n  const g = () => 2;\n  class Local {}\n}\n"),
+        ("typescript", "function f(): void {\n  const X = 1;\n  function inner() {}\n}\n"),
+        ("go", "package p\nfunc f() {\n\tvar x = 1\n\tconst y = 2\n\t_ = x\n}\n"),
+        ("rust", "fn f() {\n    const X: u8 = 1;\n    fn inner() {}\n    struct Local;\n}\n"),
+    ],
+)
+def test_locals_are_not_symbols(language_id, text):
+    """Variables, functions and classes inside a function body are not symbols."""
+    assert [s.name for s in _symbols(language_id, text)] == ["f"]
+
+
+def test_javascript_require_binds_no_symbol():
+    """`const x = require(...)` is an import, not a variable; `exports.f = function` is a function."""
+    text = 'const fs = require("fs");\nconst MAX = 3;\nlet count;\nexports.read = function () {};\n'
+    assert [(s.kind, s.name) for s in _symbols("javascript", text)] == [
+        ("constant", "MAX"),
+        ("variable", "count"),
+        ("function", "read"),
+    ]
+
+
+def test_javascript_doc_comment_and_export_start_the_definition():
+    """A JSDoc comment right above an exported function is part of its lines."""
+    text = "// header\n\n/**\n * Adds.\n */\nexport function add(a, b) {\n  return a + b;\n}\n"
+    (add,) = _symbols("javascript", text)
+    assert (add.start_line, add.signature_end_line, add.doc_end_line, add.end_line) == (2, 5, 5, 7)
+
+
+def test_typescript_types_namespaces_and_overloads():
+    """Interfaces, enums, aliases and namespaces are symbols; interface members are not; overloads are each a symbol."""
+    text = (
+        "export interface Shape { area(): number; name: string }\n"
+        "enum Color { Red }\n"
+        "type Id = string;\n"
+        "namespace Geo { export function scale() {} }\n"
+        "function f(a: string): void;\n"
+        "function f(a: any) {}\n"
+        "declare const VERSION: string;\n"
+    )
+    assert [(s.kind, s.name, s.container) for s in _symbols("typescript", text)] == [
+        ("type", "Shape", None),
+        ("type", "Color", None),
+        ("type", "Id", None),
+        ("module", "Geo", None),
+        ("function", "scale", "Geo"),
+        ("function", "f", None),
+        ("function", "f", None),
+        ("constant", "VERSION", None),
+    ]
+
+
+def test_typescript_member_decorators_and_abstract_methods():
+    """A member's decorators start the method; abstract signatures and function fields are methods."""
+    text = "abstract class A {\n  @log\n  @trace\n  run(): void {}\n  abstract stop(): void;\n  onClick = () => 1;\n}\n"
+    assert _outline(_symbols("typescript", text)) == [
+        ("class", "A", 0, 6, None),
+        ("method", "run", 1, 3, "A"),
+        ("method", "stop", 4, 4, "A"),
+        ("method", "onClick", 5, 5, "A"),
+    ]
+
+
+def test_go_doc_comments_grouped_declarations_and_receivers():
+    """Go: doc comments start a definition, grouped specs are symbols each, a method's container is its receiver."""
+    text = (
+        "package p\n\n// Greeter greets.\n// Politely.\ntype Greeter[T any] struct {\n\tname string\n}\n\n"
+        "const (\n\tA, B = 1, 2\n\tC = 3\n)\n\nvar x = 1 // trailing\nfunc (g *Greeter[T]) Greet() {}\n"
+    )
+    assert [(s.kind, s.name, s.start_line, s.end_line, s.container) for s in _symbols("go", text)] == [
+        ("type", "Greeter", 2, 6, None),
+        ("constant", "A", 9, 9, None),
+        ("constant", "B", 9, 9, None),
+        ("constant", "C", 10, 10, None),
+        ("variable", "x", 13, 13, None),
+        ("method", "Greet", 14, 14, "Greeter"),
+    ]
+
+
+def test_comment_after_a_blank_line_is_not_a_doc():
+    """A comment separated from the definition by a blank line does not belong to it."""
+    (f,) = _symbols("go", "package p\n\n// License.\n\nfunc f() {}\n")
+    assert f.start_line == 4
+
+
+def test_rust_items_traits_impls_and_where_clauses():
+    """Rust: trait methods and impl methods name their trait or type; a `where` clause ends the signature."""
+    text = (
+        "pub trait Shape {\n    fn area(&self) -> f64;\n}\n"
+        "impl<T> Shape for Circle<T>\nwhere\n    T: Copy,\n{\n    fn area(&self) -> f64 {\n        1.0\n    }\n}\n"
+        "mod geo {\n    pub fn scale() {}\n}\n"
+        "macro_rules! square { ($x:expr) => { $x * $x } }\n"
+    )
+    symbols = _symbols("rust", text)
+    assert [(s.kind, s.name, s.container) for s in symbols] == [
+        ("type", "Shape", None),
+        ("method", "area", "Shape"),
+        ("method", "area", "Circle"),
+        ("module", "geo", None),
+        ("function", "scale", "geo"),
+        ("macro", "square", None),
+    ]
+    assert symbols[0].signature_end_line == 0
+
+
+def test_signature_ends_before_the_body():
+    """The signature is what comes before the body; a definition without a body is all signature."""
+    text = "fn long(\n    a: u8,\n) -> u8\nwhere\n    u8: Copy,\n{\n    a\n}\nconst K: [u8; 2] = [\n    1, 2,\n];\n"
+    long, k = _symbols("rust", text)
+    assert (long.signature_end_line, long.end_line) == (4, 7)
+    assert (k.signature_end_line, k.end_line) == (10, 10)
+
+
+def test_non_ascii_names_and_lines():
+    """Names with non-ASCII letters decode whole, and lines after an emoji stay right."""
+    text = 'GRÜSSE = "😀"\n\ndef grüße():\n    return "😀"\n'
+    assert [(s.kind, s.name, s.start_line) for s in _symbols("python", text)] == [
+        ("constant", "GRÜSSE", 0),
+        ("function", "grüße", 2),
+    ]
