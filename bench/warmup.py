@@ -64,7 +64,9 @@ async def one_run(url: str, ca_file: str | None) -> dict[str, Any]:
         fast["caFile"] = ca_file
     await client.initialize_async(
         types.InitializeParams(
-            capabilities=editor_capabilities(), root_uri=root.as_uri(), initialization_options={"fast": fast}
+            capabilities=editor_capabilities(),
+            root_uri=root.as_uri(),
+            initialization_options={"fast": fast, "context": {"index": False}},
         )
     )
     sent = time.perf_counter()

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import os
+import tempfile
 from collections.abc import Iterator
 from dataclasses import dataclass
 from typing import Any
@@ -12,6 +14,9 @@ import pytest
 from sparkls.devclient import start_emulator
 
 EMULATOR_KEY = "sk-test-emulator-key"
+
+# Servers started by the tests keep their workspace index here, not in ~/.cache.
+os.environ["XDG_CACHE_HOME"] = tempfile.mkdtemp(prefix="sparkls-test-cache-")
 
 
 @dataclass

@@ -98,6 +98,7 @@ class TierSettings(_Model):
 class ContextSettings(_Model):
     max_region_lines: int = Field(default=300, ge=10)
     budget_tokens: int = Field(default=2000, ge=0)  # for the snippets around the region
+    index: bool = True  # keep a workspace symbol index (definitions from other files)
     # gitignore-style patterns never sent, on top of .gitignore and the built-in list
     # (.env*, *.pem, *.key, id_rsa*, *credentials*, *.secret*).
     exclude: list[str] = []

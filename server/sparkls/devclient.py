@@ -153,6 +153,9 @@ async def start_session(
             on_message(params.message)
 
     await client.start_io(*(server_command or SERVER_COMMAND))
+    # Demo and benchmark workspaces are throwaway folders: keep no index of them in
+    # the user's cache unless asked to.
+    options = {**options, "context": {"index": False, **options.get("context", {})}}
     result = await client.initialize_async(
         types.InitializeParams(capabilities=editor_capabilities(), root_uri=root.as_uri(), initialization_options=options)
     )

@@ -23,6 +23,7 @@ from sparkls.documents.store import Document, DocumentStore
 from sparkls.edits.diff import diff_replacements
 from sparkls.edits.reply import extract_region
 from sparkls.edits.validate import check_region_parses
+from sparkls.context.definitions import Lookup
 from sparkls.context.exclusions import PathFilter
 from sparkls.context.secrets import redact
 from sparkls.errors import DocumentChanged, DocumentClosed, EditError
@@ -67,6 +68,7 @@ def prepare_edit(
     settings: Settings,
     instruction: str,
     diagnostics: list[DiagnosticInfo] | None = None,
+    lookup: Lookup | None = None,
 ) -> tuple[EditContext, Prompt]:
     """The context and prompt for an edit of `start`..`end`: what the model would get.
 
@@ -81,6 +83,7 @@ def prepare_edit(
         max_region_lines=settings.context.max_region_lines,
         budget_tokens=settings.context.budget_tokens,
         diagnostics=diagnostics,
+        lookup=lookup,
     )
     if redact(ctx.region_text)[1]:
         raise EditError(
@@ -129,6 +132,7 @@ async def run_fast_edit(
     *,
     root: Path | None = None,
     path_filter: PathFilter | None = None,
+    lookup: Lookup | None = None,
     notify: Callable[[str], None] | None = None,
 ) -> EditOutcome:
     started = time.perf_counter()
@@ -138,7 +142,7 @@ async def run_fast_edit(
     start, end = sorted((doc.offset(request.start), doc.offset(request.end)))
     ctx, prompt = prepare_edit(
         doc, start, end, path=display_path(request.uri, root), settings=settings,
-        instruction=request.instruction, diagnostics=request.diagnostics,
+        instruction=request.instruction, diagnostics=request.diagnostics, lookup=lookup,
     )
     context_done = time.perf_counter()
 

@@ -20,17 +20,19 @@ from pygls.protocol import LanguageServerProtocol, lsp_method
 from sparkls import __version__
 from sparkls.config import Settings, load_settings
 from sparkls.context.builder import file_imports
-from sparkls.context.definitions import file_symbols
+from sparkls.context.definitions import Lookup, file_symbols
 from sparkls.context.exclusions import PathFilter
 from sparkls.documents.store import DocumentStore
 from sparkls.context.prompt import FAST_INSTRUCTIONS
 from sparkls.models.session import TierSession, TierStatus
+from sparkls.workspace import WorkspaceIndex
 
 logger = logging.getLogger(__name__)
 
 STATUS_NOTIFICATION = "sparkls/status"
 STATUS_DELAY = 0.05  # seconds: status updates are coalesced, never ahead of an edit
 REPARSE_DELAY = 0.02  # seconds of quiet after a change before the tree is refreshed
+INDEX_DELAY = 1.0  # seconds of quiet after a change before the buffer is reindexed
 
 
 def _user_handler_only(method: str) -> Any:
@@ -99,6 +101,8 @@ class SparkServer(LanguageServer):
         self._initialized = False  # notifications wait for the client to be ready
         self._reparse_timers: dict[str, asyncio.TimerHandle] = {}
         self._path_filter: asyncio.Future[PathFilter] | None = None
+        self.workspace_index: WorkspaceIndex | None = None
+        self._index_timers: dict[str, asyncio.TimerHandle] = {}
         self._status_pending: dict[str, dict[str, Any]] = {}
         self._status_timer: asyncio.TimerHandle | None = None
         self._tasks: set[asyncio.Task[Any]] = set()
@@ -196,9 +200,58 @@ class SparkServer(LanguageServer):
         self._initialized = True
         self.spawn(self.fast.warm(), "warming the fast tier")
         self.spawn(self.path_filter(), "reading .gitignore files")
+        if self.root is not None and self.settings.context.index and self.workspace_index is None:
+            self.workspace_index = WorkspaceIndex(self.root)
+            self.spawn(self._build_index(self.workspace_index), "indexing the workspace")
+
+    async def _build_index(self, index: WorkspaceIndex) -> None:
+        """Index the workspace in a worker thread, with progress the editor can show."""
+        token = None
+        window = self.client_capabilities.window
+        if window and window.work_done_progress:
+            token = "sparkls-index"
+            await self.work_done_progress.create_async(token)
+            self.work_done_progress.begin(
+                token, types.WorkDoneProgressBegin(title="Spark: indexing the workspace", percentage=0)
+            )
+
+        def progress(done: int, total: int) -> None:
+            if token is not None and total:
+                self.work_done_progress.report(
+                    token, types.WorkDoneProgressReport(message=f"{done}/{total} files", percentage=done * 100 // total)
+                )
+
+        try:
+            stats = await index.build(await self.path_filter(), progress)
+        finally:
+            if token is not None:
+                self.work_done_progress.end(token, types.WorkDoneProgressEnd())
+        self.log(f"workspace index: {stats.scanned} files, {stats.parsed} parsed, {stats.symbols} symbols")
+
+    def index_lookup(self) -> Lookup | None:
+        """Definitions from other files, once the workspace index is built."""
+        index = self.workspace_index
+        return index.lookup if index is not None and index.ready else None
+
+    def schedule_index_refresh(self, uri: str, path: Path) -> None:
+        """Reindex an edited buffer once it has been quiet for INDEX_DELAY seconds."""
+        index = self.workspace_index
+        if index is None or not index.ready:
+            return
+        if (timer := self._index_timers.pop(uri, None)) is not None:
+            timer.cancel()
+
+        def run() -> None:
+            self._index_timers.pop(uri, None)
+            if self.documents.has(uri):
+                self.spawn(index.refresh_file(path, self.documents.get(uri).text), "indexing a buffer")
+
+        self._index_timers[uri] = asyncio.get_running_loop().call_later(INDEX_DELAY, run)
 
     async def close_sessions(self) -> None:
         await self.fast.close()
+        if self.workspace_index is not None:
+            self.workspace_index.close()
 
 
 def workspace_cache_key(root: Path | None) -> str | None:

@@ -82,3 +82,29 @@ def test_context_cli_refuses_excluded_files(tmp_path):
         capture_output=True, text=True,
     )
     assert proc.returncode == 1 and "does not send" in proc.stderr and proc.stdout == ""
+
+
+async def _index_ready(client) -> None:
+    """Wait for the server's log line saying the workspace index is built."""
+    import asyncio
+
+    async with asyncio.timeout(30):
+        while not any(m.message.startswith("workspace index:") for m in client.log_messages):
+            await client.wait_for_notification(types.WINDOW_LOG_MESSAGE)
+
+
+async def test_definitions_from_other_files_come_from_the_index(client, emulator, tmp_path):
+    """A function defined in another file of the workspace is sent with the region."""
+    (tmp_path / "geometry.py").write_text('def scale(x, k):\n    """Multiply x by k."""\n    return x * k\n')
+    (tmp_path / "ignored.py").write_text("def scale(x, k):\n    return 'from an ignored file'\n")
+    (tmp_path / ".gitignore").write_text("ignored.py\n")
+    code = "from geometry import scale\n\n\ndef double(v):\n    return scale(v, 2)\n"
+    path = tmp_path / "main.py"
+    path.write_text(code)
+    await start(client, emulator, tmp_path)
+    await _index_ready(client)
+    client.editor.open(path.as_uri(), code)
+    result = await client.workspace_execute_command_async(_context_params(path.as_uri(), 4))
+    assert {"path": "geometry.py", "start_line": 1, "end_line": 3, "kind": "definition"} in result["snippets"]
+    assert "Multiply x by k." in result["prompt"]["input"]
+    assert "from an ignored file" not in result["prompt"]["input"]

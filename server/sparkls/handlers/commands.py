@@ -93,6 +93,7 @@ async def compute_edit(ls: SparkServer, request: EditRequest) -> EditOutcome:
         request,
         root=ls.root,
         path_filter=await ls.path_filter(),
+        lookup=ls.index_lookup(),
         notify=lambda message: ls.notify_user(message, types.MessageType.Warning),
     )
 

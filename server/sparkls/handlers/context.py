@@ -59,7 +59,7 @@ def register(server: SparkServer) -> None:
             start, end = sorted((doc.offset(request.start), doc.offset(request.end)))
             ctx, prompt = prepare_edit(
                 doc, start, end, path=display_path(request.uri, ls.root), settings=ls.settings,
-                instruction=request.instruction, diagnostics=request.diagnostics,
+                instruction=request.instruction, diagnostics=request.diagnostics, lookup=ls.index_lookup(),
             )
         except Exception as exc:  # shown to the user; the server stays up
             return failure(ls, exc)

@@ -2,7 +2,10 @@
 
 from __future__ import annotations
 
+from pathlib import Path
+
 from lsprotocol import types
+from pygls.uris import to_fs_path
 
 from sparkls.documents.store import TextChange
 from sparkls.handlers.convert import position
@@ -13,6 +16,11 @@ def _change(event: types.TextDocumentContentChangeEvent) -> TextChange:
     if isinstance(event, types.TextDocumentContentChangePartial):
         return TextChange(event.text, (position(event.range.start), position(event.range.end)))
     return TextChange(event.text)
+
+
+def _path(uri: str) -> Path | None:
+    fs_path = to_fs_path(uri)
+    return Path(fs_path) if fs_path else None
 
 
 def register(server: SparkServer) -> None:
@@ -29,6 +37,28 @@ def register(server: SparkServer) -> None:
             return
         ls.documents.change(uri, [_change(c) for c in params.content_changes], params.text_document.version)
         ls.schedule_reparse(uri)
+        if (path := _path(uri)) is not None:
+            ls.schedule_index_refresh(uri, path)
+
+    @server.feature(types.TEXT_DOCUMENT_DID_SAVE)
+    def did_save(ls: SparkServer, params: types.DidSaveTextDocumentParams) -> None:
+        path = _path(params.text_document.uri)
+        if ls.workspace_index is not None and ls.workspace_index.ready and path is not None:
+            ls.spawn(ls.workspace_index.refresh_file(path), "indexing a saved file")
+
+    @server.feature(types.WORKSPACE_DID_CHANGE_WATCHED_FILES)
+    def did_change_watched_files(ls: SparkServer, params: types.DidChangeWatchedFilesParams) -> None:
+        index = ls.workspace_index
+        if index is None or not index.ready:
+            return
+        for change in params.changes:
+            path = _path(change.uri)
+            if path is None:
+                continue
+            if change.type == types.FileChangeType.Deleted:
+                ls.spawn(index.remove_file(path), "unindexing a deleted file")
+            else:
+                ls.spawn(index.refresh_file(path), "indexing a changed file")
 
     @server.feature(types.TEXT_DOCUMENT_DID_CLOSE)
     def did_close(ls: SparkServer, params: types.DidCloseTextDocumentParams) -> None:
