@@ -228,6 +228,12 @@ class SparkServer(LanguageServer):
                 self.work_done_progress.end(token, types.WorkDoneProgressEnd())
         self.log(f"workspace index: {stats.scanned} files, {stats.parsed} parsed, {stats.symbols} symbols")
 
+    def rules_changed(self) -> None:
+        """A .gitignore changed: rebuild the path filter, then bring the index in line."""
+        self._path_filter = None
+        if self.workspace_index is not None:
+            self.spawn(self._build_index(self.workspace_index), "reindexing the workspace")
+
     def index_lookup(self) -> Lookup | None:
         """Definitions from other files, once the workspace index is built."""
         index = self.workspace_index

@@ -39,6 +39,7 @@ class Editor:
         self.encoding = "utf-16"
         self.applied: list[types.WorkspaceEdit] = []
         self.statuses: list[dict] = []  # `sparkls/status` notifications, in order
+        self.registrations: list[types.Registration] = []  # client/registerCapability
 
     def open(self, uri: str, text: str, language_id: str = "python") -> None:
         self.buffers[uri] = Buffer(text, 1)
@@ -133,6 +134,10 @@ def make_editor_client() -> LanguageClient:
     client.editor = Editor(client)
     _CONVERTER = client.protocol._converter
     _CONVERTER.register_structure_hook(Union[types.Command, types.CodeAction], _command_or_code_action)
+
+    @client.feature(types.CLIENT_REGISTER_CAPABILITY)
+    def register_capability(params: types.RegistrationParams) -> None:
+        client.editor.registrations.extend(params.registrations)
 
     @client.feature("sparkls/status")
     def status(params: Any) -> None:

@@ -108,3 +108,28 @@ async def test_definitions_from_other_files_come_from_the_index(client, emulator
     assert {"path": "geometry.py", "start_line": 1, "end_line": 3, "kind": "definition"} in result["snippets"]
     assert "Multiply x by k." in result["prompt"]["input"]
     assert "from an ignored file" not in result["prompt"]["input"]
+
+
+async def test_watched_file_changes_update_the_index(client, emulator, tmp_path):
+    """A file created outside the editor is indexed once the client reports it."""
+    import asyncio
+
+    code = "def double(v):\n    return triple(v) - v\n"
+    path = tmp_path / "main.py"
+    path.write_text(code)
+    await start(client, emulator, tmp_path)
+    await _index_ready(client)
+    (watch,) = client.editor.registrations
+    assert watch.method == types.WORKSPACE_DID_CHANGE_WATCHED_FILES
+    client.editor.open(path.as_uri(), code)
+    created = tmp_path / "more.py"
+    created.write_text("def triple(x):\n    return 3 * x\n")
+    client.workspace_did_change_watched_files(
+        types.DidChangeWatchedFilesParams(changes=[types.FileEvent(uri=created.as_uri(), type=types.FileChangeType.Created)])
+    )
+    async with asyncio.timeout(30):
+        while True:  # the reindex runs in a worker thread: ask until it has landed
+            result = await client.workspace_execute_command_async(_context_params(path.as_uri(), 1))
+            if any(s["path"] == "more.py" for s in result["snippets"]):
+                break
+            await asyncio.sleep(0.05)

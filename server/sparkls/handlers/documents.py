@@ -48,6 +48,9 @@ def register(server: SparkServer) -> None:
 
     @server.feature(types.WORKSPACE_DID_CHANGE_WATCHED_FILES)
     def did_change_watched_files(ls: SparkServer, params: types.DidChangeWatchedFilesParams) -> None:
+        if any(c.uri.endswith("/.gitignore") for c in params.changes):
+            ls.rules_changed()  # what may be sent changed: refilter and reindex
+            return
         index = ls.workspace_index
         if index is None or not index.ready:
             return

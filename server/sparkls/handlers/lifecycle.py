@@ -32,6 +32,26 @@ def _show_problems(ls: SparkServer, problems: list[str]) -> None:
         ls.notify_user("invalid settings: " + "; ".join(problems), types.MessageType.Warning)
 
 
+WATCHED_GLOBS = ["**/*.{py,pyi,js,jsx,mjs,cjs,ts,tsx,mts,cts,go,rs}", "**/.gitignore"]
+WATCH_REGISTRATION = types.RegistrationParams(
+    registrations=[
+        types.Registration(
+            id="sparkls-watched-files",
+            method=types.WORKSPACE_DID_CHANGE_WATCHED_FILES,
+            register_options=types.DidChangeWatchedFilesRegistrationOptions(
+                watchers=[types.FileSystemWatcher(glob_pattern=glob) for glob in WATCHED_GLOBS]
+            ),
+        )
+    ]
+)
+
+
+def _supports_watch_registration(ls: SparkServer) -> bool:
+    workspace = ls.client_capabilities.workspace
+    watched = workspace.did_change_watched_files if workspace else None
+    return bool(watched and watched.dynamic_registration)
+
+
 def _supports_configuration(ls: SparkServer) -> bool:
     workspace = ls.client_capabilities.workspace
     return bool(workspace and workspace.configuration)
@@ -66,6 +86,11 @@ def register(server: SparkServer) -> None:
         # Warm now with what we know; a pulled configuration that changes the fast tier
         # replaces the session, and the new one warms itself.
         ls.warm_up()
+        if _supports_watch_registration(ls):
+            try:
+                await ls.client_register_capability_async(WATCH_REGISTRATION)
+            except Exception as exc:  # the index still follows saves and edits
+                ls.log(f"watching files failed: {exc}", types.MessageType.Warning)
         if _supports_configuration(ls):
             try:
                 await _pull_configuration(ls)
