@@ -287,7 +287,7 @@ def summary(rows: list[dict[str, Any]]) -> dict[str, Any]:
 
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    parser.add_argument("--max-functions", type=int, default=150, help="sample per package")
+    parser.add_argument("--max-functions", type=int, default=300, help="sample per package")
     parser.add_argument("--seed", type=int, default=0)
     parser.add_argument("--json", type=Path)
     args = parser.parse_args()
