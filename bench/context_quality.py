@@ -42,7 +42,7 @@ import statistics
 import sys
 import tempfile
 import time
-from collections import Counter, defaultdict
+from collections import Counter
 from pathlib import Path
 from typing import Any
 
@@ -152,7 +152,7 @@ def measure_package(name: str, root: Path, max_functions: int, seed: int, scratc
     src = root / "src"
     project = jedi.Project(root, added_sys_path=[str(src)] if src.is_dir() else [])
     counts = Counts(root)
-    instructions_est = None
+
     rows: list[dict[str, Any]] = []
     misses: Counter[str] = Counter()
     miss_types: Counter[str] = Counter()
@@ -336,7 +336,7 @@ def main() -> int:
         for example in pkg["miss_examples"][:3]:
             print(f"  e.g. {pkg['package']}: {example}")
     build = [p["build_p50_ms"] for p in packages if p["build_p50_ms"] is not None]
-    print(f"context build + render p50 per package: " + ", ".join(f"{b:.2f}" for b in build) + " ms")
+    print("context build + render p50 per package: " + ", ".join(f"{b:.2f}" for b in build) + " ms")
     print(f"time: {elapsed:.0f} s in all; index builds {sum(p['index_s'] for p in packages):.1f} s; "
           f"jedi {sum(p['jedi_s'] for p in packages):.0f} s")
     if args.json:
