@@ -1,6 +1,8 @@
 """Tree-sitter queries, kept as `.scm` files in `sparkls/queries/<grammar>/`.
 
-Each query is compiled once per process and reused for every document.
+Each query is compiled once per process and reused for every document. A query file
+whose first line is `; inherits: <folder>` starts with that folder's query of the
+same name (TypeScript's imports are JavaScript's plus its own).
 """
 
 from __future__ import annotations
@@ -20,10 +22,25 @@ def query(language_id: str, name: str) -> Query | None:
     folder = query_folder(language_id)
     if lang is None or folder is None:
         return None
-    source = resources.files("sparkls") / "queries" / folder / f"{name}.scm"
-    if not source.is_file():
+    text = _source(folder, name)
+    return Query(lang, text) if text is not None else None
+
+
+def _source(folder: str, name: str) -> str | None:
+    path = resources.files("sparkls") / "queries" / folder / f"{name}.scm"
+    if not path.is_file():
         return None
-    return Query(lang, source.read_text(encoding="utf-8"))
+    text = path.read_text(encoding="utf-8")
+    first = text.split("\n", 1)[0]
+    if first.startswith(INHERITS):
+        parent = _source(first[len(INHERITS) :].strip(), name)
+        if parent is None:
+            raise ValueError(f"{folder}/{name}.scm inherits a query that does not exist: {first}")
+        text = parent + "\n" + text
+    return text
+
+
+INHERITS = "; inherits:"
 
 
 def captures(

@@ -1,23 +1,5 @@
-; Shared by the TypeScript and TSX grammars (see documents/languages.py).
-; ES imports and CommonJS `require(...)` declarations. Only the program's own
-; statements are looked at (import_depth in documents/languages.py), so a `require`
-; inside a function is not an import of the file.
-(import_statement) @import
-
-(lexical_declaration
-  (variable_declarator
-    value: (call_expression
-      function: (identifier) @_require
-      (#eq? @_require "require")))) @import
-(variable_declaration
-  (variable_declarator
-    value: (call_expression
-      function: (identifier) @_require
-      (#eq? @_require "require")))) @import
-; `require("./side-effect");`
-(expression_statement
-  (call_expression
-    function: (identifier) @_require
-    (#eq? @_require "require"))) @import
+; inherits: javascript
+; Shared by the TypeScript and TSX grammars (see documents/languages.py): JavaScript's
+; imports (ES `import`, CommonJS `require(...)`), plus TypeScript's own below.
 ; `import fs = require("fs")` is an import_statement; `import A = B.C` is an alias.
 (import_alias) @import
