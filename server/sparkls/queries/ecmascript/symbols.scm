@@ -1,0 +1,42 @@
+; Symbol patterns shared by the JavaScript and TypeScript/TSX grammars (same node
+; types in both); the capture names are explained in each grammar's symbols.scm,
+; which inherits these and adds its own.
+(function_declaration name: (identifier) @name body: (_) @body) @symbol.function
+(generator_function_declaration name: (identifier) @name body: (_) @body) @symbol.function
+(method_definition
+  name: [(property_identifier) (private_property_identifier)] @name
+  body: (_) @body) @symbol.function
+; `const f = () => {}`, `var g = function () {}`, `let C = class {}`. One pattern per
+; kind of value: an alternation inside a nested child pattern can match any value
+; (seen with tree-sitter 0.26.1).
+(lexical_declaration (variable_declarator name: (identifier) @name value: (arrow_function body: (_) @body))) @symbol.function
+(lexical_declaration (variable_declarator name: (identifier) @name value: (function_expression body: (_) @body))) @symbol.function
+(lexical_declaration (variable_declarator name: (identifier) @name value: (generator_function body: (_) @body))) @symbol.function
+(lexical_declaration (variable_declarator name: (identifier) @name value: (class body: (_) @body))) @symbol.class
+(variable_declaration (variable_declarator name: (identifier) @name value: (arrow_function body: (_) @body))) @symbol.function
+(variable_declaration (variable_declarator name: (identifier) @name value: (function_expression body: (_) @body))) @symbol.function
+(variable_declaration (variable_declarator name: (identifier) @name value: (generator_function body: (_) @body))) @symbol.function
+(variable_declaration (variable_declarator name: (identifier) @name value: (class body: (_) @body))) @symbol.class
+; any other value: `const MAX = 10`, `let count;`
+(lexical_declaration (variable_declarator name: (identifier) @name)) @symbol.variable
+(variable_declaration (variable_declarator name: (identifier) @name)) @symbol.variable
+; `const path = require("node:path")` binds a module, not a definition
+(lexical_declaration
+  (variable_declarator
+    name: (identifier) @name
+    value: (call_expression function: (identifier) @_require (#eq? @_require "require")))) @symbol.import
+(variable_declaration
+  (variable_declarator
+    name: (identifier) @name
+    value: (call_expression function: (identifier) @_require (#eq? @_require "require")))) @symbol.import
+; `exports.f = () => {}`, `module.exports.f = function () {}`, `Foo.prototype.g = ...`
+(expression_statement
+  (assignment_expression
+    left: (member_expression property: (property_identifier) @name)
+    right: (arrow_function body: (_) @body))) @symbol.function
+(expression_statement
+  (assignment_expression
+    left: (member_expression property: (property_identifier) @name)
+    right: (function_expression body: (_) @body))) @symbol.function
+(export_statement declaration: (_) @wrapped) @wrapper
+(comment) @prefix
