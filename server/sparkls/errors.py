@@ -21,7 +21,14 @@
         ├── InvalidEdit           the new text does not parse where the old did
         ├── DocumentClosed        the document was closed while the model answered
         ├── DocumentChanged       the document changed in a way the edit cannot follow
-        └── EditRejected          the editor refused `workspace/applyEdit`
+        ├── EditRejected          the editor refused `workspace/applyEdit`
+        └── DeepEditError         a deep-tier reply could not become a safe multi-file edit
+            ├── MalformedBlocks   the SEARCH/REPLACE blocks are broken or missing (names the block)
+            ├── PathRefused       a path outside the workspace: absolute, `..`, a symlink out
+            ├── SearchNotFound    a SEARCH part matches nothing in its file (or the file is missing)
+            ├── SearchAmbiguous   a SEARCH part matches several places; never guessed
+            ├── FileAlreadyExists an empty SEARCH (create) names a file that has content
+            └── MalformedPlan     the deep tier's plan (plan, then delegate) could not be read
 
 Foreign exceptions (websockets, httpx, OSError) are translated where they are met,
 in `models/`, with ``raise ... from exc``; nothing above `models/` sees them.
@@ -119,3 +126,38 @@ class DocumentChanged(EditError):
 
 class EditRejected(EditError):
     code = "edit_rejected"
+
+
+class DeepEditError(EditError):
+    """A deep-tier failure; `block` is the 1-based block (or plan step) it concerns, if any."""
+
+    code = "deep_edit_failed"
+
+    def __init__(self, message: str, *, path: str | None = None, block: int | None = None) -> None:
+        super().__init__(message)
+        self.path = path
+        self.block = block
+
+
+class MalformedBlocks(DeepEditError):
+    code = "malformed_blocks"
+
+
+class PathRefused(DeepEditError):
+    code = "path_refused"
+
+
+class SearchNotFound(DeepEditError):
+    code = "search_not_found"
+
+
+class SearchAmbiguous(DeepEditError):
+    code = "search_ambiguous"
+
+
+class FileAlreadyExists(DeepEditError):
+    code = "file_exists"
+
+
+class MalformedPlan(DeepEditError):
+    code = "malformed_plan"

@@ -1,0 +1,242 @@
+"""Read SEARCH/REPLACE blocks out of a deep-tier reply (docs/deep-tier.md). Pure.
+
+A block is a path line, then ``<<<<<<< SEARCH``, the old lines, ``=======``, the new
+lines, ``>>>>>>> REPLACE``. The scanner tolerates what real models write around that:
+the path in backticks, bold, or after ``File:`` / ``###``; blocks inside code fences;
+a block that follows another without repeating the path; CRLF line breaks. Anything
+it cannot read unambiguously raises `MalformedBlocks` naming the block.
+
+This module does not know about the workspace (see paths.py) or file texts (apply.py).
+`BlockStream` reads a reply as it streams and hands out each block once it is closed.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+
+from sparkls.errors import MalformedBlocks
+
+SEARCH_MARKER = "<<<<<<< SEARCH"
+DIVIDER = "======="
+REPLACE_MARKER = ">>>>>>> REPLACE"
+
+# Markers start at column 0; 5-9 marker characters, as models miscount them.
+_SEARCH = re.compile(r"^<{5,9} ?SEARCH[ \t]*$")
+_DIVIDER = re.compile(r"^={5,9}[ \t]*$")
+_REPLACE = re.compile(r"^>{5,9} ?REPLACE[ \t]*$")
+_FENCE = re.compile(r"^[ \t]*(?:`{3,}|~{3,})[^`]*$")
+_LABEL = re.compile(r"^(?:file(?:name)?|path)\s*:\s*", re.IGNORECASE)
+_QUOTES = ("`", '"', "'")
+
+
+@dataclass(frozen=True, slots=True)
+class SearchReplaceBlock:
+    """One change to one file. Lines carry no line breaks; an empty `search` creates."""
+
+    path: str
+    search: tuple[str, ...]
+    replace: tuple[str, ...]
+    number: int  # 1-based position of the block in the reply
+    line: int  # 1-based line of its SEARCH marker in the reply
+
+    @property
+    def creates_file(self) -> bool:
+        return not self.search
+
+    @property
+    def first_search_line(self) -> str:
+        """The first non-blank SEARCH line, stripped, for messages."""
+        return next((s.strip() for s in self.search if s.strip()), "")
+
+
+def clean_path_line(line: str) -> str | None:
+    """The path a path line names, or None when the line is prose, not a path.
+
+    Strips surrounding whitespace, leading ``#`` (headings), a ``File:``/``Path:``
+    label, ``**bold**``, one pair of backticks or quotes, and a trailing colon. A path
+    with a space is accepted only when it was quoted.
+    """
+    text = line.strip().lstrip("#").strip()
+    text = _LABEL.sub("", text)
+    for _ in range(2):  # "**`a.py`**:" and "`a.py`:" both peel in two rounds
+        text = text.strip().removesuffix(":").strip()
+        if len(text) > 4 and text.startswith("**") and text.endswith("**"):
+            text = text[2:-2].strip()
+        text = _LABEL.sub("", text)
+    quoted = len(text) >= 2 and text[0] in _QUOTES and text[-1] == text[0]
+    if quoted:
+        text = text[1:-1].strip()
+    if not text or (not quoted and any(ch.isspace() for ch in text)):
+        return None
+    if any(ch in text for ch in "`<>|*\0"):
+        return None
+    return text
+
+
+def _preview(text: str) -> str:
+    return " ".join(text.split())[:80]
+
+
+class _Scanner:
+    """A line-at-a-time state machine: outside a block, in its SEARCH, in its REPLACE."""
+
+    def __init__(self) -> None:
+        self.blocks: list[SearchReplaceBlock] = []
+        self.lineno = 0
+        self.state = "outside"
+        self.since_last_block: list[str] = []  # lines outside blocks, for the path line
+        self.last_path: str | None = None
+        self.path = ""
+        self.start_line = 0
+        self.search: list[str] = []
+        self.replace: list[str] = []
+
+    @property
+    def number(self) -> int:
+        return len(self.blocks) + 1
+
+    def feed_line(self, line: str) -> SearchReplaceBlock | None:
+        self.lineno += 1
+        line = line.removesuffix("\r")
+        if self.state == "outside":
+            if _SEARCH.match(line):
+                self._open()
+            elif _REPLACE.match(line):
+                raise MalformedBlocks(
+                    f"Block {self.number} of the deep tier's reply has a `{REPLACE_MARKER}` line "
+                    f"(line {self.lineno}) with no `{SEARCH_MARKER}` before it; nothing was changed.",
+                    block=self.number,
+                )
+            else:
+                self.since_last_block.append(line)
+            return None
+        if self.state == "search":
+            if _DIVIDER.match(line):
+                self.state = "replace"
+            elif _SEARCH.match(line) or _REPLACE.match(line):
+                raise self._unclosed(f"`{DIVIDER}`")
+            else:
+                self.search.append(line)
+            return None
+        if _REPLACE.match(line):
+            return self._close()
+        if _SEARCH.match(line):
+            raise self._unclosed(f"`{REPLACE_MARKER}`")
+        self.replace.append(line)
+        return None
+
+    def finish(self) -> list[SearchReplaceBlock]:
+        if self.state != "outside":
+            raise self._unclosed(f"`{DIVIDER}`" if self.state == "search" else f"`{REPLACE_MARKER}`")
+        return self.blocks
+
+    def _open(self) -> None:
+        candidate = None
+        for previous in reversed(self.since_last_block):
+            if previous.strip() and not _FENCE.match(previous):
+                candidate = previous
+                break
+        if candidate is None:
+            if self.last_path is None:
+                raise MalformedBlocks(
+                    f"Block {self.number} of the deep tier's reply (line {self.lineno}) has no "
+                    "file path line before it; nothing was changed.",
+                    block=self.number,
+                )
+            path = self.last_path  # a block right after another edits the same file
+        else:
+            cleaned = clean_path_line(candidate)
+            if cleaned is None:
+                raise MalformedBlocks(
+                    f"Block {self.number} of the deep tier's reply (line {self.lineno}) is not "
+                    f"preceded by a file path: the line before it is {_preview(candidate)!r}; "
+                    "nothing was changed.",
+                    block=self.number,
+                )
+            path = cleaned
+        self.state, self.path, self.start_line = "search", path, self.lineno
+        self.search, self.replace = [], []
+
+    def _close(self) -> SearchReplaceBlock:
+        # A SEARCH part of blank lines only has nothing to find: it means "create".
+        search = tuple(self.search) if any(s.strip() for s in self.search) else ()
+        block = SearchReplaceBlock(self.path, search, tuple(self.replace), self.number, self.start_line)
+        self.blocks.append(block)
+        self.last_path, self.state, self.since_last_block = self.path, "outside", []
+        return block
+
+    def _unclosed(self, missing: str) -> MalformedBlocks:
+        return MalformedBlocks(
+            f"Block {self.number} of the deep tier's reply ({self.path}, line {self.start_line}) "
+            f"is missing its {missing} line; nothing was changed.",
+            path=self.path,
+            block=self.number,
+        )
+
+
+def parse_blocks(reply: str) -> list[SearchReplaceBlock]:
+    """Every SEARCH/REPLACE block of a complete reply, in order.
+
+    Raises MalformedBlocks for a broken block, or when the reply holds no block at all.
+    """
+    scanner = _Scanner()
+    for line in reply.split("\n"):
+        scanner.feed_line(line)
+    blocks = scanner.finish()
+    if not blocks:
+        preview = _preview(reply)
+        raise MalformedBlocks(
+            "The deep tier's reply held no SEARCH/REPLACE blocks, so nothing was changed"
+            + (f" (it began: {preview!r})." if preview else " (the reply was empty).")
+        )
+    return blocks
+
+
+class BlockStream:
+    """Blocks of a reply that is still streaming: `feed` returns the newly closed ones.
+
+    Only complete lines are scanned, so the cost is linear in the reply. `finish()`
+    checks the end of the reply and returns every block, like `parse_blocks`.
+    """
+
+    def __init__(self) -> None:
+        self._scanner = _Scanner()
+        self._pending = ""
+
+    def feed(self, delta: str) -> list[SearchReplaceBlock]:
+        text = self._pending + delta
+        *lines, self._pending = text.split("\n")
+        closed = []
+        for line in lines:
+            block = self._scanner.feed_line(line)
+            if block is not None:
+                closed.append(block)
+        return closed
+
+    @property
+    def blocks(self) -> list[SearchReplaceBlock]:
+        return list(self._scanner.blocks)
+
+    def finish(self) -> list[SearchReplaceBlock]:
+        if self._pending:
+            self._scanner.feed_line(self._pending)
+            self._pending = ""
+        blocks = self._scanner.finish()
+        if not blocks:
+            raise MalformedBlocks("The deep tier's reply held no SEARCH/REPLACE blocks, so nothing was changed.")
+        return blocks
+
+
+def format_block(path: str, search: str, replace: str) -> str:
+    """One block in the reply format (for scripted replies, the emulator and tests).
+
+    `search` and `replace` are texts whose lines become the block's parts; an empty
+    `search` makes a block that creates `path`.
+    """
+    parts = [path, SEARCH_MARKER]
+    parts.extend(search.splitlines())
+    parts.append(DIVIDER)
+    parts.extend(replace.splitlines())
+    parts.append(REPLACE_MARKER)
+    return "\n".join(parts) + "\n"
