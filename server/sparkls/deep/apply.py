@@ -31,6 +31,7 @@ from sparkls.errors import FileAlreadyExists, SearchAmbiguous, SearchNotFound
 
 _LINE_BREAK_KEPT = re.compile(r"(\r\n|\r|\n)")
 NEW_FILE_LINE_BREAK = "\n"
+_BLANKS = " \t"  # the whitespace the tolerant passes ignore
 
 
 @dataclass(frozen=True, slots=True)
@@ -86,7 +87,7 @@ class _Lines:
 
 
 def _indent(line: str) -> str:
-    return line[: len(line) - len(line.lstrip())]
+    return line[: len(line) - len(line.lstrip(_BLANKS))]
 
 
 def _matches_by_key(lines: list[str], search: Sequence[str], key: Callable[[str], str]) -> list[int]:
@@ -100,7 +101,7 @@ def _uniform_indent(file_lines: Sequence[str], search: Sequence[str]) -> tuple[s
     """(added, removed): the one prefix the file's lines have more (or less) than SEARCH's."""
     seen: tuple[str, str] | None = None
     for have, want in zip(file_lines, search, strict=True):
-        if not want.strip():
+        if not want.strip(_BLANKS):
             continue
         have_indent, want_indent = _indent(have), _indent(want)
         if have_indent.endswith(want_indent):
@@ -118,24 +119,25 @@ def _uniform_indent(file_lines: Sequence[str], search: Sequence[str]) -> tuple[s
 
 def find_search(lines: list[str], search: Sequence[str]) -> list[Match]:
     """The places `search` matches in `lines`, from the first pass that finds any."""
-    exact = _matches_by_key(lines, search, lambda s: s)
+    n, first, wanted = len(search), search[0], list(search)
+    exact = [i for i, line in enumerate(lines) if line == first and lines[i : i + n] == wanted]
     if exact:
-        return [Match(i, i + len(search), "exact") for i in exact]
-    trailing = _matches_by_key(lines, search, lambda s: s.rstrip())
+        return [Match(i, i + n, "exact") for i in exact]
+    trailing = _matches_by_key(lines, search, lambda s: s.rstrip(_BLANKS))
     if trailing:
-        return [Match(i, i + len(search), "trailing whitespace") for i in trailing]
+        return [Match(i, i + n, "trailing whitespace") for i in trailing]
     found = []
-    for i in _matches_by_key(lines, search, lambda s: s.strip()):
-        delta = _uniform_indent(lines[i : i + len(search)], search)
+    for i in _matches_by_key(lines, search, lambda s: s.strip(_BLANKS)):
+        delta = _uniform_indent(lines[i : i + n], search)
         if delta is not None:
-            found.append(Match(i, i + len(search), "indentation", *delta))
+            found.append(Match(i, i + n, "indentation", *delta))
     return found
 
 
 def _reindent(replace: Sequence[str], match: Match) -> list[str]:
     out = []
     for line in replace:
-        if not line.strip():
+        if not line.strip(_BLANKS):
             out.append(line)
         elif match.indent_added:
             out.append(match.indent_added + line)
