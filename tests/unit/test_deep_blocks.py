@@ -187,3 +187,8 @@ def test_format_block_round_trips():
     """format_block writes what parse_blocks reads back."""
     [block] = parse_blocks(format_block("a.py", "x = 1\n", "x = 2\ny = 3\n"))
     assert (block.path, block.search, block.replace) == ("a.py", ("x = 1",), ("x = 2", "y = 3"))
+
+
+def test_new_file_note_after_the_path_is_dropped():
+    """'path (new file)' names the path; the note is not part of it."""
+    assert clean_path_line("`src/units.py` (new file):") == "src/units.py"

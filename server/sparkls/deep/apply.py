@@ -6,9 +6,10 @@ first pass that finds anything decides (docs/deep-tier.md):
 
 1. exact: the lines are equal;
 2. trailing whitespace: the lines are equal once trailing spaces and tabs are dropped;
-3. indentation: as 2, and the file's lines are all indented by the same extra prefix
-   than the SEARCH lines (or all by the same prefix less); the REPLACE lines are then
-   re-indented by that same difference. Blank lines match blank lines.
+3. indentation: the lines are equal once leading and trailing spaces and tabs are
+   dropped, and every non-blank file line has one and the same extra indentation
+   prefix over its SEARCH line (or all the same prefix less); the REPLACE lines are
+   then re-indented by that difference. Blank lines match blank lines.
 
 A pass that finds several places raises `SearchAmbiguous`; no pass finding anything
 raises `SearchNotFound`. Nothing is guessed. An empty SEARCH creates the file (or

@@ -27,6 +27,7 @@ _DIVIDER = re.compile(r"^={5,9}[ \t]*$")
 _REPLACE = re.compile(r"^>{5,9} ?REPLACE[ \t]*$")
 _FENCE = re.compile(r"^[ \t]*(?:`{3,}|~{3,})[^`]*$")
 _LABEL = re.compile(r"^(?:file(?:name)?|path)\s*:\s*", re.IGNORECASE)
+_NEW_FILE_NOTE = re.compile(r"\s+\(new(?: file)?\)\s*:?\s*$", re.IGNORECASE)
 _QUOTES = ("`", '"', "'")
 
 
@@ -54,11 +55,11 @@ def clean_path_line(line: str) -> str | None:
     """The path a path line names, or None when the line is prose, not a path.
 
     Strips surrounding whitespace, leading ``#`` (headings), a ``File:``/``Path:``
-    label, ``**bold**``, one pair of backticks or quotes, and a trailing colon. A path
-    with a space is accepted only when it was quoted.
+    label, a ``(new)`` or ``(new file)`` note, ``**bold**``, one pair of backticks or
+    quotes, and a trailing colon. A path with a space is accepted only when quoted.
     """
     text = line.strip().lstrip("#").strip()
-    text = _LABEL.sub("", text)
+    text = _NEW_FILE_NOTE.sub("", _LABEL.sub("", text))
     for _ in range(2):  # "**`a.py`**:" and "`a.py`:" both peel in two rounds
         text = text.strip().removesuffix(":").strip()
         if len(text) > 4 and text.startswith("**") and text.endswith("**"):
