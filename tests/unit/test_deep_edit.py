@@ -1,13 +1,18 @@
 """The applied deep-tier result as one WorkspaceEdit: versioned, on disk, created."""
 
+from pathlib import Path
+
+import pytest
 from lsprotocol import types
 
 from sparkls.deep.apply import FileChange, apply_blocks
-from sparkls.deep.blocks import parse_blocks
+from sparkls.deep.blocks import format_block, parse_blocks
 from sparkls.deep.edit import FileCreate, FileSource, build_workspace_edit, text_changes
 from sparkls.deep.lsp import client_edit_support, lsp_workspace_edit, unsupported_reason
+from sparkls.deep.pipeline import FileState, edit_from_reply
 from sparkls.documents.positions import LineIndex, Position
 from sparkls.edits.diff import apply_replacements, Replacement
+from sparkls.errors import PathRefused, SearchAmbiguous
 
 OPEN = FileSource("file:///ws/open.py", 7)
 DISK = FileSource("file:///ws/disk.py", None)
@@ -142,3 +147,52 @@ def test_full_client_support_is_read_from_capabilities():
         True,
     )
     assert unsupported_reason(build_workspace_edit([FileChange("new.py", None, "n\n", (1,))], SOURCES), support) is None
+
+
+def _workspace(tmp_path):
+    root = tmp_path / "ws"
+    root.mkdir()
+    (root / "a.py").write_text("def area(r):\n    return r * r\n")
+    (root / "b.py").write_text("from a import area\nprint(area(2))\n")
+    return root
+
+
+def _read(open_docs):
+    def read_file(path):
+        if path.uri in open_docs:
+            return FileState(*open_docs[path.uri])
+        # Bytes decoded as is: text mode would turn CRLF into LF and shift positions.
+        return FileState(Path(path.absolute).read_bytes().decode() if path.exists else None)
+
+    return read_file
+
+
+def test_reply_to_edit_across_open_disk_and_new_files(tmp_path):
+    """A rename across two files plus a new file becomes one edit: versioned, on disk, created."""
+    root = _workspace(tmp_path)
+    open_docs = {(root / "a.py").as_uri(): ("def area(r):\n    return r * r\n", 4)}
+    reply = (
+        format_block("a.py", "def area(r):", "def square(r):")
+        + format_block("`./b.py`", "from a import area\nprint(area(2))", "from a import square\nprint(square(2))")
+        + format_block("c.py", "", "X = 1")
+    )
+    edit = edit_from_reply(reply, [str(root)], _read(open_docs))
+    assert [f.path for f in edit.files] == ["a.py", "b.py", "c.py"]
+    assert [getattr(op, "version", "create") for op in edit.operations] == [4, None, "create", None]
+
+
+def test_refused_path_in_reply_produces_no_edit(tmp_path):
+    """A reply naming ../outside.py raises before any edit exists, naming the block."""
+    root = _workspace(tmp_path)
+    reply = format_block("a.py", "def area(r):", "def square(r):") + format_block("../outside.py", "", "x")
+    with pytest.raises(PathRefused, match="Block 2"):
+        edit_from_reply(reply, [str(root)], _read({}))
+
+
+def test_ambiguous_search_in_reply_produces_no_edit(tmp_path):
+    """An ambiguous SEARCH in the second file stops the whole task."""
+    root = _workspace(tmp_path)
+    (root / "b.py").write_text("x = 1\nx = 1\n")
+    reply = format_block("a.py", "def area(r):", "def square(r):") + format_block("b.py", "x = 1", "x = 2")
+    with pytest.raises(SearchAmbiguous, match="block 2"):
+        edit_from_reply(reply, [str(root)], _read({}))
