@@ -1,0 +1,80 @@
+"""The Neovim flow: headless Neovim, the documented 0.7 set-up, real sparkls, the emulator.
+
+`run_flow` writes a small workspace (a Python file and a `.sparkls.toml` pointing the
+fast tier at the emulator), extracts the set-up and commands blocks from
+docs/editors/neovim.md, and runs `nvim_flow.lua` in headless Neovim. Shared by
+tests/editors/test_neovim.py and bench/editors.py.
+"""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+from tests.editors.docs import block
+from tests.editors.driver import EditorRun, editor_env, run_editor
+
+HERE = Path(__file__).resolve().parent
+SETUP_HEADING = "Neovim 0.7"  # Debian's neovim package is 0.7.2
+COMMANDS_HEADING = "Commands (all versions)"
+
+SAMPLE = '''import math
+
+
+def area(radius):
+    """Area of a circle."""
+    return math.pi * raduis ** 2
+
+
+def label(name):
+    return "😀 名前: " + nme
+'''
+
+# What the user does: a quick fix for a linter's diagnostic, a charwise selection on
+# the line with an emoji and CJK text, then a linewise selection of a whole function.
+FLOW = {
+    "quickfix": {
+        "diagnostic": {
+            "line": 5, "col": 21, "end_col": 27, "source": "pyflakes",
+            "message": "undefined name 'raduis'; REPLACE raduis WITH radius",
+        },
+        "pick": "Fix with Spark: ",
+    },
+    "edits": [
+        {"keys": "10G$v2h", "instruction": "REPLACE nme WITH name"},
+        {"keys": "4GV6G", "instruction": "Shorter parameter: REPLACE radius WITH r"},
+    ],
+}
+EXPECTED = (
+    SAMPLE.replace("raduis", "radius").replace("+ nme", "+ name").replace("(radius)", "(r)").replace("* radius", "* r")
+)
+
+
+def write_workspace(root: Path, emulator_url: str) -> Path:
+    """The project a user opens: one Python file, settings that point at the emulator."""
+    root.mkdir(parents=True, exist_ok=True)
+    (root / ".sparkls.toml").write_text(f'[fast]\nbase_url = "{emulator_url}"\n', encoding="utf-8")
+    path = root / "shapes.py"
+    path.write_text(SAMPLE, encoding="utf-8")
+    return path
+
+
+def run_flow(nvim: str, tmp: Path, emulator_url: str, api_key: str, *, timeout: float = 120) -> tuple[EditorRun, Path]:
+    """Run the whole flow once; returns the run and the edited file."""
+    path = write_workspace(tmp / "project", emulator_url)
+    setup, commands = tmp / "setup.lua", tmp / "commands.lua"
+    setup.write_text(block("neovim.md", "lua", SETUP_HEADING), encoding="utf-8")
+    commands.write_text(block("neovim.md", "lua", COMMANDS_HEADING), encoding="utf-8")
+    result = tmp / "result.json"
+    env = editor_env(
+        tmp / "home",
+        api_key,
+        SPARKLS_NVIM_SETUP=str(setup),
+        SPARKLS_NVIM_COMMANDS=str(commands),
+        SPARKLS_NVIM_FILE=str(path),
+        SPARKLS_NVIM_FLOW=json.dumps(FLOW),
+        SPARKLS_NVIM_RESULT=str(result),
+        SPARKLS_NVIM_TIMEOUT_MS=str(int(timeout * 1000 / 3)),
+    )
+    argv = [nvim, "--headless", "--clean", "-u", "NONE", "-i", "NONE", "-S", str(HERE / "nvim_flow.lua")]
+    return run_editor(argv, env, result, cwd=path.parent, timeout=timeout), path

@@ -1,0 +1,94 @@
+"""Emacs 28 with eglot 1.9 (Debian's emacs-nox and elpa-eglot), in batch mode, against real sparkls."""
+
+from __future__ import annotations
+
+import subprocess
+
+import pytest
+
+from tests.editors.docs import code_blocks
+from tests.editors.driver import require, unavailable
+from tests.editors.emacs_driver import EXPECTED, eglot_available, run_flow
+from tests.editors.nvim_driver import SAMPLE
+
+
+@pytest.fixture(scope="module")
+def emacs() -> str:
+    path = require("emacs")
+    if not eglot_available(path):
+        unavailable("eglot (for Emacs)")
+    return path
+
+
+@pytest.fixture(scope="module")
+def flow(emacs, emulator_process, tmp_path_factory):
+    """One run of the user's flow: quick fix, two edits with an instruction, save."""
+    emulator_process.reset()
+    run, path = run_flow(emacs, tmp_path_factory.mktemp("emacs"), emulator_process.url, emulator_process.api_key)
+    assert run.returncode == 0 and "error" not in run.result, run.explain()
+    return run.result, path
+
+
+def _range(start: tuple[int, int], end: tuple[int, int]) -> dict:
+    return {"start": {"line": start[0], "character": start[1]}, "end": {"line": end[0], "character": end[1]}}
+
+
+def test_flow_saves_the_edited_file(flow):
+    """The quick fix and both edits land in the buffer, and saving writes them."""
+    _, path = flow
+    assert path.read_text(encoding="utf-8") == EXPECTED
+
+
+def test_quick_fix_runs_the_edit_command(flow):
+    """Eglot 1.9 cannot resolve edits: the quick fix comes as a sparkls.edit command, with the diagnostic."""
+    result, _ = flow
+    assert result["offered"] == ["Fix with Spark: undefined name 'raduis'; REPLACE raduis WITH radius"]
+    fix = result["commands"][0]
+    assert fix["command"] == "sparkls.edit" and fix["result"]["applied"] is True
+    (argument,) = fix["arguments"]
+    assert argument["diagnostics"][0]["source"] == "pyflakes"
+
+
+def test_region_is_sent_in_utf16(flow):
+    """The region after an emoji and CJK text reaches the server in UTF-16 columns (eglot 1.9)."""
+    result, _ = flow
+    line = SAMPLE.splitlines()[9]
+    start = len(line[: line.index("nme")].encode("utf-16-le")) // 2
+    (argument,) = result["commands"][1]["arguments"]
+    assert argument["range"] == _range((9, start), (9, start + 3))
+    assert argument["instruction"] == "REPLACE nme WITH name"
+
+
+def test_whole_lines_region(flow):
+    """A region from the start of line 4 to the start of line 7 is sent as (3, 0)-(6, 0)."""
+    result, _ = flow
+    (argument,) = result["commands"][2]["arguments"]
+    assert argument["range"] == _range((3, 0), (6, 0))
+    assert result["commands"][2]["result"]["applied"] is True
+
+
+def test_status_reaches_the_documented_variable(flow):
+    """The documented `sparkls/status` handler keeps `sparkls-status` up to date."""
+    result, _ = flow
+    assert result["status"] == "Spark: ready"
+
+
+def test_documented_elisp_reads(emacs, tmp_path):
+    """Every Elisp block of emacs.md has balanced parentheses and reads as complete forms."""
+    blocks = [b for found in code_blocks("emacs.md", "elisp").values() for b in found]
+    assert len(blocks) >= 4
+    files = []
+    for n, text in enumerate(blocks):
+        files.append(tmp_path / f"block{n}.el")
+        files[-1].write_text(text, encoding="utf-8")
+    check = (
+        "(dolist (file command-line-args-left)"
+        " (with-temp-buffer (insert-file-contents file) (emacs-lisp-mode) (check-parens)"
+        " (goto-char (point-min))"
+        " (while (progn (forward-comment (buffer-size)) (not (eobp))) (read (current-buffer)))))"
+    )
+    done = subprocess.run(
+        [emacs, "--batch", "-q", "--eval", check, *map(str, files)],
+        stdin=subprocess.DEVNULL, capture_output=True, text=True, timeout=60,
+    )
+    assert done.returncode == 0, done.stderr

@@ -1,0 +1,98 @@
+"""Neovim 0.7 (Debian's package), headless, through the documented set-up, against real sparkls."""
+
+from __future__ import annotations
+
+import re
+import subprocess
+
+import pytest
+
+from tests.editors.docs import code_blocks
+from tests.editors.driver import require
+from tests.editors.nvim_driver import EXPECTED, SAMPLE, run_flow
+
+
+@pytest.fixture(scope="module")
+def nvim() -> str:
+    return require("nvim")
+
+
+@pytest.fixture(scope="module")
+def flow(nvim, emulator_process, tmp_path_factory):
+    """One run of the user's flow: quick fix, two edits with an instruction, write."""
+    emulator_process.reset()
+    run, path = run_flow(nvim, tmp_path_factory.mktemp("nvim"), emulator_process.url, emulator_process.api_key)
+    assert run.returncode == 0 and "error" not in run.result, run.explain()
+    return run.result, path
+
+
+def _range(start: tuple[int, int], end: tuple[int, int]) -> dict:
+    return {"start": {"line": start[0], "character": start[1]}, "end": {"line": end[0], "character": end[1]}}
+
+
+def test_flow_writes_the_edited_file(flow):
+    """The quick fix and both edits land in the buffer, and `:write` saves them."""
+    _, path = flow
+    assert path.read_text(encoding="utf-8") == EXPECTED
+
+
+def test_quick_fix_is_offered_and_resolved(flow):
+    """Neovim lists "Fix with Spark" for the linter's diagnostic and resolves its edit."""
+    result, _ = flow
+    assert result["offered"] == ["Fix with Spark: undefined name 'raduis'; REPLACE raduis WITH radius"]
+    assert result["requests"][:2] == ["textDocument/codeAction", "codeAction/resolve"]
+
+
+def test_charwise_selection_is_sent_in_utf16(flow):
+    """A selection after an emoji and CJK text reaches the server in UTF-16 columns."""
+    result, _ = flow
+    line = SAMPLE.splitlines()[9]
+    start = len(line[: line.index("nme")].encode("utf-16-le")) // 2
+    assert result["offset_encoding"] == "utf-16"
+    (argument,) = result["commands"][0]["arguments"]
+    assert argument["range"] == _range((9, start), (9, start + 3))
+    assert argument["instruction"] == "REPLACE nme WITH name"
+
+
+def test_linewise_selection_sends_whole_lines(flow):
+    """A linewise selection of lines 4-6 is sent as the range (3, 0)-(6, 0)."""
+    result, _ = flow
+    (argument,) = result["commands"][1]["arguments"]
+    assert argument["range"] == _range((3, 0), (6, 0))
+
+
+def test_edits_are_applied_by_neovim(flow):
+    """Both sparkls.edit calls report an edit Neovim applied, and the keymap says so."""
+    result, _ = flow
+    assert [c["result"]["applied"] for c in result["commands"]] == [True, True]
+    spark = [n for n in result["notices"] if n.startswith("Spark:")]
+    assert len(spark) == 2 and all(n.startswith("Spark: applied in ") for n in spark), spark
+
+
+def test_status_reaches_the_statusline(flow):
+    """`sparkls/status` feeds the documented statusline variable, and the timings are recorded."""
+    result, _ = flow
+    assert re.fullmatch(r"Spark: ready( \d+ ms)?", result["status_line"]), result["status_line"]
+    assert "ready" in result["statuses"]
+    assert 0 < result["timings_ms"]["initialize"] <= result["timings_ms"]["warm"]
+
+
+def test_documented_lua_compiles(nvim, tmp_path):
+    """Every Lua block of neovim.md compiles in Neovim's LuaJIT, the 0.8-0.12 ones included."""
+    blocks = [b for found in code_blocks("neovim.md", "lua").values() for b in found]
+    assert len(blocks) >= 5
+    files = []
+    for n, text in enumerate(blocks):
+        files.append(tmp_path / f"block{n}.lua")
+        files[-1].write_text(text, encoding="utf-8")
+    check = (
+        "local bad = {} "
+        f"for _, f in ipairs(vim.split('{','.join(map(str, files))}', ',')) do "
+        "local ok, err = loadfile(f) if not ok then table.insert(bad, err) end end "
+        "if #bad > 0 then io.stderr:write(table.concat(bad, '\\n')) vim.cmd('cquit 1') end"
+    )
+    done = subprocess.run(
+        [nvim, "--headless", "--clean", "-u", "NONE", "-i", "NONE", "-c", f"lua {check}", "-c", "qall!"],
+        stdin=subprocess.DEVNULL, capture_output=True, text=True, timeout=60,
+    )
+    assert done.returncode == 0, done.stderr
