@@ -4,7 +4,7 @@
 VENV := .venv
 STAMP := $(VENV)/.sparkls-installed
 
-.PHONY: demo test bench clean
+.PHONY: demo test test-vscode bench clean
 
 $(STAMP): pyproject.toml scripts/bootstrap.sh
 	bash scripts/bootstrap.sh
@@ -15,6 +15,13 @@ demo: $(STAMP)
 
 test: $(STAMP)
 	$(VENV)/bin/python -m pytest
+	$(MAKE) test-vscode
+
+# The VS Code extension (client-vscode/): strict type check, node --test, and the .vsix.
+test-vscode:
+	@node -e 'process.exit(parseInt(process.versions.node) >= 20 ? 0 : 1)' 2>/dev/null && command -v npm >/dev/null || \
+		{ echo "make test-vscode: client-vscode/ needs Node.js 20+ and npm (e.g. apt-get install nodejs npm)" >&2; exit 1; }
+	cd client-vscode && npm ci --no-audit --no-fund && npm test
 
 bench: $(STAMP)
 	$(VENV)/bin/python bench/edit_loop.py

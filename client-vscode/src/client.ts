@@ -1,0 +1,245 @@
+/**
+ * The sparkls process and its LanguageClient: start, restart (one coalesced function),
+ * settings in and status out. Commands reach the server through `execute`.
+ */
+import * as os from 'node:os';
+import * as readline from 'node:readline';
+import * as vscode from 'vscode';
+import {
+  DidChangeConfigurationNotification,
+  ExecuteCommandRequest,
+  LanguageClient,
+  RevealOutputChannelOn,
+  State,
+  TransportKind,
+  type LanguageClientOptions,
+  type ServerOptions,
+} from 'vscode-languageclient/node';
+import { Coalescer } from './common/async';
+import { describeLaunch, resolveLaunch, startFailureMessage, type Launch } from './common/launch';
+import { classifyStderrLine, type Level, type RedactingLogChannel } from './common/logging';
+import { errorText, STATUS_NOTIFICATION } from './common/protocol';
+import {
+  explicitValue,
+  initializationOptions,
+  SECTION,
+  serverSettings,
+  type ManifestSettings,
+  type ServerSettings,
+} from './common/settings';
+import { parseStatusNotification } from './common/status';
+import { discoverPython, watchPythonInterpreter } from './python';
+import { SHOW_LOGS_COMMAND, type StatusItem } from './statusItem';
+
+export const LANGUAGES = ['python', 'javascript', 'javascriptreact', 'typescript', 'typescriptreact', 'go', 'rust'];
+export const DOCUMENT_SELECTOR = LANGUAGES.map((language) => ({ scheme: 'file', language }));
+export const API_KEY_SECRET = 'sparkls.apiKey';
+const STOP_TIMEOUT_MS = 2000;
+
+export class ServerManager implements vscode.Disposable {
+  private client: LanguageClient | undefined;
+  private launch: Launch | undefined;
+  private apiKey: string | undefined;
+  private interpreterWatch: vscode.Disposable | undefined;
+  private readonly restarts = new Coalescer(() => this.replaceClient());
+
+  constructor(
+    private readonly context: vscode.ExtensionContext,
+    private readonly log: RedactingLogChannel,
+    private readonly status: StatusItem,
+    private readonly settings: ManifestSettings,
+  ) {}
+
+  /** What the log must never show. */
+  secrets(): string[] {
+    return this.apiKey ? [this.apiKey] : [];
+  }
+
+  /** THE way to (re)start the server: concurrent requests share one restart. */
+  restart(reason: string): Promise<void> {
+    this.log.info(`restart requested: ${reason}`);
+    return this.restarts.request();
+  }
+
+  /** The running client, starting the server if it is not running. */
+  async running(): Promise<LanguageClient> {
+    await this.restarts.idle();
+    if (this.client?.isRunning() !== true) {
+      await this.restart('a command needs the server');
+    }
+    if (this.client?.isRunning() !== true) {
+      throw new Error('the sparkls server is not running (see Spark: Show Logs)');
+    }
+    return this.client;
+  }
+
+  /** `workspace/executeCommand` with one argument; the server's error, if any, is thrown. */
+  async execute(command: string, argument: unknown): Promise<unknown> {
+    const client = await this.running();
+    return client.sendRequest(ExecuteCommandRequest.type, { command, arguments: [argument] });
+  }
+
+  /** The server's settings as the user set them (contributed defaults left out). */
+  serverSettings(): ServerSettings {
+    const config = vscode.workspace.getConfiguration(SECTION, vscode.workspace.workspaceFolders?.[0]?.uri);
+    return serverSettings(this.settings.serverKeys, (key) => explicitValue(config.inspect(key)));
+  }
+
+  /** Send changed settings to the running server (no restart: it reconnects what changed). */
+  pushSettings(): void {
+    const client = this.client;
+    if (client?.isRunning()) {
+      client
+        .sendNotification(DidChangeConfigurationNotification.type, { settings: { [SECTION]: this.serverSettings() } })
+        .catch((error: unknown) => this.log.warn(`sending settings failed: ${errorText(error)}`));
+    }
+  }
+
+  async apiKeyChanged(): Promise<void> {
+    const key = await this.context.secrets.get(API_KEY_SECRET);
+    if (key !== this.apiKey) {
+      await this.restart('the API key changed');
+    }
+  }
+
+  async stop(): Promise<void> {
+    const client = this.client;
+    this.client = undefined;
+    if (client !== undefined) {
+      try {
+        await client.dispose(STOP_TIMEOUT_MS);
+      } catch (error) {
+        this.log.warn(`stopping the server: ${errorText(error)}`);
+      }
+    }
+  }
+
+  dispose(): void {
+    this.interpreterWatch?.dispose();
+    void this.stop();
+  }
+
+  private async resolveLaunch(): Promise<Launch> {
+    const config = vscode.workspace.getConfiguration(SECTION, vscode.workspace.workspaceFolders?.[0]?.uri);
+    const path = config.get<string>('server.path', '');
+    const python = config.get<string>('server.python', '');
+    const folder = vscode.workspace.workspaceFolders?.[0];
+    const discoveredPython =
+      path.trim() || python.trim() ? undefined : await discoverPython(folder?.uri, this.log);
+    if (discoveredPython !== undefined && this.interpreterWatch === undefined) {
+      this.interpreterWatch = watchPythonInterpreter(() => {
+        if (this.launch?.source === 'python extension') {
+          void this.restart('the Python interpreter changed');
+        }
+      });
+    }
+    return resolveLaunch({
+      path,
+      python,
+      discoveredPython,
+      logLevel: config.get<string>('server.logLevel'),
+      platform: process.platform,
+      home: os.homedir(),
+      workspaceFolder: folder?.uri.fsPath,
+    });
+  }
+
+  private async replaceClient(): Promise<void> {
+    await this.stop();
+    this.status.setServer('starting');
+    const launch = await this.resolveLaunch();
+    this.launch = launch;
+    this.apiKey = (await this.context.secrets.get(API_KEY_SECRET)) || undefined;
+    const client = this.createClient(launch, initializationOptions(this.serverSettings(), this.apiKey));
+    this.client = client;
+    this.log.info(`starting ${describeLaunch(launch)}${this.apiKey ? ' with the stored API key' : ''}`);
+    try {
+      await client.start();
+      this.log.info('sparkls is running');
+    } catch (error) {
+      const message = startFailureMessage(launch, errorText(error));
+      this.log.error(message);
+      if (this.client === client) {
+        this.client = undefined;
+        this.status.setServer('stopped', message);
+        try {
+          await client.dispose(STOP_TIMEOUT_MS);
+        } catch {
+          // it never ran
+        }
+      }
+      void vscode.window.showErrorMessage(message, 'Open Settings', 'Show Logs').then((choice) => {
+        if (choice === 'Open Settings') {
+          void vscode.commands.executeCommand('workbench.action.openSettings', `${SECTION}.server`);
+        } else if (choice === 'Show Logs') {
+          void vscode.commands.executeCommand(SHOW_LOGS_COMMAND);
+        }
+      });
+    }
+  }
+
+  private createClient(launch: Launch, options: ServerSettings): LanguageClient {
+    const serverOptions: ServerOptions = {
+      command: launch.command,
+      args: launch.args,
+      transport: TransportKind.stdio,
+      options: { cwd: vscode.workspace.workspaceFolders?.[0]?.uri.fsPath },
+    };
+    const clientOptions: LanguageClientOptions = {
+      documentSelector: DOCUMENT_SELECTOR,
+      initializationOptions: options,
+      outputChannel: this.log,
+      revealOutputChannelOn: RevealOutputChannelOn.Never,
+      stdioOptions: {
+        stdout: (input, channel) => lines(input, (line) => channel.info(line)),
+        stderr: (input, channel) => {
+          let level: Level | undefined;
+          lines(input, (line) => {
+            const record = classifyStderrLine(line, level);
+            level = record.level;
+            channel[level](record.text);
+          });
+        },
+      },
+      middleware: {
+        workspace: {
+          configuration: async (params, token, next) => {
+            const answers = await next(params, token);
+            if (!Array.isArray(answers)) {
+              return answers;
+            }
+            // Our section without the client's own keys and defaults (see settings.ts).
+            return params.items.map((item, i) => (item.section === SECTION ? this.serverSettings() : answers[i]));
+          },
+        },
+        provideInlineCompletionItems: (document, position, context, token, next) =>
+          vscode.workspace.getConfiguration(SECTION, document).get<boolean>('inlineCompletion.enabled', true)
+            ? next(document, position, context, token)
+            : undefined,
+      },
+    };
+    const client = new LanguageClient(SECTION, 'Spark (sparkls)', serverOptions, clientOptions);
+    client.onNotification(STATUS_NOTIFICATION, (params: unknown) => {
+      if (this.client === client) {
+        this.status.updateTiers(parseStatusNotification(params));
+      }
+    });
+    client.onDidChangeState(({ newState }) => {
+      if (this.client !== client) {
+        return; // an old client going away
+      }
+      if (newState === State.Running) {
+        this.status.setServer('running');
+      } else if (newState === State.Starting) {
+        this.status.setServer('starting');
+      } else {
+        this.status.setServer('stopped', 'the server exited (see Spark: Show Logs)');
+      }
+    });
+    return client;
+  }
+}
+
+function lines(input: NodeJS.ReadableStream, onLine: (line: string) => void): void {
+  readline.createInterface({ input, crlfDelay: Infinity, terminal: false, historySize: 0 }).on('line', onLine);
+}

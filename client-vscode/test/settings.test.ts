@@ -1,0 +1,121 @@
+import assert from 'node:assert/strict';
+import { describe, test } from 'node:test';
+import {
+  configurationChange,
+  explicitValue,
+  initializationOptions,
+  manifestSettings,
+  serverSettings,
+} from '../src/common/settings';
+import { readJson } from './helpers';
+
+const manifest = readJson('package.json');
+
+describe('manifestSettings', () => {
+  const { serverKeys, clientOnlyKeys } = manifestSettings(manifest);
+
+  test('server keys are the contributed sparkls.* keys minus the client-only ones', () => {
+    assert.ok(serverKeys.includes('fast.baseUrl'));
+    assert.ok(serverKeys.includes('deep.model'));
+    assert.ok(serverKeys.includes('context.exclude'));
+    assert.ok(serverKeys.includes('apiKeyEnv'));
+    assert.ok(!serverKeys.some((k) => k.startsWith('server.')));
+  });
+
+  test('every client-only key is contributed', () => {
+    assert.deepEqual(
+      [...clientOnlyKeys].sort(),
+      ['inlineCompletion.enabled', 'server.logLevel', 'server.path', 'server.python', 'trace.server'],
+    );
+  });
+
+  test('no API key is ever a setting', () => {
+    assert.deepEqual(
+      [...serverKeys, ...clientOnlyKeys].filter((k) => /apiKey$/i.test(k)),
+      [],
+    );
+  });
+
+  test('accepts a single configuration object as well as an array', () => {
+    const single = {
+      contributes: { configuration: { properties: { 'sparkls.fast.model': {}, 'other.key': {} } } },
+    };
+    assert.deepEqual(manifestSettings(single), { serverKeys: ['fast.model'], clientOnlyKeys: [] });
+  });
+});
+
+describe('explicitValue', () => {
+  test('a contributed default alone is not sent', () => {
+    assert.equal(explicitValue({}), undefined);
+    assert.equal(explicitValue(undefined), undefined);
+  });
+
+  test('the most specific scope wins', () => {
+    assert.equal(explicitValue({ globalValue: 1, workspaceValue: 2, workspaceFolderValue: 3 }), 3);
+    assert.equal(explicitValue({ globalValue: 1, workspaceValue: 2 }), 2);
+    assert.equal(explicitValue({ globalValue: 1 }), 1);
+  });
+
+  test('an explicit null is a value (no limit)', () => {
+    assert.equal(explicitValue({ globalValue: null }), null);
+  });
+});
+
+describe('serverSettings', () => {
+  test('dotted keys become nested camelCase objects; unset keys are left out', () => {
+    const values: Record<string, unknown> = {
+      'fast.baseUrl': 'http://127.0.0.1:8765/v1',
+      'fast.connectTimeout': null,
+      'context.maxRegionLines': 200,
+      apiKeyEnv: 'MY_KEY',
+    };
+    const keys = ['fast.baseUrl', 'fast.model', 'fast.connectTimeout', 'context.maxRegionLines', 'apiKeyEnv'];
+    assert.deepEqual(serverSettings(keys, (k) => values[k]), {
+      fast: { baseUrl: 'http://127.0.0.1:8765/v1', connectTimeout: null },
+      context: { maxRegionLines: 200 },
+      apiKeyEnv: 'MY_KEY',
+    });
+  });
+
+  test('nothing set: an empty object, so the project file and defaults apply', () => {
+    assert.deepEqual(serverSettings(['fast.model', 'context.index'], () => undefined), {});
+  });
+
+  test('lists pass through whole', () => {
+    assert.deepEqual(serverSettings(['context.exclude'], () => ['secrets/', '*.gen.ts']), {
+      context: { exclude: ['secrets/', '*.gen.ts'] },
+    });
+  });
+});
+
+describe('initializationOptions', () => {
+  test('the stored key goes in as api_key, without touching the settings', () => {
+    const settings = { fast: { model: 'm' } };
+    assert.deepEqual(initializationOptions(settings, 'sk-test-123456'), { fast: { model: 'm' }, api_key: 'sk-test-123456' });
+    assert.deepEqual(settings, { fast: { model: 'm' } });
+  });
+
+  test('no stored key: no api_key (the server reads its environment variable)', () => {
+    assert.deepEqual(initializationOptions({}, undefined), {});
+    assert.deepEqual(initializationOptions({}, ''), {});
+  });
+});
+
+describe('configurationChange', () => {
+  const keys = ['fast.model', 'context.index'];
+  const affecting = (...sections: string[]) => (s: string) =>
+    sections.some((changed) => changed === s || changed.startsWith(s + '.'));
+
+  test('a server.* change restarts the server', () => {
+    assert.equal(configurationChange(affecting('sparkls.server.python'), keys), 'restart');
+  });
+
+  test('a server setting is pushed to the running server', () => {
+    assert.equal(configurationChange(affecting('sparkls.fast.model'), keys), 'push');
+  });
+
+  test('client-only and foreign settings do nothing', () => {
+    assert.equal(configurationChange(affecting('sparkls.trace.server'), keys), 'none');
+    assert.equal(configurationChange(affecting('editor.fontSize'), keys), 'none');
+  });
+});

@@ -1,0 +1,115 @@
+import assert from 'node:assert/strict';
+import { describe, test } from 'node:test';
+import {
+  formatMs,
+  mergeTiers,
+  parseEditSummary,
+  parseStatusNotification,
+  statusView,
+  type StatusSnapshot,
+  type TierStatus,
+} from '../src/common/status';
+import { readJson } from './helpers';
+
+// Both fixtures are checked against the server's own code by tests/unit/test_vscode_settings.py.
+const notification = readJson('test/fixtures/status.json');
+const editSummary = readJson('test/fixtures/edit-summary.json');
+
+function tier(state: string, extra: Partial<TierStatus> = {}): TierStatus {
+  return { tier: 'fast', model: 'spark', host: 'api.openai.com', state, transport: 'websocket', reason: null, last: null, ...extra };
+}
+
+function running(tiers: Record<string, TierStatus>, extra: Partial<StatusSnapshot> = {}): StatusSnapshot {
+  return { server: 'running', tiers, ...extra };
+}
+
+describe('parsing', () => {
+  test("the server's sparkls/status payload", () => {
+    const tiers = parseStatusNotification(notification);
+    assert.deepEqual(Object.keys(tiers), ['fast']);
+    assert.equal(tiers.fast?.state, 'ready');
+    assert.deepEqual(tiers.fast?.last, { transport: 'websocket', ttft_ms: 81.25, stream_ms: 142.5 });
+  });
+
+  test('malformed tiers are skipped, not fatal', () => {
+    assert.deepEqual(parseStatusNotification(null), {});
+    assert.deepEqual(parseStatusNotification({ tiers: { fast: 'ready', deep: { state: 'ready' } } }), {
+      deep: { tier: 'deep', model: '', host: '', state: 'ready', transport: '', reason: null, last: null },
+    });
+  });
+
+  test('a notification with one tier keeps the others', () => {
+    const merged = mergeTiers({ fast: tier('ready'), deep: tier('idle', { tier: 'deep' }) }, { fast: tier('failing') });
+    assert.equal(merged.fast?.state, 'failing');
+    assert.equal(merged.deep?.state, 'idle');
+  });
+
+  test("the sparkls.edit summary", () => {
+    const summary = parseEditSummary(editSummary);
+    assert.equal(summary?.applied, true);
+    assert.equal(summary?.timings_ms.total, 226.8);
+    assert.equal(parseEditSummary({ nope: 1 }), undefined);
+  });
+});
+
+describe('statusView', () => {
+  test('warming up while the fast tier connects', () => {
+    const view = statusView(running({ fast: tier('connecting') }));
+    assert.equal(view.text, '$(sync~spin) Spark: warming');
+    assert.equal(view.severity, 'normal');
+  });
+
+  test('ready, with the last edit latency', () => {
+    const view = statusView(running(parseStatusNotification(notification), { lastEdit: parseEditSummary(editSummary)! }));
+    assert.equal(view.text, '$(zap) Spark 227 ms');
+    assert.match(view.tooltip, /fast: gpt-5.3-codex-spark at api.openai.com — ready over websocket/);
+    assert.match(view.tooltip, /last request: 81 ms to first token, 143 ms streaming \(websocket\)/);
+    assert.match(view.tooltip, /Last edit: 227 ms \(context 2 ms, model 224 ms, edit <1 ms, apply 12 ms\), fast tier over websocket/);
+  });
+
+  test('degraded to HTTP is a warning that says why', () => {
+    const view = statusView(running({ fast: tier('degraded', { transport: 'http', reason: 'proxy refused the upgrade' }) }));
+    assert.equal(view.text, '$(warning) Spark: HTTP');
+    assert.equal(view.severity, 'warning');
+    assert.match(view.tooltip, /degraded to HTTP: proxy refused the upgrade/);
+  });
+
+  test('failing is an error that says why', () => {
+    const view = statusView(running({ fast: tier('failing', { reason: 'No API key for the fast tier' }) }));
+    assert.equal(view.text, '$(error) Spark: failing');
+    assert.equal(view.severity, 'error');
+    assert.match(view.tooltip, /failing: No API key for the fast tier/);
+  });
+
+  test('the headline follows the fast tier, not a failing deep tier', () => {
+    const view = statusView(running({ deep: tier('failing', { tier: 'deep' }), fast: tier('ready') }));
+    assert.equal(view.severity, 'normal');
+    assert.match(view.tooltip, /deep: spark at api.openai.com — failing/);
+  });
+
+  test('a failed edit shows in the tooltip, not as a latency', () => {
+    const lastEdit = { applied: false, timings_ms: {}, error: { code: 'rejected', message: 'no change' } };
+    const view = statusView(running({ fast: tier('ready') }, { lastEdit }));
+    assert.equal(view.text, '$(zap) Spark');
+    assert.match(view.tooltip, /Last edit failed: no change/);
+  });
+
+  test('server starting and stopped', () => {
+    assert.equal(statusView({ server: 'starting', tiers: {} }).text, '$(loading~spin) Spark');
+    const stopped = statusView({ server: 'stopped', serverError: 'No module named sparkls', tiers: {} });
+    assert.equal(stopped.severity, 'error');
+    assert.match(stopped.tooltip, /No module named sparkls/);
+  });
+
+  test('every view says that a click shows the logs', () => {
+    for (const s of [{ server: 'starting', tiers: {} }, running({ fast: tier('ready') })] as StatusSnapshot[]) {
+      assert.match(statusView(s).tooltip, /Click to show the logs/);
+    }
+  });
+});
+
+test('formatMs', () => {
+  assert.equal(formatMs(0.4), '<1 ms');
+  assert.equal(formatMs(182.4), '182 ms');
+  assert.equal(formatMs(1440), '1.4 s');
+});
