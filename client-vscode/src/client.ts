@@ -2,6 +2,7 @@
  * The sparkls process and its LanguageClient: start, restart (one coalesced function),
  * settings in and status out. Commands reach the server through `execute`.
  */
+import { execFile } from 'node:child_process';
 import * as os from 'node:os';
 import * as readline from 'node:readline';
 import * as vscode from 'vscode';
@@ -16,7 +17,14 @@ import {
   type ServerOptions,
 } from 'vscode-languageclient/node';
 import { Coalescer } from './common/async';
-import { describeLaunch, resolveLaunch, startFailureMessage, type Launch } from './common/launch';
+import {
+  describeLaunch,
+  preflight,
+  preflightProblem,
+  resolveLaunch,
+  startFailureMessage,
+  type Launch,
+} from './common/launch';
 import { classifyStderrLine, type Level, type RedactingLogChannel } from './common/logging';
 import { errorText, STATUS_NOTIFICATION } from './common/protocol';
 import {
@@ -35,11 +43,14 @@ export const LANGUAGES = ['python', 'javascript', 'javascriptreact', 'typescript
 export const DOCUMENT_SELECTOR = LANGUAGES.map((language) => ({ scheme: 'file', language }));
 export const API_KEY_SECRET = 'sparkls.apiKey';
 const STOP_TIMEOUT_MS = 2000;
+const PREFLIGHT_TIMEOUT_MS = 10_000;
 
 export class ServerManager implements vscode.Disposable {
   private client: LanguageClient | undefined;
   private launch: Launch | undefined;
   private apiKey: string | undefined;
+  /** Every key used this session: an old process may still log for a moment. */
+  private readonly usedKeys = new Set<string>();
   private interpreterWatch: vscode.Disposable | undefined;
   private readonly restarts = new Coalescer(() => this.replaceClient());
 
@@ -52,7 +63,7 @@ export class ServerManager implements vscode.Disposable {
 
   /** What the log must never show. */
   secrets(): string[] {
-    return this.apiKey ? [this.apiKey] : [];
+    return [...this.usedKeys];
   }
 
   /** THE way to (re)start the server: concurrent requests share one restart. */
@@ -96,7 +107,7 @@ export class ServerManager implements vscode.Disposable {
   }
 
   async apiKeyChanged(): Promise<void> {
-    const key = await this.context.secrets.get(API_KEY_SECRET);
+    const key = (await this.context.secrets.get(API_KEY_SECRET)) || undefined;
     if (key !== this.apiKey) {
       await this.restart('the API key changed');
     }
@@ -149,7 +160,16 @@ export class ServerManager implements vscode.Disposable {
     this.status.setServer('starting');
     const launch = await this.resolveLaunch();
     this.launch = launch;
+    const check = preflight(launch);
+    const problem = check && preflightProblem(await run(check.command, check.args));
+    if (problem !== undefined) {
+      this.startFailed(launch, problem);
+      return;
+    }
     this.apiKey = (await this.context.secrets.get(API_KEY_SECRET)) || undefined;
+    if (this.apiKey !== undefined) {
+      this.usedKeys.add(this.apiKey);
+    }
     const client = this.createClient(launch, initializationOptions(this.serverSettings(), this.apiKey));
     this.client = client;
     this.log.info(`starting ${describeLaunch(launch)}${this.apiKey ? ' with the stored API key' : ''}`);
@@ -157,25 +177,29 @@ export class ServerManager implements vscode.Disposable {
       await client.start();
       this.log.info('sparkls is running');
     } catch (error) {
-      const message = startFailureMessage(launch, errorText(error));
-      this.log.error(message);
       if (this.client === client) {
         this.client = undefined;
-        this.status.setServer('stopped', message);
+        this.startFailed(launch, errorText(error));
         try {
           await client.dispose(STOP_TIMEOUT_MS);
         } catch {
           // it never ran
         }
       }
-      void vscode.window.showErrorMessage(message, 'Open Settings', 'Show Logs').then((choice) => {
-        if (choice === 'Open Settings') {
-          void vscode.commands.executeCommand('workbench.action.openSettings', `${SECTION}.server`);
-        } else if (choice === 'Show Logs') {
-          void vscode.commands.executeCommand(SHOW_LOGS_COMMAND);
-        }
-      });
     }
+  }
+
+  private startFailed(launch: Launch, reason: string): void {
+    const message = startFailureMessage(launch, reason);
+    this.log.error(message);
+    this.status.setServer('stopped', message);
+    void vscode.window.showErrorMessage(message, 'Open Settings', 'Show Logs').then((choice) => {
+      if (choice === 'Open Settings') {
+        void vscode.commands.executeCommand('workbench.action.openSettings', `${SECTION}.server`);
+      } else if (choice === 'Show Logs') {
+        void vscode.commands.executeCommand(SHOW_LOGS_COMMAND);
+      }
+    });
   }
 
   private createClient(launch: Launch, options: ServerSettings): LanguageClient {
@@ -238,6 +262,21 @@ export class ServerManager implements vscode.Disposable {
     });
     return client;
   }
+}
+
+/** Run a short check; its exit code, or the spawn error's code (ENOENT...). */
+function run(command: string, args: string[]): Promise<{ exitCode?: number | null; errorCode?: string }> {
+  return new Promise((resolve) => {
+    execFile(command, args, { timeout: PREFLIGHT_TIMEOUT_MS, windowsHide: true }, (error) => {
+      if (error === null) {
+        resolve({ exitCode: 0 });
+      } else if (typeof error.code === 'string') {
+        resolve({ errorCode: error.code });
+      } else {
+        resolve({ exitCode: error.code ?? null });
+      }
+    });
+  });
 }
 
 function lines(input: NodeJS.ReadableStream, onLine: (line: string) => void): void {

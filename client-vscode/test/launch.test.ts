@@ -1,6 +1,14 @@
 import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
-import { describeLaunch, expandPath, resolveLaunch, startFailureMessage, type LaunchInputs } from '../src/common/launch';
+import {
+  describeLaunch,
+  expandPath,
+  preflight,
+  preflightProblem,
+  resolveLaunch,
+  startFailureMessage,
+  type LaunchInputs,
+} from '../src/common/launch';
 
 const base: LaunchInputs = { platform: 'linux', home: '/home/ada', workspaceFolder: '/work/proj' };
 
@@ -62,5 +70,23 @@ describe('messages', () => {
   test('a failed server path points at the setting', () => {
     const message = startFailureMessage(resolveLaunch({ ...base, path: '/nope' }), 'ENOENT');
     assert.match(message, /Check `sparkls\.server\.path`/);
+  });
+});
+
+describe('preflight', () => {
+  test('an interpreter is asked whether it has sparkls; a server path is not', () => {
+    const check = preflight(resolveLaunch(base));
+    assert.equal(check?.command, 'python3');
+    assert.equal(check?.args[0], '-c');
+    assert.match(check?.args[1] ?? '', /find_spec\("sparkls"\)/);
+    assert.equal(preflight(resolveLaunch({ ...base, path: '/bin/sparkls' })), undefined);
+  });
+
+  test('the verdicts', () => {
+    assert.equal(preflightProblem({ exitCode: 0 }), undefined);
+    assert.equal(preflightProblem({ exitCode: 3 }), 'sparkls is not installed in that interpreter');
+    assert.equal(preflightProblem({ errorCode: 'ENOENT' }), 'the interpreter was not found');
+    assert.equal(preflightProblem({ errorCode: 'EACCES' }), 'the interpreter did not run (EACCES)');
+    assert.equal(preflightProblem({ exitCode: 1 }), undefined);
   });
 });

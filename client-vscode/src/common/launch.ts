@@ -69,6 +69,34 @@ export function describeLaunch(launch: Launch): string {
   return `${[launch.command, ...launch.args].map(quote).join(' ')} (from ${launch.source})`;
 }
 
+/**
+ * A cheap check before a `python -m sparkls` start: is the interpreter there, and does
+ * it have sparkls? (Without it the user would see only "connection closed".) Undefined
+ * for `server.path`, which the start itself checks.
+ */
+export function preflight(launch: Launch): { command: string; args: string[] } | undefined {
+  if (launch.source === 'server.path') {
+    return undefined;
+  }
+  const check = 'import importlib.util, sys; sys.exit(0 if importlib.util.find_spec("sparkls") else 3)';
+  return { command: launch.command, args: ['-c', check] };
+}
+
+/** The preflight's verdict: undefined when the start can go ahead, else why it cannot. */
+export function preflightProblem(outcome: { exitCode?: number | null; errorCode?: string }): string | undefined {
+  if (outcome.errorCode === 'ENOENT') {
+    return 'the interpreter was not found';
+  }
+  if (outcome.exitCode === 3) {
+    return 'sparkls is not installed in that interpreter';
+  }
+  if (outcome.errorCode !== undefined) {
+    return `the interpreter did not run (${outcome.errorCode})`;
+  }
+  // Any other exit (a very old Python...) is left to the start to report in full.
+  return undefined;
+}
+
 /** What to tell the user when the server did not start, with the way out. */
 export function startFailureMessage(launch: Launch, error: string): string {
   const fix =
