@@ -31,8 +31,10 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))  # for tests.editors (the flow is shared with the tests)
 
-from sparkls.devclient import start_emulator  # noqa: E402
-from tests.editors.nvim_driver import EXPECTED, run_flow  # noqa: E402
+from sparkls.devclient import start_emulator
+
+from tests.editors.nvim_driver import run_flow
+from tests.editors.workspace import EXPECTED
 
 API_KEY = "sk-bench-emulator-key"
 

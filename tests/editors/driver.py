@@ -17,14 +17,15 @@ from typing import Any, NoReturn
 
 import pytest
 
-APT_PACKAGES = "neovim emacs-nox elpa-eglot"
+# What .ci/run installs for each editor (Debian packages).
+APT_PACKAGES = {"nvim": "neovim", "emacs": "emacs-nox elpa-eglot", "eglot": "elpa-eglot"}
 # The `sparkls` next to this interpreter (.venv/bin), found through PATH as a user's would be.
 SPARKLS_BIN = Path(sys.executable).parent
 
 
 def unavailable(what: str) -> NoReturn:
     """Skip the test because `what` is not installed; under CI, fail it instead."""
-    reason = f"{what} is not installed (apt-get install {APT_PACKAGES})"
+    reason = f"{what} is not installed (apt-get install {APT_PACKAGES[what]})"
     if os.environ.get("CI"):
         pytest.fail(f"{reason}; CI is set, and .ci/run should have installed it", pytrace=False)
     pytest.skip(reason)
@@ -55,14 +56,16 @@ class EditorRun:
     output: str  # the editor's stdout and stderr, for failure messages
 
     def explain(self) -> str:
-        return f"exit {self.returncode}; result {json.dumps(self.result, indent=1)}\n--- output ---\n{self.output[-4000:]}"
+        result = json.dumps(self.result, indent=1)
+        return f"exit {self.returncode}; result {result}\n--- output ---\n{self.output[-4000:]}"
 
 
 def run_editor(argv: list[str], env: dict[str, str], result_file: Path, *, cwd: Path, timeout: float) -> EditorRun:
     """Run the editor to completion (bounded by `timeout` seconds) and read its result."""
     try:
         done = subprocess.run(
-            argv, env=env, cwd=cwd, stdin=subprocess.DEVNULL, capture_output=True, text=True, timeout=timeout
+            argv, env=env, cwd=cwd, check=False, stdin=subprocess.DEVNULL,
+            capture_output=True, text=True, timeout=timeout,
         )
     except subprocess.TimeoutExpired as exc:
         output = _text(exc.stdout) + _text(exc.stderr)

@@ -1,6 +1,6 @@
 """The Emacs flow: Emacs in batch mode, eglot, the documented set-up, real sparkls.
 
-`run_flow` writes the same small workspace as the Neovim flow, extracts the
+`run_flow` writes the workspace (tests/editors/workspace.py), extracts the
 standalone set-up and the commands from docs/editors/emacs.md, and runs
 `eglot_flow.el` in `emacs --batch`.
 """
@@ -8,39 +8,35 @@ standalone set-up and the commands from docs/editors/emacs.md, and runs
 from __future__ import annotations
 
 import json
+import subprocess
 from pathlib import Path
 
 from tests.editors.docs import block
 from tests.editors.driver import EditorRun, editor_env, run_editor
-from tests.editors.nvim_driver import SAMPLE, write_workspace
+from tests.editors.workspace import (
+    DIAGNOSTIC,
+    EDIT_NAME,
+    EDIT_PARAMETER,
+    write_workspace,
+)
 
 HERE = Path(__file__).resolve().parent
 DOC_BLOCKS = [("Standalone", 0), ("Edit with an instruction, and multi-file tasks", 0)]
 
 FLOW = {
-    "quickfix": {
-        "diagnostic": {
-            "line": 5, "col": 21, "end_col": 27, "source": "pyflakes",
-            "message": "undefined name 'raduis'; REPLACE raduis WITH radius",
-        },
-    },
+    "quickfix": {"diagnostic": DIAGNOSTIC},
     "edits": [
-        {"line": 10, "select": "nme", "instruction": "REPLACE nme WITH name"},
-        {"line": 4, "to_line": 6, "instruction": "Shorter parameter: REPLACE radius WITH r"},
+        {"line": 10, "select": "nme", "instruction": EDIT_NAME},
+        {"line": 4, "to_line": 6, "instruction": EDIT_PARAMETER},
     ],
 }
-EXPECTED = (
-    SAMPLE.replace("raduis", "radius").replace("+ nme", "+ name").replace("(radius)", "(r)").replace("* radius", "* r")
-)
 
 
 def eglot_available(emacs: str) -> bool:
     """Whether `emacs` can load eglot the way the flow does."""
-    import subprocess
-
     done = subprocess.run(
         [emacs, "--batch", "-q", "--eval", "(require 'eglot)"],
-        stdin=subprocess.DEVNULL, capture_output=True, timeout=60,
+        check=False, stdin=subprocess.DEVNULL, capture_output=True, timeout=60,
     )
     return done.returncode == 0
 
@@ -49,7 +45,8 @@ def run_flow(emacs: str, tmp: Path, emulator_url: str, api_key: str, *, timeout:
     """Run the whole flow once; returns the run and the edited file."""
     path = write_workspace(tmp / "project", emulator_url)
     docs = tmp / "sparkls-docs.el"
-    docs.write_text("\n".join(block("emacs.md", "elisp", heading, nth) for heading, nth in DOC_BLOCKS), encoding="utf-8")
+    blocks = [block("emacs.md", "elisp", heading, nth) for heading, nth in DOC_BLOCKS]
+    docs.write_text("\n".join(blocks), encoding="utf-8")
     result = tmp / "result.json"
     env = editor_env(
         tmp / "home",

@@ -1,9 +1,8 @@
 """The Neovim flow: headless Neovim, the documented 0.7 set-up, real sparkls, the emulator.
 
-`run_flow` writes a small workspace (a Python file and a `.sparkls.toml` pointing the
-fast tier at the emulator), extracts the set-up and commands blocks from
-docs/editors/neovim.md, and runs `nvim_flow.lua` in headless Neovim. Shared by
-tests/editors/test_neovim.py and bench/editors.py.
+`run_flow` writes the workspace (tests/editors/workspace.py), extracts the set-up and
+the commands blocks from docs/editors/neovim.md, and runs `nvim_flow.lua` in headless
+Neovim. Shared by tests/editors/test_neovim.py and bench/editors.py.
 """
 
 from __future__ import annotations
@@ -13,50 +12,26 @@ from pathlib import Path
 
 from tests.editors.docs import block
 from tests.editors.driver import EditorRun, editor_env, run_editor
+from tests.editors.workspace import (
+    DIAGNOSTIC,
+    EDIT_NAME,
+    EDIT_PARAMETER,
+    write_workspace,
+)
 
 HERE = Path(__file__).resolve().parent
 SETUP_HEADING = "Neovim 0.7"  # Debian's neovim package is 0.7.2
 COMMANDS_HEADING = "Commands (all versions)"
 
-SAMPLE = '''import math
-
-
-def area(radius):
-    """Area of a circle."""
-    return math.pi * raduis ** 2
-
-
-def label(name):
-    return "😀 名前: " + nme
-'''
-
 # What the user does: a quick fix for a linter's diagnostic, a charwise selection on
 # the line with an emoji and CJK text, then a linewise selection of a whole function.
 FLOW = {
-    "quickfix": {
-        "diagnostic": {
-            "line": 5, "col": 21, "end_col": 27, "source": "pyflakes",
-            "message": "undefined name 'raduis'; REPLACE raduis WITH radius",
-        },
-        "pick": "Fix with Spark: ",
-    },
+    "quickfix": {"diagnostic": DIAGNOSTIC, "pick": "Fix with Spark: "},
     "edits": [
-        {"keys": "10G$v2h", "instruction": "REPLACE nme WITH name"},
-        {"keys": "4GV6G", "instruction": "Shorter parameter: REPLACE radius WITH r"},
+        {"keys": "10G$v2h", "instruction": EDIT_NAME},
+        {"keys": "4GV6G", "instruction": EDIT_PARAMETER},
     ],
 }
-EXPECTED = (
-    SAMPLE.replace("raduis", "radius").replace("+ nme", "+ name").replace("(radius)", "(r)").replace("* radius", "* r")
-)
-
-
-def write_workspace(root: Path, emulator_url: str) -> Path:
-    """The project a user opens: one Python file, settings that point at the emulator."""
-    root.mkdir(parents=True, exist_ok=True)
-    (root / ".sparkls.toml").write_text(f'[fast]\nbase_url = "{emulator_url}"\n', encoding="utf-8")
-    path = root / "shapes.py"
-    path.write_text(SAMPLE, encoding="utf-8")
-    return path
 
 
 def run_flow(nvim: str, tmp: Path, emulator_url: str, api_key: str, *, timeout: float = 120) -> tuple[EditorRun, Path]:
