@@ -5,7 +5,8 @@
 ;; from environment variables:
 ;;   SPARKLS_EMACS_DOCS     Elisp file: the blocks of docs/editors/emacs.md under test
 ;;   SPARKLS_EMACS_FILE     the Python file to open
-;;   SPARKLS_EMACS_FLOW     JSON: {"quickfix": {"diagnostic"}, "edits": [{"line", "select"|"to_line", "instruction"}]}
+;;   SPARKLS_EMACS_FLOW     JSON: {"quickfix": {"diagnostic"}, "edits": [STEP...], "task": STEP}
+;;                          where STEP is {"line", "select" | "to_line", "instruction"}
 ;;   SPARKLS_EMACS_RESULT   where to write the JSON result
 ;;   SPARKLS_EMACS_TIMEOUT  seconds, the bound on each wait (default 20)
 ;; The harness only observes (advice) and types: the set-up, the commands, eglot's
@@ -18,6 +19,7 @@
 
 (defvar flow-result (make-hash-table :test 'equal))
 (defvar flow-requests nil "Client requests, newest first: (METHOD PARAMS RESULT).")
+(defvar flow-async nil "Asynchronous client requests, newest first: (METHOD PARAMS ANSWER).")
 (defvar flow-env
   (list :docs (getenv "SPARKLS_EMACS_DOCS")
         :file (getenv "SPARKLS_EMACS_FILE")
@@ -43,6 +45,21 @@
     (let ((result (apply request connection method params args)))
       (setf (nth 2 entry) result)
       result)))
+
+(defun flow-observe-async (request connection method params &rest keys)
+  "Around `jsonrpc-async-request': remember the request, and its answer when it comes."
+  (let ((entry (list method params nil nil))
+        (success (plist-get keys :success-fn))
+        (failure (plist-get keys :error-fn)))
+    (push entry flow-async)
+    (apply request connection method params
+           (append (list :success-fn (lambda (result)
+                                       (setf (nth 2 entry) (list :result result))
+                                       (when success (funcall success result)))
+                         :error-fn (lambda (error)
+                                     (setf (nth 2 entry) (list :error error))
+                                     (when failure (funcall failure error))))
+                   keys))))
 
 (defun flow-observe-actions (actions &rest _)
   "Before eglot executes a code action: the titles it had to choose from."
@@ -76,18 +93,34 @@
     (eglot-code-actions (line-beginning-position) (line-end-position) "quickfix" t)
     (flow-wait "the quick fix to change the buffer" (lambda () (not (equal before (buffer-string)))))))
 
-(defun flow-edit (step)
-  "Select what STEP says, then C-c s e and the instruction, as the user would."
+(defun flow-select (step)
+  "Select what STEP says: a text on a line, or whole lines."
   (flow-goto-line (plist-get step :line))
   (if-let ((text (plist-get step :select)))
       (progn (search-forward text (line-end-position))
              (push-mark (match-beginning 0) t t))
     (push-mark (point) t t)
-    (flow-goto-line (1+ (plist-get step :to_line))))
+    (flow-goto-line (1+ (plist-get step :to_line)))))
+
+(defun flow-edit (step)
+  "Select what STEP says, then C-c s e and the instruction, as the user would."
+  (flow-select step)
   (let ((before (length flow-requests)))
     (flow-type (kbd "C-c s e") (plist-get step :instruction) (kbd "RET"))
     (unless (> (length flow-requests) before)
       (error "C-c s e sent no request"))))
+
+(defun flow-task (step)
+  "C-c s t on STEP's selection; only what it sends is checked (the server side comes later)."
+  (flow-select step)
+  (flow-type (kbd "C-c s t") (plist-get step :instruction) (kbd "RET"))
+  (let ((entry (car flow-async)))
+    (unless (and entry (eq (car entry) :workspace/executeCommand))
+      (error "C-c s t sent no request"))
+    (flow-wait "sparkls.task to answer" (lambda () (nth 2 entry)))
+    (flow-set "task" (append (list :command (plist-get (nth 1 entry) :command)
+                                   :arguments (plist-get (nth 1 entry) :arguments))
+                             (nth 2 entry)))))
 
 (defun flow-commands ()
   "The workspace/executeCommand requests, oldest first, for the result."
@@ -101,6 +134,7 @@
 (defun flow-main ()
   (let ((started nil) server)
     (advice-add 'jsonrpc-request :around #'flow-observe-requests)
+    (advice-add 'jsonrpc-async-request :around #'flow-observe-async)
     (advice-add 'eglot--read-execute-code-action :before #'flow-observe-actions)
     (load (plist-get flow-env :docs) nil t)
     (require 'eglot)
@@ -122,6 +156,8 @@
       (flow-edit step))
     (save-buffer)
     (flow-set "status" sparkls-status)
+    (when-let ((step (plist-get (plist-get flow-env :flow) :task)))
+      (flow-task step))
     (flow-set "commands" (flow-commands))
     (flow-set "methods" (vconcat (mapcar (lambda (r) (symbol-name (car r))) (reverse flow-requests))))
     (eglot-shutdown server)))

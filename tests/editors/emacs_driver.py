@@ -17,6 +17,7 @@ from tests.editors.workspace import (
     DIAGNOSTIC,
     EDIT_NAME,
     EDIT_PARAMETER,
+    TASK,
     write_workspace,
 )
 
@@ -29,6 +30,7 @@ FLOW = {
         {"line": 10, "select": "nme", "instruction": EDIT_NAME},
         {"line": 4, "to_line": 6, "instruction": EDIT_PARAMETER},
     ],
+    "task": {"line": 4, "to_line": 6, "instruction": TASK},
 }
 
 

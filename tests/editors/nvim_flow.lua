@@ -5,7 +5,8 @@
 --   SPARKLS_NVIM_SETUP     Lua file: the set-up block of docs/editors/neovim.md
 --   SPARKLS_NVIM_COMMANDS  Lua file: the commands block of the same page
 --   SPARKLS_NVIM_FILE      the Python file to open
---   SPARKLS_NVIM_FLOW      JSON: {"quickfix": {diagnostic, "pick"}, "edits": [{"keys", "instruction"}]}
+--   SPARKLS_NVIM_FLOW      JSON: {"quickfix": {diagnostic, "pick"}, "edits": [{"keys", "instruction"}],
+--                          "task": {"keys", "instruction"}}
 --   SPARKLS_NVIM_RESULT    where to write the JSON result
 --   SPARKLS_NVIM_TIMEOUT_MS  the bound on each wait (default 20000)
 -- The result holds the timings (server spawn -> initialize result -> fast tier
@@ -152,6 +153,18 @@ local function edit_with_instruction(bufnr, step)
   end
 end
 
+-- The documented <leader>st, after the file is written: only what it sends is checked
+-- (the server side of sparkls.task comes later; its answer is recorded, not judged).
+local function task(step)
+  local done = #result.commands + 1
+  table.insert(instructions, step.instruction)
+  vim.cmd('normal ' .. step.keys .. '\\st')
+  wait_for('sparkls.task to answer', function()
+    return result.commands[done] ~= nil and (result.commands[done].result or result.commands[done].error) ~= nil
+  end)
+  result.task = table.remove(result.commands, done)
+end
+
 local function main()
   observe_clients()
   dofile(env.setup)
@@ -171,6 +184,7 @@ local function main()
   end
   vim.cmd('write')
   result.status_line = vim.g.sparkls_status
+  if env.flow.task then task(env.flow.task) end
 end
 
 local ok, err = xpcall(main, debug.traceback)

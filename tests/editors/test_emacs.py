@@ -13,6 +13,7 @@ from tests.editors.workspace import (
     EDIT_NAME,
     EXPECTED,
     QUICK_FIX_TITLE,
+    TASK,
     lines_range,
     utf16_range,
 )
@@ -65,6 +66,14 @@ def test_whole_lines_region(flow):
     (argument,) = result["commands"][2]["arguments"]
     assert argument["range"] == lines_range(3, 5)
     assert result["commands"][2]["result"]["applied"] is True
+
+
+def test_task_sends_instruction_files_and_region(flow):
+    """C-c s t on a region sends sparkls.task the instruction, the buffer's URI and the range."""
+    result, path = flow
+    assert result["task"]["command"] == "sparkls.task"
+    (argument,) = result["task"]["arguments"]
+    assert argument == {"instruction": TASK, "uris": [path.as_uri()], "range": lines_range(3, 5)}
 
 
 def test_status_reaches_the_documented_variable(flow):

@@ -14,6 +14,7 @@ from tests.editors.workspace import (
     EDIT_NAME,
     EXPECTED,
     QUICK_FIX_TITLE,
+    TASK,
     lines_range,
     utf16_range,
 )
@@ -66,8 +67,15 @@ def test_edits_are_applied_by_neovim(flow):
     """Both sparkls.edit calls report an edit Neovim applied, and the keymap says so."""
     result, _ = flow
     assert [c["result"]["applied"] for c in result["commands"]] == [True, True]
-    spark = [n for n in result["notices"] if n.startswith("Spark:")]
-    assert len(spark) == 2 and all(n.startswith("Spark: applied in ") for n in spark), spark
+    applied = [n for n in result["notices"] if n.startswith("Spark: applied in ")]
+    assert len(applied) == 2, result["notices"]
+
+
+def test_task_sends_instruction_files_and_selection(flow):
+    """<leader>st on a selection sends sparkls.task the instruction, the buffer's URI and the range."""
+    result, path = flow
+    (argument,) = result["task"]["arguments"]
+    assert argument == {"instruction": TASK, "uris": [path.as_uri()], "range": lines_range(3, 5)}
 
 
 def test_status_reaches_the_statusline(flow):
