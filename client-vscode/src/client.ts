@@ -26,7 +26,7 @@ import {
   type Launch,
 } from './common/launch';
 import { classifyStderrLine, type Level, type RedactingLogChannel } from './common/logging';
-import { errorText, STATUS_NOTIFICATION } from './common/protocol';
+import { errorText, LANGUAGES, STATUS_NOTIFICATION } from './common/protocol';
 import {
   explicitValue,
   initializationOptions,
@@ -39,7 +39,6 @@ import { parseStatusNotification } from './common/status';
 import { discoverPython, watchPythonInterpreter } from './python';
 import { SHOW_LOGS_COMMAND, type StatusItem } from './statusItem';
 
-export const LANGUAGES = ['python', 'javascript', 'javascriptreact', 'typescript', 'typescriptreact', 'go', 'rust'];
 export const DOCUMENT_SELECTOR = LANGUAGES.map((language) => ({ scheme: 'file', language }));
 export const API_KEY_SECRET = 'sparkls.apiKey';
 const STOP_TIMEOUT_MS = 2000;

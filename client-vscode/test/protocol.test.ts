@@ -1,6 +1,7 @@
 import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
-import { cleanInstruction, contextSummary, errorText, reportedFailure, taskArgs } from '../src/common/protocol';
+import { cleanInstruction, contextSummary, errorText, LANGUAGES, reportedFailure, taskArgs } from '../src/common/protocol';
+import { readJson } from './helpers';
 
 const sel = { start: { line: 1, character: 0 }, end: { line: 4, character: 2 } };
 const caret = { start: { line: 3, character: 5 }, end: { line: 3, character: 5 } };
@@ -42,4 +43,23 @@ test('errorText: Error, ResponseError-like, anything', () => {
   assert.equal(errorText(new Error('boom')), 'boom');
   assert.equal(errorText({ code: -32601, message: 'Command not found: sparkls.task' }), 'Command not found: sparkls.task');
   assert.equal(errorText(42), '42');
+});
+
+test("package.json activates on, and binds keys in, exactly the server's languages", () => {
+  const manifest = readJson('package.json') as {
+    activationEvents: string[];
+    contributes: { keybindings: Array<{ when: string }>; menus: Record<string, Array<{ when?: string }>> };
+  };
+  const activation = manifest.activationEvents.filter((e) => e.startsWith('onLanguage:')).map((e) => e.slice(11));
+  assert.deepEqual([...activation].sort(), [...LANGUAGES].sort());
+  assert.ok(!manifest.activationEvents.includes('*'));
+  const clauses = [
+    ...manifest.contributes.keybindings.map((k) => k.when),
+    ...Object.values(manifest.contributes.menus).flat().map((m) => m.when ?? ''),
+  ].filter((when) => when.includes('editorLangId'));
+  assert.ok(clauses.length >= 2);
+  for (const when of clauses) {
+    const pattern = /editorLangId =~ \/\^\(([^)]*)\)\$\//.exec(when);
+    assert.deepEqual(pattern?.[1]?.split('|').sort(), [...LANGUAGES].sort(), when);
+  }
 });

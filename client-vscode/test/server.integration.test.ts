@@ -89,7 +89,7 @@ describe('against the real server and the emulator', { skip: existsSync(PYTHON) 
       });
       emulator.once('exit', (code) => reject(new Error(`the emulator exited (${code})`)));
     });
-    settingsValues = { 'fast.baseUrl': url };
+    settingsValues = { 'fast.baseUrl': url, 'fast.connectTimeout': null }; // null: no limit
 
     const launch = resolveLaunch({ python: PYTHON, logLevel: 'DEBUG', platform: process.platform, home: os.homedir() });
     server = spawn(launch.command, launch.args, { cwd: workspace, stdio: ['pipe', 'pipe', 'pipe'] });
@@ -154,11 +154,14 @@ describe('against the real server and the emulator', { skip: existsSync(PYTHON) 
 
   test('the settings as the extension sends them raise no warning', async () => {
     await waitFor(() => configurationAnswers[0], 'the server to pull its configuration');
-    settingsValues = { ...settingsValues, 'context.budgetTokens': 500, 'fast.connectTimeout': null };
+    settingsValues = { ...settingsValues, 'context.budgetTokens': 500, 'context.maxRegionLines': 200 };
     await connection.sendNotification('workspace/didChangeConfiguration', { settings: { sparkls: settings() } });
     await connection.sendNotification('workspace/didChangeConfiguration', { settings: null });
     await waitFor(() => configurationAnswers[1], 'the server to pull the changed configuration');
     assert.deepEqual(messages.filter((m) => /settings/i.test(m.message)), []);
+    assert.deepEqual(configurationAnswers[1], [
+      { fast: { baseUrl: settingsValues['fast.baseUrl'], connectTimeout: null }, context: { budgetTokens: 500, maxRegionLines: 200 } },
+    ]);
   });
 
   test('Edit Selection: sparkls.edit applies the edit and returns a summary the status item reads', async () => {
@@ -173,13 +176,13 @@ describe('against the real server and the emulator', { skip: existsSync(PYTHON) 
     };
     const result = await connection.sendRequest('workspace/executeCommand', { command: EDIT_COMMAND, arguments: [args] });
     const summary = parseEditSummary(result);
-    assert.equal(summary?.applied, true, JSON.stringify(result));
+    assert.equal(summary?.applied, true, JSON.stringify({ result, messages, stderr: stderr.slice(-20) }));
     assert.equal(text, SAMPLE.replace('raduis', 'radius'));
-    // The settings change above reconnected the tier; the edit's own status follows it.
-    await waitFor(() => (tiers.fast?.state === 'ready' ? true : undefined), 'the fast tier to be ready again');
+    await waitFor(() => (tiers.fast?.state === 'ready' ? true : undefined), 'the fast tier to be ready');
     const view = statusView({ server: 'running', tiers, lastEdit: summary! });
-    assert.match(view.text, /^\$\(zap\) Spark (<1 ms|\d+ ms|\d+\.\d s)$/);
-    assert.match(view.tooltip, /Last edit: .*\(context .*, model .*, edit .*, apply .*\), fast tier over websocket/);
+    const seen = JSON.stringify({ view, tiers, result, messages });
+    assert.match(view.text, /^\$\(zap\) Spark (<1 ms|\d+ ms|\d+\.\d s)$/, seen);
+    assert.match(view.tooltip, /Last edit: .*\(context .*, model .*, edit .*, apply .*\), fast tier over websocket/, seen);
   });
 
   test('the key never shows in what the server logs (DEBUG)', () => {

@@ -5,6 +5,9 @@
  * Pure: positions and URIs arrive already converted to protocol values.
  */
 
+/** The languages sparkls parses; package.json's activation events and `when` clauses say the same. */
+export const LANGUAGES = ['python', 'javascript', 'javascriptreact', 'typescript', 'typescriptreact', 'go', 'rust'];
+
 export const EDIT_COMMAND = 'sparkls.edit';
 export const TASK_COMMAND = 'sparkls.task';
 export const SHOW_CONTEXT_COMMAND = 'sparkls.showContext';
