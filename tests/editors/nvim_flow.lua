@@ -140,14 +140,21 @@ local function quick_fix(bufnr)
   end)
 end
 
-local function edit_with_instruction(bufnr, step)
+-- Type `keys` then the documented mapping `lhs` (mapleader unset: `\`), answer its
+-- prompt with `instruction`, and wait for the server's answer to the command it runs.
+local function type_command(keys, lhs, instruction)
   local done = #result.commands + 1
-  table.insert(instructions, step.instruction)
-  vim.cmd('normal ' .. step.keys .. '\\se') -- the documented <leader>se, mapleader unset
-  wait_for('sparkls.edit to answer', function()
-    return result.commands[done] ~= nil and (result.commands[done].result or result.commands[done].error) ~= nil
+  table.insert(instructions, instruction)
+  vim.cmd('normal ' .. keys .. lhs)
+  wait_for(lhs .. ' to get an answer', function()
+    local record = result.commands[done]
+    return record ~= nil and (record.result or record.error) ~= nil
   end)
-  local record = result.commands[done]
+  return done
+end
+
+local function edit_with_instruction(step)
+  local record = result.commands[type_command(step.keys, '\\se', step.instruction)]
   if record.error or not record.result.applied then
     error('sparkls.edit failed: ' .. vim.inspect(record))
   end
@@ -156,13 +163,7 @@ end
 -- The documented <leader>st, after the file is written: only what it sends is checked
 -- (the server side of sparkls.task comes later; its answer is recorded, not judged).
 local function task(step)
-  local done = #result.commands + 1
-  table.insert(instructions, step.instruction)
-  vim.cmd('normal ' .. step.keys .. '\\st')
-  wait_for('sparkls.task to answer', function()
-    return result.commands[done] ~= nil and (result.commands[done].result or result.commands[done].error) ~= nil
-  end)
-  result.task = table.remove(result.commands, done)
+  result.task = table.remove(result.commands, type_command(step.keys, '\\st', step.instruction))
 end
 
 local function main()
@@ -180,7 +181,7 @@ local function main()
   result.attached = vim.lsp.buf_is_attached(bufnr, result.client_id)
   quick_fix(bufnr)
   for _, step in ipairs(env.flow.edits or {}) do
-    edit_with_instruction(bufnr, step)
+    edit_with_instruction(step)
   end
   vim.cmd('write')
   result.status_line = vim.g.sparkls_status
