@@ -7,7 +7,7 @@ For each package: a `SymbolIndex` in a temporary database (never the user's cach
 then a random sample (fixed seed) of its functions and methods (`extract_symbols` on
 every indexed `.py` file; those over 300 lines skipped). For each, the cursor goes on
 the first body line and the context is built as the server builds it:
-`build_edit_context(..., lookup=WorkspaceIndex.lookup)` with the default settings
+`build_edit_context(..., lookup=workspace_index)` with the default settings
 (region cap 300 lines, budget 2,000 tokens), then `render_edit_prompt`.
 
 1. Tokens per region (p50/p95): the whole prompt (instructions + input), against
@@ -52,6 +52,7 @@ from sparkls.context.builder import build_edit_context
 from sparkls.context.definitions import names_used
 from sparkls.context.exclusions import PathFilter, iter_files
 from sparkls.context.prompt import render_edit_prompt
+from sparkls.context.snippet import DEFINITION_KINDS
 from sparkls.context.symbols import extract_symbols
 from sparkls.context.tokens import estimate_tokens
 from sparkls.documents.store import DocumentStore
@@ -69,7 +70,8 @@ except ImportError:  # exact counts are optional
 MAX_FUNCTION_LINES = 300  # the server's default region cap
 BUDGET = 2000  # the server's default fast-tier budget
 UNLIMITED = 10**9
-BASELINE_LOOKUP_LIMIT = 10_000  # every file that defines a name, for baseline (b)
+BASELINE_LOOKUP_LIMIT = 10_000
+CACHE = Path(__file__).resolve().parent / ".cache"  # gitignored  # every file that defines a name, for baseline (b)
 
 
 def o200k(text: str) -> int:
@@ -115,9 +117,47 @@ def covered(snippets, region, rel: str, line0: int) -> bool:
     if rel == region[0] and region[1] <= line0 <= region[2]:
         return True
     return any(
-        s.kind in ("definition", "signature") and s.path == rel and s.start_line <= line0 <= s.end_line
+        (s.kind in DEFINITION_KINDS or s.kind == "container") and s.path == rel and s.start_line <= line0 <= s.end_line
         for s in snippets
     )
+
+
+def jedi_oracle(script, doc, rel: str, symbol, root: Path) -> tuple[list[list[Any]], dict[str, int]]:
+    """jedi's definitions (path, 0-based line, name, type) for the identifiers in
+    `symbol`, outside it and inside the package; and the goto results set aside."""
+    lines = doc.text.split("\n")
+    root_resolved = root.resolve()
+    keys: dict[str, tuple[int, int]] = {}
+    identifier_keys(doc.tree.root_node, symbol.start_line, symbol.end_line, keys)
+    oracle: dict[tuple[str, int], tuple[str, str]] = {}
+    set_aside: Counter[str] = Counter()
+    for key, (row, byte_col) in keys.items():
+        column = len(lines[row].encode("utf-8")[:byte_col].decode("utf-8", "replace"))
+        try:
+            found = script.goto(row + 1, column, follow_imports=True)
+        except Exception:  # jedi gives up on some code; count it
+            set_aside["jedi error"] += 1
+            continue
+        for d in found:
+            if d.module_path is None or d.line is None or d.in_builtin_module():
+                continue
+            try:
+                d_rel = Path(d.module_path).resolve().relative_to(root_resolved).as_posix()
+            except ValueError:
+                continue  # outside the package (stdlib, site-packages)
+            line0 = d.line - 1
+            if d_rel == rel and symbol.start_line <= line0 <= symbol.end_line:
+                continue  # the function's own name, params, locals
+            if d.type == "module":
+                set_aside["module"] += 1
+                continue
+            def_text = (root / d_rel).read_text(encoding="utf-8", errors="replace").split("\n")[line0].lstrip()
+            if def_text.startswith(("import ", "from ")):
+                set_aside["unresolved import"] += 1
+                continue
+            dotted = "." in key.split("\0")[0]
+            oracle.setdefault((d_rel, line0), (key.split("\0")[1], d.type + (" via attribute" if dotted else "")))
+    return [[p, line, word, kind] for (p, line), (word, kind) in oracle.items()], dict(set_aside)
 
 
 def measure_package(name: str, root: Path, max_functions: int, seed: int, scratch: Path) -> dict[str, Any]:
@@ -157,11 +197,14 @@ def measure_package(name: str, root: Path, max_functions: int, seed: int, scratc
     misses: Counter[str] = Counter()
     miss_types: Counter[str] = Counter()
     set_aside: Counter[str] = Counter()
-    examples: list[str] = []
+    examples: dict[str, list[str]] = {}  # miss category -> a few examples
     build_times: list[float] = []
     jedi_s = 0.0
     scripts: dict[str, jedi.Script] = {}
-    root_resolved = root.resolve()
+    # The oracle depends on the corpus and jedi only: cached across runs.
+    cache_file = CACHE / f"jedi-oracle-{name}-{root.name}-jedi{jedi.__version__}.json"
+    oracle_cache: dict[str, Any] = json.loads(cache_file.read_text()) if cache_file.exists() else {}
+    cached_before = len(oracle_cache)
 
     for rel, symbol in sample:
         doc = docs[rel]
@@ -172,11 +215,15 @@ def measure_package(name: str, root: Path, max_functions: int, seed: int, scratc
 
         t0 = time.perf_counter()
         ctx = build_edit_context(doc, offset, offset, path=rel, max_region_lines=MAX_FUNCTION_LINES,
-                                 budget_tokens=BUDGET, lookup=workspace.lookup)
+                                 budget_tokens=BUDGET, lookup=workspace)
         prompt = render_edit_prompt(ctx, "instruction")
         build_times.append(time.perf_counter() - t0)
         region = (rel, ctx.region.start_line, ctx.region.end_line)
         tokens = estimate_tokens(prompt.instructions) + estimate_tokens(prompt.input)
+        floor = estimate_tokens(prompt.instructions) + estimate_tokens(ctx.region_text)
+        snippet_tokens = Counter()
+        for snippet in ctx.snippets:
+            snippet_tokens[snippet.kind] += estimate_tokens(snippet.text)
         exact = o200k(prompt.instructions) + o200k(prompt.input) if _O200K else None
 
         # Baseline (b): this file and every file that defines a name the region mentions.
@@ -186,40 +233,16 @@ def measure_package(name: str, root: Path, max_functions: int, seed: int, scratc
         whole = counts.file(rel)
         plus = [counts.file(f) for f in files]
 
-        # The oracle: jedi's definitions for the names the function uses.
+        # The oracle: jedi's definitions for the names the function uses (cached).
         t0 = time.perf_counter()
-        if rel not in scripts:
-            scripts[rel] = jedi.Script(doc.text, path=root / rel, project=project)
-        script = scripts[rel]
-        keys: dict[str, tuple[int, int]] = {}
-        identifier_keys(doc.tree.root_node, symbol.start_line, symbol.end_line, keys)
-        oracle: dict[tuple[str, int], tuple[str, str]] = {}  # (rel, 0-based line) -> (name, jedi type)
-        for key, (row, byte_col) in keys.items():
-            column = len(lines[row].encode("utf-8")[:byte_col].decode("utf-8", "replace"))
-            try:
-                found = script.goto(row + 1, column, follow_imports=True)
-            except Exception:  # jedi gives up on some code; count it
-                set_aside["jedi error"] += 1
-                continue
-            for d in found:
-                if d.module_path is None or d.line is None or d.in_builtin_module():
-                    continue
-                try:
-                    d_rel = Path(d.module_path).resolve().relative_to(root_resolved).as_posix()
-                except ValueError:
-                    continue  # outside the package (stdlib, site-packages)
-                line0 = d.line - 1
-                if d_rel == rel and symbol.start_line <= line0 <= symbol.end_line:
-                    continue  # the function's own name, params, locals
-                if d.type == "module":
-                    set_aside["module"] += 1
-                    continue
-                def_text = (root / d_rel).read_text(encoding="utf-8", errors="replace").split("\n")[line0].lstrip()
-                if def_text.startswith(("import ", "from ")):
-                    set_aside["unresolved import"] += 1
-                    continue
-                dotted = "." in key.split("\0")[0]
-                oracle.setdefault((d_rel, line0), (key.split("\0")[1], d.type + (" via attribute" if dotted else "")))
+        cache_key = f"{rel}:{symbol.start_line}:{symbol.end_line}"
+        if cache_key not in oracle_cache:
+            if rel not in scripts:
+                scripts[rel] = jedi.Script(doc.text, path=root / rel, project=project)
+            oracle_cache[cache_key] = jedi_oracle(scripts[rel], doc, rel, symbol, root)
+        found_defs, aside = oracle_cache[cache_key]
+        set_aside.update(aside)
+        oracle = {(d_rel, line0): (word, kind) for d_rel, line0, word, kind in found_defs}
         jedi_s += time.perf_counter() - t0
 
         hit = 0
@@ -237,25 +260,29 @@ def measure_package(name: str, root: Path, max_functions: int, seed: int, scratc
                 for s in extract_symbols(doc.language_id, doc.tree, doc.text.encode("utf-8"))
             ))
             if not indexed:
-                misses["not in index under that name" + (" (attribute)" if "attribute" in kind else " (bare name)")] += 1
-                if len(examples) < 12:
-                    examples.append(f"{rel}:{symbol.name} -> {word} ({kind}) {d_rel}:{line0 + 1}")
-                continue
-            if unlimited is None:
-                unlimited = build_edit_context(doc, offset, offset, path=rel, max_region_lines=MAX_FUNCTION_LINES,
-                                               budget_tokens=UNLIMITED, lookup=workspace.lookup)
-            if covered(unlimited.snippets, region, d_rel, line0):
-                misses["in index, cut by budget"] += 1
+                category = "not in index under that name" + (" (attribute)" if "attribute" in kind else " (bare name)")
             else:
-                misses["in index, not picked"] += 1
+                if unlimited is None:
+                    unlimited = build_edit_context(doc, offset, offset, path=rel, max_region_lines=MAX_FUNCTION_LINES,
+                                                   budget_tokens=UNLIMITED, lookup=workspace)
+                budget_cut = covered(unlimited.snippets, region, d_rel, line0)
+                category = "in index, cut by budget" if budget_cut else "in index, not picked"
+            misses[category] += 1
+            shown = examples.setdefault(category, [])
+            if len(shown) < 3:
+                shown.append(f"{rel}:{symbol.name} -> {word} ({kind}) {d_rel}:{line0 + 1}")
         rows.append({
             "path": rel, "function": symbol.name, "tokens": tokens, "o200k": exact,
+            "floor": floor, "snippet_tokens": dict(snippet_tokens),
             "whole_file": whole[0], "whole_file_o200k": whole[1],
             "with_definers": sum(c[0] for c in plus),
             "with_definers_o200k": sum(c[1] for c in plus) if _O200K else None,
             "oracle": len(oracle), "recalled": hit,
         })
     workspace.close()
+    if len(oracle_cache) != cached_before:
+        cache_file.parent.mkdir(parents=True, exist_ok=True)
+        cache_file.write_text(json.dumps(oracle_cache))
     return {
         "package": name, "functions": total_functions, "sampled": len(rows), "index_s": index_s,
         "jedi_s": jedi_s, "seconds": time.perf_counter() - started,
@@ -277,6 +304,11 @@ def summary(rows: list[dict[str, Any]]) -> dict[str, Any]:
         "recalled": sum(r["recalled"] for r in rows),
         "recall": sum(r["recalled"] for r in rows) / oracle if oracle else None,
         "share_median": statistics.median(r["tokens"] / r["whole_file"] for r in rows),
+        "floor_share_median": statistics.median(r["floor"] / r["whole_file"] for r in rows),
+        "snippet_tokens_mean": {
+            kind: sum(r["snippet_tokens"].get(kind, 0) for r in rows) / len(rows)
+            for kind in sorted({k for r in rows for k in r["snippet_tokens"]})
+        },
     }
     for key in ("tokens", "whole_file", "with_definers", "o200k", "whole_file_o200k", "with_definers_o200k"):
         out[f"{key}_p50"], out[f"{key}_p95"] = p(key, 50), p(key, 95)
@@ -322,6 +354,10 @@ def main() -> int:
                   f"{s['whole_file_o200k_p95']:>6}{s['with_definers_o200k_p50']:>8} /{s['with_definers_o200k_p95']:>7}"
                   f"{s['share_median_o200k']:>7.1%}")
     print("  share = median over regions of sparkls prompt tokens / whole-file tokens")
+    overall = summary([r for pkg in packages for r in pkg["rows"]])
+    print(f"  floor: instructions + region alone, median share {overall['floor_share_median']:.1%}; "
+          "mean tokens per prompt by snippet kind: "
+          + ", ".join(f"{k} {v:.0f}" for k, v in overall["snippet_tokens_mean"].items()))
     misses: Counter[str] = Counter()
     types: Counter[str] = Counter()
     aside: Counter[str] = Counter()
@@ -332,9 +368,11 @@ def main() -> int:
     print(f"misses ({sum(misses.values())}): " + ", ".join(f"{k} {v}" for k, v in misses.most_common()))
     print("  by jedi type: " + ", ".join(f"{k} {v}" for k, v in types.most_common()))
     print("  set aside, not in the oracle (goto results): " + ", ".join(f"{k} {v}" for k, v in aside.most_common()))
-    for pkg in packages:
-        for example in pkg["miss_examples"][:3]:
-            print(f"  e.g. {pkg['package']}: {example}")
+    for category in misses:
+        print(f"  {category}, e.g.:")
+        for pkg in packages:
+            for example in pkg["miss_examples"].get(category, [])[:2]:
+                print(f"    {pkg['package']}: {example}")
     build = [p["build_p50_ms"] for p in packages if p["build_p50_ms"] is not None]
     print("context build + render p50 per package: " + ", ".join(f"{b:.2f}" for b in build) + " ms")
     print(f"time: {elapsed:.0f} s in all; index builds {sum(p['index_s'] for p in packages):.1f} s; "

@@ -237,7 +237,7 @@ class SparkServer(LanguageServer):
     def index_lookup(self) -> Lookup | None:
         """Definitions from other files, once the workspace index is built."""
         index = self.workspace_index
-        return index.lookup if index is not None and index.ready else None
+        return index if index is not None and index.ready else None
 
     def schedule_index_refresh(self, uri: str, path: Path) -> None:
         """Reindex an edited buffer once it has been quiet for INDEX_DELAY seconds."""

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import asyncio
 import logging
+from collections import OrderedDict
 from collections.abc import Callable
 from pathlib import Path
 
@@ -20,7 +21,8 @@ from sparkls.context.symbols import Symbol
 
 logger = logging.getLogger(__name__)
 
-MAX_PER_NAME = 3  # definitions of one name taken from other files
+MAX_ROWS = 60  # index rows read per name; context.ranking keeps a few definers of them
+MAX_CACHED_FILES = 256  # files whose lines are kept for definition snippets
 
 
 class WorkspaceIndex:
@@ -29,6 +31,7 @@ class WorkspaceIndex:
         self.index = SymbolIndex(root, db_path or default_db_path(root))
         self.ready = False
         self.last_build: BuildStats | None = None
+        self._lines: OrderedDict[str, tuple[tuple[int, int], list[str]]] = OrderedDict()
 
     async def build(self, path_filter: PathFilter, progress: Callable[[int, int], None] | None = None) -> BuildStats:
         """Bring the index up to date in a worker thread; `progress(done, total)` is
@@ -61,17 +64,28 @@ class WorkspaceIndex:
         if rel is not None:
             await asyncio.to_thread(self.index.remove_file, rel)
 
-    def lookup(self, name: str) -> list[tuple[str, Symbol, list[str]]]:
-        """Definitions of `name` in the workspace, with their file's lines."""
-        found: list[tuple[str, Symbol, list[str]]] = []
-        for rel, symbol in self.index.lookup(name, limit=MAX_PER_NAME):
-            try:
-                lines = (self.root / rel).read_text(encoding="utf-8").splitlines()
-            except (OSError, UnicodeDecodeError):
-                continue
-            if symbol.end_line < len(lines):
-                found.append((rel, symbol, lines))
-        return found
+    # -- context.definitions.Lookup ----------------------------------------------------
+
+    def definitions(self, name: str) -> list[tuple[str, Symbol]]:
+        """Definitions named `name` in the workspace (at most MAX_ROWS)."""
+        return self.index.lookup(name, limit=MAX_ROWS)
+
+    def file_lines(self, path: str) -> list[str] | None:
+        """A workspace file's lines, read once per (mtime, size)."""
+        file = self.root / path
+        try:
+            stat = file.stat()
+            cached = self._lines.get(path)
+            if cached is not None and cached[0] == (stat.st_mtime_ns, stat.st_size):
+                self._lines.move_to_end(path)
+                return cached[1]
+            lines = file.read_text(encoding="utf-8").splitlines()
+        except (OSError, UnicodeDecodeError):
+            return None
+        self._lines[path] = ((stat.st_mtime_ns, stat.st_size), lines)
+        if len(self._lines) > MAX_CACHED_FILES:
+            self._lines.popitem(last=False)
+        return lines
 
     def close(self) -> None:
         self.index.close()

@@ -62,3 +62,72 @@ def test_prompt_lists_definitions_with_path_and_lines():
 
     prompt = render_edit_prompt(_ctx(), "Vectorise.")
     assert "m.py lines 4-6:" in prompt.input and "def helper(x):" in prompt.input
+
+
+ATTRS = '''class Session:
+    def __init__(self, url):
+        self.url = url
+        self.retries = 3
+        self.headers = {}
+
+    def send(self):
+        return fetch(self.url, tries=self.retries)
+
+
+class Other:
+    def __init__(self):
+        self.url = "elsewhere"
+        self.retries = 0
+
+
+def report(session):
+    return session.headers
+'''
+
+
+def _attrs_ctx(anchor):
+    doc = DocumentStore().open("file:///w/s.py", ATTRS, 1)
+    at = ATTRS.index(anchor)
+    return build_edit_context(doc, at, at, path="s.py", max_region_lines=300, budget_tokens=2000)
+
+
+def test_self_attributes_come_from_the_class_around_the_region():
+    """`self.url` in Session.send shows Session's assignments, merged when adjacent, not Other's."""
+    ctx = _attrs_ctx("return fetch")
+    attributes = [(s.start_line, s.end_line, s.text.strip()) for s in ctx.snippets if s.kind == "attribute"]
+    assert attributes == [(2, 3, "self.url = url\n        self.retries = 3")]
+
+
+def test_attributes_reached_through_another_object_come_from_any_class():
+    """`session.headers` in a function shows the class that assigns `headers`; a bare name never matches an attribute."""
+    ctx = _attrs_ctx("return session.headers")
+    assert [(s.start_line, s.kind) for s in ctx.snippets if s.kind == "attribute"] == [(4, "attribute")]
+
+
+def test_a_long_docstring_is_cut_to_its_first_paragraph():
+    """A definition too long to send whole shows its signature and the docstring's first paragraph."""
+    body = "\n".join(f"    x{i} = {i}" for i in range(100))
+    text = f'def big():\n    """Summary line.\n\n    Details that are not sent.\n    """\n{body}\n\n\ndef user():\n    return big()\n'
+    doc = DocumentStore().open("file:///w/b.py", text, 1)
+    at = text.index("return big")
+    ctx = build_edit_context(doc, at, at, path="b.py", max_region_lines=300)
+    (signature,) = [s for s in ctx.snippets if s.kind == "signature"]
+    assert signature.text == 'def big():\n    """Summary line.\n    ...'
+    assert (signature.start_line, signature.end_line) == (0, 1)
+
+
+def test_pack_keeps_every_candidate_cheaply_before_upgrading_any():
+    """A budget too small for a whole first definition still fits every signature."""
+    from sparkls.context.builder import pack
+    from sparkls.context.snippet import Snippet
+
+    def candidate(name, whole_words):
+        whole = Snippet("a.py", 0, 9, "definition", f"def {name}():\n" + " word" * whole_words)
+        return [whole, Snippet("a.py", 0, 0, "signature", f"def {name}(): ...")]
+
+    kept = pack([candidate("first", 400), candidate("second", 10), candidate("third", 10)], budget=60)
+    assert [(s.text.split("(")[0], s.kind) for s in kept] == [
+        ("def first", "signature"),
+        ("def second", "definition"),
+        ("def third", "definition"),
+    ]

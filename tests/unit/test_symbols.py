@@ -53,6 +53,7 @@ def _by_name(symbols: list[Symbol]) -> dict[str, Symbol]:
             "typescript",
             [
                 ("class", "Greeter", 3, 14, None),
+                ("attribute", "name", 4, 4, "Greeter"),
                 ("method", "greet", 6, 9, "Greeter"),
                 ("method", "wave", 11, 13, "Greeter"),
                 ("function", "logged", 16, 19, None),
@@ -118,7 +119,7 @@ def test_python_docstring_extends_the_doc_past_the_signature():
 def test_python_without_docstring_doc_ends_with_the_signature():
     """Without a docstring (a string later in the body does not count) the doc ends with the signature."""
     text = 'class Circle(Shape):\n    x = 1\n    "not a docstring"\n'
-    (circle,) = _symbols("python", text)
+    circle = _by_name(_symbols("python", text))["Circle"]
     assert circle.signature_end_line == circle.doc_end_line == 0
 
 
@@ -139,13 +140,51 @@ def test_python_module_assignments_are_constants_or_variables():
     ]
 
 
-def test_python_class_constants_are_kept_but_fields_are_not():
-    """In a class body an UPPER_CASE assignment is a constant of the class; a field is not a symbol."""
+def test_python_class_constants_and_fields():
+    """In a class body an UPPER_CASE assignment is a constant of the class, any other an attribute."""
     text = "class Config:\n    TIMEOUT = 30\n    name: str = 'x'\n"
     assert _outline(_symbols("python", text)) == [
         ("class", "Config", 0, 2, None),
         ("constant", "TIMEOUT", 1, 1, "Config"),
+        ("attribute", "name", 2, 2, "Config"),
     ]
+
+
+def test_python_attributes_assigned_in_methods():
+    """Each `self.x = ...` / `cls.x = ...` statement of a method is an attribute of the innermost class."""
+    text = (
+        "class A:\n"
+        "    def __init__(self, url):\n"
+        "        self.url = url\n"
+        "        self.a, self.b = (\n"
+        "            1, 2)\n"
+        "        other.c = 3\n"
+        "    class Inner:\n"
+        "        def f(self):\n"
+        "            if True:\n"
+        "                self.deep: int = 1\n"
+        "    @classmethod\n"
+        "    def make(cls):\n"
+        "        cls.url = None\n"
+        "def free(self):\n"
+        "    self.z = 1\n"
+    )
+    attributes = [(s.name, s.start_line, s.end_line, s.container) for s in _symbols("python", text) if s.kind == "attribute"]
+    assert attributes == [
+        ("url", 2, 2, "A"),
+        ("a", 3, 4, "A"),
+        ("b", 3, 4, "A"),
+        ("deep", 9, 9, "Inner"),
+        ("url", 12, 12, "A"),
+    ]
+
+
+def test_javascript_attributes_assigned_in_methods_and_fields():
+    """`this.x = ...` in a method and a field declaration are attributes of their class; not in a plain function."""
+    text = "class K {\n  count = 0;\n  constructor() {\n    this.items = [];\n  }\n}\nfunction f() { this.q = 1; }\n"
+    for language_id in ("javascript", "typescript"):
+        attributes = [(s.name, s.start_line, s.container) for s in _symbols(language_id, text) if s.kind == "attribute"]
+        assert attributes == [("count", 1, "K"), ("items", 3, "K")], language_id
 
 
 def test_python_definitions_under_module_level_if_and_try():

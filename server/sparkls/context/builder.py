@@ -21,6 +21,7 @@ from sparkls.context.secrets import redact
 from sparkls.context.snippet import Snippet
 from sparkls.context.tokens import estimate_tokens
 from sparkls.context.queries import captures
+from sparkls.context.ranking import import_words
 from sparkls.context.region import DEFINITION, Region, find_region
 from sparkls.documents.languages import grammar_record
 from sparkls.documents.store import Document
@@ -80,7 +81,20 @@ def file_imports(doc: Document) -> list[tuple[int, int, str]]:
 
 
 def _in_file_order(snippets: list[Snippet]) -> list[Snippet]:
-    return sorted(snippets, key=lambda s: (s.path, s.start_line))
+    """Sorted by path and line; attribute statements on adjacent lines become one snippet."""
+    merged: list[Snippet] = []
+    for snippet in sorted(snippets, key=lambda s: (s.path, s.start_line)):
+        last = merged[-1] if merged else None
+        if (
+            last is not None
+            and snippet.kind == last.kind == "attribute"
+            and snippet.path == last.path
+            and snippet.start_line == last.end_line + 1
+        ):
+            merged[-1] = Snippet(last.path, last.start_line, snippet.end_line, "attribute", f"{last.text}\n{snippet.text}")
+        else:
+            merged.append(snippet)
+    return merged
 
 
 def _ancestors(node: Node) -> Iterator[Node]:
@@ -120,17 +134,26 @@ def imports_used(imports: list[tuple[int, int, str]], region_text: str) -> list[
 
 
 def pack(candidates: list[list[Snippet]], budget: int) -> list[Snippet]:
-    """In priority order, keep the first way to show each candidate that still fits
-    in `budget` tokens (a definition falls back to its signature)."""
-    kept, used = [], 0
-    for options in candidates:
-        for snippet in options:
-            cost = estimate_tokens(snippet.text)
-            if used + cost <= budget:
-                kept.append(snippet)
-                used += cost
+    """Keep as many candidates as fit in `budget` tokens, then show the most useful
+    ones best: each candidate lists its ways to be shown, best first (a definition
+    whole, then its signature). First every candidate, in priority order, gets its
+    cheapest way if it still fits; then, in the same order, each is upgraded to the
+    best way the rest of the budget allows."""
+    costs = [[estimate_tokens(s.text) for s in options] for options in candidates]
+    chosen: dict[int, int] = {}  # candidate -> index of the way it is shown
+    used = 0
+    for i, options in enumerate(candidates):
+        if options and used + costs[i][-1] <= budget:
+            chosen[i] = len(options) - 1
+            used += costs[i][-1]
+    for i in chosen:
+        cheapest = costs[i][chosen[i]]
+        for way, cost in enumerate(costs[i][: chosen[i]]):
+            if used - cheapest + cost <= budget:
+                chosen[i] = way
+                used += cost - cheapest
                 break
-    return kept
+    return [candidates[i][way] for i, way in chosen.items()]
 
 
 def build_edit_context(
@@ -170,7 +193,10 @@ def build_edit_context(
                         [Snippet(path, first, last, "import", redact(text)[0])]
                         for first, last, text in imports_used(file_imports(doc), region_text)
                     ),
-                    *referenced_definitions(doc, path, region.start_line, region.end_line, region_text, lookup),
+                    *referenced_definitions(
+                        doc, path, region.start_line, region.end_line, region_text, lookup,
+                        import_words(text for _, _, text in file_imports(doc)) if lookup is not None else frozenset(),
+                    ),
                 ],
                 budget_tokens,
             )

@@ -10,7 +10,9 @@ from __future__ import annotations
 
 import re
 from collections.abc import Callable
+from typing import Protocol
 
+from sparkls.context.ranking import choose_definers
 from sparkls.context.secrets import redact
 from sparkls.context.snippet import Snippet
 from sparkls.context.symbols import Symbol, extract_symbols
@@ -18,10 +20,27 @@ from sparkls.context.tokens import estimate_tokens
 from sparkls.documents.store import Document
 
 WORD = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
-MAX_WHOLE_TOKENS = 400  # a longer definition is sent as its signature (and docstring)
+# `obj.name`, `self.name`, `f().name`: the object's name when it has one, and the attribute.
+ACCESS = re.compile(r"(?:\b([A-Za-z_][A-Za-z0-9_]*))?\s*\.\s*([A-Za-z_][A-Za-z0-9_]*)")
+OWN = frozenset({"self", "cls", "this"})  # names through which a method reaches its own attributes
+MAX_WHOLE_TOKENS = 120  # a longer definition is sent as its signature and doc summary
+MAX_DOC_LINES = 4  # of a docstring, the first paragraph up to this many lines is sent
+ATTRIBUTE = "attribute"
+MAX_ATTRIBUTE_TOKENS = 60  # a longer assignment is sent as its first line
 
-# name -> [(workspace-relative path, symbol, the file's lines)] from other files
-Lookup = Callable[[str], list[tuple[str, Symbol, list[str]]]]
+
+
+class Lookup(Protocol):
+    """Definitions in other files: the workspace symbol index."""
+
+    def definitions(self, name: str) -> list[tuple[str, Symbol]]:
+        """(workspace-relative path, symbol) of every definition named `name`, up to
+        some limit: variables last, then by path and line."""
+        ...
+
+    def file_lines(self, path: str) -> list[str] | None:
+        """The lines of a workspace file, or None when it cannot be read."""
+        ...
 
 
 def file_symbols(doc: Document) -> list[Symbol]:
@@ -39,15 +58,31 @@ def names_used(text: str) -> list[str]:
     return list(dict.fromkeys(WORD.findall(text)))
 
 
+def attribute_accesses(text: str) -> tuple[set[str], set[str]]:
+    """Attribute names the text reaches: (through self/cls/this, through anything else)."""
+    own: set[str] = set()
+    other: set[str] = set()
+    for match in ACCESS.finditer(text):
+        (own if match.group(1) in OWN else other).add(match.group(2))
+    return own, other
+
+
 def render(path: str, symbol: Symbol, line: Callable[[int], str]) -> list[Snippet]:
     """Ways to show a definition, best first: whole (unless long), then its signature
-    and docstring. The packer takes the first that fits the budget. `line(n)` gives
-    line n of the file (0-based)."""
+    and the first paragraph of its docstring. The packer takes the first that fits the budget. `line(n)` gives
+    line n of the file (0-based). An attribute is its assigning statement (its first
+    line when the statement is long)."""
 
     def span(first: int, last: int) -> str:
         return "\n".join(line(n) for n in range(first, last + 1))
 
-    head_end = max(symbol.signature_end_line, symbol.doc_end_line)
+    if symbol.kind == ATTRIBUTE:
+        text = span(symbol.start_line, symbol.end_line)
+        if symbol.end_line > symbol.start_line and estimate_tokens(text) > MAX_ATTRIBUTE_TOKENS:
+            return [Snippet(path, symbol.start_line, symbol.start_line, ATTRIBUTE, redact(line(symbol.start_line) + " ...")[0])]
+        return [Snippet(path, symbol.start_line, symbol.end_line, ATTRIBUTE, redact(text)[0])]
+
+    head_end = _summary_end(symbol, line)
     head = span(symbol.start_line, head_end)
     options = []
     if head_end < symbol.end_line:
@@ -55,10 +90,21 @@ def render(path: str, symbol: Symbol, line: Callable[[int], str]) -> list[Snippe
             whole = span(symbol.start_line, symbol.end_line)
             if estimate_tokens(whole) <= MAX_WHOLE_TOKENS:
                 options.append(Snippet(path, symbol.start_line, symbol.end_line, "definition", redact(whole)[0]))
-        indent = re.match(r"\s*", line(min(head_end + 1, symbol.end_line))).group()
+        indent = re.match(r"\s*", line(min(symbol.signature_end_line + 1, symbol.end_line))).group()
         head += f"\n{indent or '    '}..."
     options.append(Snippet(path, symbol.start_line, head_end, "signature", redact(head)[0]))
     return options
+
+
+def _summary_end(symbol: Symbol, line: Callable[[int], str]) -> int:
+    """The last line of a definition's head: its signature, then its docstring's
+    first paragraph (at most MAX_DOC_LINES lines)."""
+    last = symbol.signature_end_line
+    while last < symbol.doc_end_line and last - symbol.signature_end_line < MAX_DOC_LINES:
+        if not line(last + 1).strip():
+            break  # the end of the first paragraph
+        last += 1
+    return last
 
 
 def referenced_definitions(
@@ -68,23 +114,55 @@ def referenced_definitions(
     region_end_line: int,
     region_text: str,
     lookup: Lookup | None = None,
+    imported: frozenset[str] = frozenset(),
 ) -> list[list[Snippet]]:
     """For each definition the region uses (this file's, then others'), the ways to
-    show it, best first."""
+    show it, best first.
+
+    A name counts when the region mentions it; an attribute only when the region
+    reaches it with a dot, and one reached through `self` (`cls`, `this`) comes from
+    the class around the region when that class assigns it. Each statement is shown
+    once, however many names it defines. Other files' definitions are chosen by
+    `ranking.choose_definers` (`imported`: the words of this file's imports).
+    """
     names = names_used(region_text)
+    mentioned = frozenset(names)
+    own, other = attribute_accesses(region_text)
+    symbols = file_symbols(doc)
     by_name: dict[str, list[Symbol]] = {}
-    for symbol in file_symbols(doc):
+    for symbol in symbols:
         by_name.setdefault(symbol.name, []).append(symbol)
+    around = {
+        s.name for s in symbols if s.kind == "class" and s.start_line <= region_start_line and region_end_line <= s.end_line
+    }
     same_file: list[list[Snippet]] = []
     elsewhere: list[list[Snippet]] = []
+    seen: set[tuple[str, int, int]] = set()
+
+    def add(into: list[list[Snippet]], file_path: str, symbol: Symbol, line: Callable[[int], str]) -> None:
+        key = (file_path, symbol.start_line, symbol.end_line)
+        if key not in seen:
+            seen.add(key)
+            into.append(render(file_path, symbol, line))
+
     for name in names:
         local = [
             s
             for s in by_name.get(name, [])
-            if s.end_line < region_start_line or s.start_line > region_end_line  # neither holds the other
+            if (s.end_line < region_start_line or s.start_line > region_end_line)  # neither holds the other
+            and (s.kind != ATTRIBUTE or name in own or name in other)
         ]
+        if name in own and name not in other and any(s.container in around for s in local if s.kind == ATTRIBUTE):
+            local = [s for s in local if s.kind != ATTRIBUTE or s.container in around]
         if local:
-            same_file.extend(render(path, s, doc.lines.line_text) for s in local)
+            for symbol in local:
+                add(same_file, path, symbol, doc.lines.line_text)
         elif lookup is not None:
-            elsewhere.extend(render(p, s, file_lines.__getitem__) for p, s, file_lines in lookup(name) if p != path)
+            rows = [
+                (p, s) for p, s in lookup.definitions(name) if s.kind != ATTRIBUTE or name in own or name in other
+            ]
+            for file_path, symbol in choose_definers(rows, path, imported, mentioned):
+                file_lines = lookup.file_lines(file_path)
+                if file_lines is not None and symbol.end_line < len(file_lines):
+                    add(elsewhere, file_path, symbol, file_lines.__getitem__)
     return same_file + elsewhere

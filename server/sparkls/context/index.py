@@ -108,13 +108,15 @@ class _Indexed:
 
 @cache
 def extractor_fingerprint() -> str:
-    """A hash of what decides a file's symbols: every `symbols.scm` and `symbols.py`."""
+    """A hash of what decides a file's symbols: every `symbols.scm`, `attributes.scm`
+    and `symbols.py`."""
     digest = hashlib.sha256(Path(symbols_module.__file__).read_bytes())
     queries = resources.files("sparkls") / "queries"
     for folder in sorted(queries.iterdir(), key=lambda entry: entry.name):
-        source = folder / "symbols.scm"
-        if source.is_file():
-            digest.update(folder.name.encode() + b"\0" + source.read_bytes())
+        for name in ("symbols.scm", "attributes.scm"):
+            source = folder / name
+            if source.is_file():
+                digest.update(f"{folder.name}/{name}".encode() + b"\0" + source.read_bytes())
     return digest.hexdigest()
 
 

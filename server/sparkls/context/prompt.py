@@ -10,6 +10,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from sparkls.context.builder import EditContext
+from sparkls.context.snippet import DEFINITION_KINDS
 from sparkls.context.secrets import redact
 from sparkls.documents.languages import grammar_record
 
@@ -51,7 +52,7 @@ def render_edit_prompt(ctx: EditContext, instruction: str) -> Prompt:
     parts = [f"File: {ctx.path}"]
     if ctx.imports:
         parts.append("Imports:\n" + _fence("\n".join(ctx.imports), tag))
-    definitions = [s for s in ctx.snippets if s.kind in ("definition", "signature")]
+    definitions = [s for s in ctx.snippets if s.kind in DEFINITION_KINDS]
     if definitions:
         shown = [f"{d.path} lines {d.start_line + 1}-{d.end_line + 1}:\n" + _fence(d.text, tag) for d in definitions]
         parts.append("Definitions the region uses:\n\n" + "\n\n".join(shown))

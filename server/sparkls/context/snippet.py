@@ -10,5 +10,9 @@ class Snippet:
     path: str  # workspace-relative
     start_line: int  # 0-based, inclusive
     end_line: int
-    kind: str  # "import", "container", "definition" (whole), "signature" (head only)
+    kind: str  # "import", "container", "definition" (whole), "signature" (head only), "attribute"
     text: str  # redacted
+
+
+# Kinds that show a definition the region uses (the rest: imports, container headers).
+DEFINITION_KINDS = frozenset({"definition", "signature", "attribute"})

@@ -30,8 +30,14 @@ unmatched; a query names the parent of a definition that sits deeper.
 
 Kinds: `function`, `method`, `class` (Python, JS, TS), `type` (TS interfaces, enums
 and aliases; Go types; Rust structs, enums, unions, traits, aliases), `module` (TS
-namespaces, Rust modules), `constant`, `variable`, `macro` (Rust `macro_rules!`).
-Each `symbols.scm` says which of its definitions are which.
+namespaces, Rust modules), `constant`, `variable`, `attribute`, `macro` (Rust
+`macro_rules!`). Each `symbols.scm` says which of its definitions are which.
+
+Attributes are what a class's instances hold: a variable its body declares (`x: int
+= 0`, a JS/TS field) and, through the language's `attributes.scm` query, each
+statement of its methods that assigns one (`self.x = ...`, `this.x = ...`): one
+symbol per statement, all with the class as container. That query is the one that
+searches method bodies, and only inside classes.
 
 Rules, the same in every language:
 
@@ -80,6 +86,8 @@ DOCSTRING = "docstring"
 
 IMPORT = "import"  # a kind that marks a name as no definition
 VARIABLE = "variable"
+ATTRIBUTE = "attribute"
+STATEMENT = "attribute"  # the capture of attributes.scm that holds the assigning statement
 # Kinds that hold members; a definition inside anything else is a local.
 HOLDERS = frozenset({"class", "type", "module", SCOPE})
 # Holders whose functions are methods.
@@ -234,6 +242,7 @@ def extract_symbols(language_id: str, tree: tree_sitter.Tree, source: bytes) -> 
     found = _scan(QueryCursor(compiled), tree.root_node)
     ordered = sorted(found.definitions.values(), key=lambda d: (d.node.start_byte, -d.node.end_byte))
     symbols: list[Symbol] = []
+    classes: list[tuple[Node, str]] = []  # kept classes in file order, with their name
     # Enclosing definitions, innermost last: (end byte, kind, first name, kept).
     stack: list[tuple[int, str, str | None, bool]] = []
     for definition in ordered:
@@ -246,6 +255,8 @@ def extract_symbols(language_id: str, tree: tree_sitter.Tree, source: bytes) -> 
         kind = definition.kind
         names = [(_text(n, source), k) for n, k in definition.names.items() if k != IMPORT]
         stack.append((end_byte, kind, names[0][0] if names else None, kept))
+        if kind == "class" and names and kept:
+            classes.append((node, names[0][0]))
         if not kept or kind == SCOPE or not names:
             continue
         first, outer = _first_node(node, found, source)
@@ -261,9 +272,51 @@ def extract_symbols(language_id: str, tree: tree_sitter.Tree, source: bytes) -> 
             if name_kind == VARIABLE:
                 if name.isupper():
                     name_kind = "constant"
+                elif parent is not None and parent[1] == "class":
+                    name_kind = ATTRIBUTE  # a field the class body declares
                 elif parent is not None:
-                    continue  # a field, not a module-level variable
+                    continue  # a local of a module or impl
             elif name_kind == "function" and parent is not None and parent[1] in METHOD_HOLDERS:
                 name_kind = "method"
             symbols.append(Symbol(name, name_kind, start_line, end_line, signature_end, doc_end, container))
+    if classes:
+        assigned = _assigned_attributes(language_id, classes, source)
+        if assigned:
+            symbols = sorted(symbols + assigned, key=lambda s: s.start_line)
     return symbols
+
+
+def _assigned_attributes(language_id: str, classes: list[tuple[Node, str]], source: bytes) -> list[Symbol]:
+    """One `attribute` symbol per statement of a class's methods that assigns one
+    (the language's `attributes.scm`), whose container is the innermost class (a
+    class defined inside a function is no symbol: its attributes go to the class
+    around that function)."""
+    compiled = query(language_id, "attributes")
+    if compiled is None:
+        return []
+    cursor = QueryCursor(compiled)
+    found: list[Symbol] = []
+    outer_end = -1
+    for index, (node, _) in enumerate(classes):
+        if node.start_byte < outer_end:
+            continue  # nested: searched with its outermost class
+        outer_end = node.end_byte
+        for _, match in cursor.matches(node):
+            statement = match[STATEMENT][0]
+            owner = next(
+                name
+                for other, name in reversed(classes[: _last_starting_before(classes, statement.start_byte, index)])
+                if other.end_byte >= statement.end_byte
+            )
+            first, last = statement.start_point.row, _last_row(statement)
+            for name_node in match[NAME]:
+                found.append(Symbol(_text(name_node, source), ATTRIBUTE, first, last, last, last, owner))
+    return found
+
+
+def _last_starting_before(classes: list[tuple[Node, str]], byte: int, start: int) -> int:
+    """How many of `classes` (in file order) start before `byte`, from index `start` on."""
+    end = start + 1
+    while end < len(classes) and classes[end][0].start_byte < byte:
+        end += 1
+    return end

@@ -22,3 +22,5 @@
     (function_expression body: (_) @body)
     (generator_function body: (_) @body)
   ]) @symbol.function
+; any other field: `count = 0;` (an attribute of its class)
+(field_definition property: [(property_identifier) (private_property_identifier)] @name) @symbol.variable

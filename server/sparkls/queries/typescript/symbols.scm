@@ -34,6 +34,8 @@
     (function_expression body: (_) @body)
     (generator_function body: (_) @body)
   ]) @symbol.function
+; any other field: `count = 0;`, `private readonly name: string;` (an attribute of its class)
+(public_field_definition name: [(property_identifier) (private_property_identifier)] @name) @symbol.variable
 (interface_declaration name: (type_identifier) @name body: (_) @body) @symbol.type
 (enum_declaration name: (identifier) @name body: (_) @body) @symbol.type
 (type_alias_declaration name: (type_identifier) @name) @symbol.type
