@@ -247,6 +247,7 @@ def measure_package(name: str, root: Path, max_functions: int, seed: int, scratc
 
         hit = 0
         unlimited = None
+        file_symbols = extract_symbols(doc.language_id, doc.tree, doc.text.encode("utf-8"))
         for (d_rel, line0), (word, kind) in oracle.items():
             if covered(ctx.snippets, region, d_rel, line0):
                 hit += 1
@@ -256,8 +257,7 @@ def measure_package(name: str, root: Path, max_functions: int, seed: int, scratc
                 p == d_rel and s.start_line <= line0 <= s.end_line
                 for p, s in workspace.index.lookup(word, limit=BASELINE_LOOKUP_LIMIT)
             ) or (d_rel == rel and any(
-                s.name == word and s.start_line <= line0 <= s.end_line
-                for s in extract_symbols(doc.language_id, doc.tree, doc.text.encode("utf-8"))
+                s.name == word and s.start_line <= line0 <= s.end_line for s in file_symbols
             ))
             if not indexed:
                 category = "not in index under that name" + (" (attribute)" if "attribute" in kind else " (bare name)")
@@ -266,10 +266,15 @@ def measure_package(name: str, root: Path, max_functions: int, seed: int, scratc
                     unlimited = build_edit_context(doc, offset, offset, path=rel, max_region_lines=MAX_FUNCTION_LINES,
                                                    budget_tokens=UNLIMITED, lookup=workspace)
                 budget_cut = covered(unlimited.snippets, region, d_rel, line0)
-                category = "in index, cut by budget" if budget_cut else "in index, not picked"
+                if budget_cut:
+                    category = "in index, cut by budget"
+                elif d_rel != rel and any(s.name == word for s in file_symbols):
+                    category = "in index, not picked: a same-file definition of that name came first"
+                else:
+                    category = "in index, not picked: among too many definers"
             misses[category] += 1
             shown = examples.setdefault(category, [])
-            if len(shown) < 3:
+            if len(shown) < 12:
                 shown.append(f"{rel}:{symbol.name} -> {word} ({kind}) {d_rel}:{line0 + 1}")
         rows.append({
             "path": rel, "function": symbol.name, "tokens": tokens, "o200k": exact,
@@ -371,7 +376,7 @@ def main() -> int:
     for category in misses:
         print(f"  {category}, e.g.:")
         for pkg in packages:
-            for example in pkg["miss_examples"].get(category, [])[:2]:
+            for example in pkg["miss_examples"].get(category, [])[:8]:
                 print(f"    {pkg['package']}: {example}")
     build = [p["build_p50_ms"] for p in packages if p["build_p50_ms"] is not None]
     print("context build + render p50 per package: " + ", ".join(f"{b:.2f}" for b in build) + " ms")

@@ -21,7 +21,7 @@ from sparkls.context.symbols import Symbol
 
 logger = logging.getLogger(__name__)
 
-MAX_ROWS = 60  # index rows read per name; context.ranking keeps a few definers of them
+MAX_ROWS = 250  # index rows read per name; context.ranking keeps a few definers of them
 MAX_CACHED_FILES = 256  # files whose lines are kept for definition snippets
 
 
@@ -69,6 +69,10 @@ class WorkspaceIndex:
     def definitions(self, name: str) -> list[tuple[str, Symbol]]:
         """Definitions named `name` in the workspace (at most MAX_ROWS)."""
         return self.index.lookup(name, limit=MAX_ROWS)
+
+    def member(self, path: str, container: str, name: str) -> Symbol | None:
+        """The definition `name` inside `container` in the file `path`."""
+        return self.index.member(path, container, name)
 
     def file_lines(self, path: str) -> list[str] | None:
         """A workspace file's lines, read once per (mtime, size)."""

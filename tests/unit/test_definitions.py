@@ -57,11 +57,15 @@ def test_definitions_fall_back_to_signatures_in_a_small_budget():
 
 
 def test_prompt_lists_definitions_with_path_and_lines():
-    """Each definition in the prompt says where it comes from."""
+    """Definitions come in one block per file that names the file and the lines of each piece."""
     from sparkls.context.prompt import render_edit_prompt
 
     prompt = render_edit_prompt(_ctx(), "Vectorise.")
-    assert "m.py lines 4-6:" in prompt.input and "def helper(x):" in prompt.input
+    block = prompt.input.split("m.py (lines 4-6, 9-10):\n```python\n", 1)[1].split("\n```", 1)[0]
+    assert block.split("\n⋮\n") == [
+        'def helper(x):\n    """Scale x."""\n    return x * LIMIT',
+        'def long_one(y):\n    """A long function."""\n    ...',
+    ]
 
 
 ATTRS = '''class Session:

@@ -18,13 +18,13 @@ def test_imported_files_rank_before_the_same_folder_before_the_rest():
 
 
 def test_a_name_with_few_definers_is_found_anywhere():
-    """Up to three definers are all shown, wherever they live."""
+    """Up to MAX_DEFINERS definers are all shown, wherever they live."""
     rows = [_row("a/x.py"), _row("b/y.py")]
     assert choose_definers(rows, "c/z.py", frozenset()) == rows
 
 
 def test_a_common_name_keeps_only_the_definers_the_file_can_see():
-    """With more than three definers, only imported or sibling files' definitions are shown."""
+    """With more than MAX_DEFINERS definers, only imported or sibling files' definitions are shown."""
     rows = [_row(f"far{i}/m.py") for i in range(5)] + [_row("pkg/models.py", line=7)]
     chosen = choose_definers(rows, "pkg/api.py", import_words(["from .models import Request"]))
     assert chosen == [_row("pkg/models.py", line=7)]
@@ -33,7 +33,7 @@ def test_a_common_name_keeps_only_the_definers_the_file_can_see():
 def test_the_class_the_region_names_comes_first():
     """`request: PreparedRequest` puts PreparedRequest's `url` before other classes' in the same file."""
     rows = [_row("m.py", "attribute", line, owner) for line, owner in ((1, "A"), (5, "B"), (9, "C"), (20, "Prepared"))]
-    chosen = choose_definers(rows, "api.py", frozenset({"m"}), frozenset({"Prepared"}))
+    chosen = choose_definers(rows, "api.py", frozenset({"m"}), frozenset({"Prepared"}), max_definers=3)
     assert [symbol.container for _, symbol in chosen] == ["Prepared", "A", "B"]
 
 

@@ -23,9 +23,11 @@ WORD = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
 # `obj.name`, `self.name`, `f().name`: the object's name when it has one, and the attribute.
 ACCESS = re.compile(r"(?:\b([A-Za-z_][A-Za-z0-9_]*))?\s*\.\s*([A-Za-z_][A-Za-z0-9_]*)")
 OWN = frozenset({"self", "cls", "this"})  # names through which a method reaches its own attributes
-MAX_WHOLE_TOKENS = 120  # a longer definition is sent as its signature and doc summary
+MAX_WHOLE_TOKENS = 80  # a longer definition is sent as its signature and doc summary
 MAX_DOC_LINES = 4  # of a docstring, the first paragraph up to this many lines is sent
 ATTRIBUTE = "attribute"
+# A class is shown with its constructor: what a call of the class's name runs.
+CONSTRUCTORS = ("__init__", "constructor", "new")
 MAX_ATTRIBUTE_TOKENS = 60  # a longer assignment is sent as its first line
 
 
@@ -36,6 +38,10 @@ class Lookup(Protocol):
     def definitions(self, name: str) -> list[tuple[str, Symbol]]:
         """(workspace-relative path, symbol) of every definition named `name`, up to
         some limit: variables last, then by path and line."""
+        ...
+
+    def member(self, path: str, container: str, name: str) -> Symbol | None:
+        """The definition `name` inside `container` in the file `path` (a constructor)."""
         ...
 
     def file_lines(self, path: str) -> list[str] | None:
@@ -121,29 +127,45 @@ def referenced_definitions(
 
     A name counts when the region mentions it; an attribute only when the region
     reaches it with a dot, and one reached through `self` (`cls`, `this`) comes from
-    the class around the region when that class assigns it. Each statement is shown
-    once, however many names it defines. Other files' definitions are chosen by
-    `ranking.choose_definers` (`imported`: the words of this file's imports).
+    the class around the region when that class assigns it (else, as from a base
+    class, also from other files). A class comes with its constructor (`__init__`,
+    `constructor`, `new`). Each statement is shown once, however many names it
+    defines. Other files' definitions are chosen by `ranking.choose_definers`
+    (`imported`: the words of this file's imports; the region's words and the
+    headers of its classes name the classes that matter).
     """
     names = names_used(region_text)
-    mentioned = frozenset(names)
     own, other = attribute_accesses(region_text)
     symbols = file_symbols(doc)
     by_name: dict[str, list[Symbol]] = {}
     for symbol in symbols:
         by_name.setdefault(symbol.name, []).append(symbol)
-    around = {
-        s.name for s in symbols if s.kind == "class" and s.start_line <= region_start_line and region_end_line <= s.end_line
-    }
+    classes = [
+        s for s in symbols if s.kind == "class" and s.start_line <= region_start_line and region_end_line <= s.end_line
+    ]
+    around = {s.name for s in classes}
+    # The region's words and its classes' headers (their bases) rank other files' definers.
+    headers = " ".join(doc.lines.line_text(n) for s in classes for n in range(s.start_line, s.signature_end_line + 1))
+    mentioned = frozenset(names).union(WORD.findall(headers))
     same_file: list[list[Snippet]] = []
     elsewhere: list[list[Snippet]] = []
     seen: set[tuple[str, int, int]] = set()
 
     def add(into: list[list[Snippet]], file_path: str, symbol: Symbol, line: Callable[[int], str]) -> None:
         key = (file_path, symbol.start_line, symbol.end_line)
-        if key not in seen:
-            seen.add(key)
-            into.append(render(file_path, symbol, line))
+        if key in seen:
+            return
+        seen.add(key)
+        into.append(render(file_path, symbol, line))
+        if symbol.kind == "class":
+            for constructor in CONSTRUCTORS:
+                if file_path == path:
+                    found = next((s for s in by_name.get(constructor, ()) if s.container == symbol.name), None)
+                else:
+                    found = lookup.member(file_path, symbol.name, constructor) if lookup is not None else None
+                if found is not None:
+                    add(into, file_path, found, line)
+                    break
 
     for name in names:
         local = [
@@ -152,12 +174,15 @@ def referenced_definitions(
             if (s.end_line < region_start_line or s.start_line > region_end_line)  # neither holds the other
             and (s.kind != ATTRIBUTE or name in own or name in other)
         ]
-        if name in own and name not in other and any(s.container in around for s in local if s.kind == ATTRIBUTE):
+        mine = any(s.container in around for s in local)
+        if name in own and name not in other and mine:
             local = [s for s in local if s.kind != ATTRIBUTE or s.container in around]
-        if local:
-            for symbol in local:
-                add(same_file, path, symbol, doc.lines.line_text)
-        elif lookup is not None:
+        for symbol in local:
+            add(same_file, path, symbol, doc.lines.line_text)
+        inherited = name in own and not mine  # `self.x` the class around does not define: from a base?
+        # `obj.x` where no class of this file that defines x is named in the region: maybe another file's.
+        foreign = name in other and not any(s.container in mentioned for s in local)
+        if lookup is not None and (inherited or foreign or not local):
             rows = [
                 (p, s) for p, s in lookup.definitions(name) if s.kind != ATTRIBUTE or name in own or name in other
             ]

@@ -383,6 +383,16 @@ class SymbolIndex:
             ).fetchall()
         return [(path, Symbol(*fields)) for path, *fields in rows]
 
+    def member(self, path: str, container: str, name: str) -> Symbol | None:
+        """The definition `name` inside `container` in the file `path` (a class's
+        constructor), if the index has one."""
+        with self._lock:
+            row = self._connection().execute(
+                f"SELECT {_SYMBOL_COLUMNS} FROM symbols WHERE name = ? AND path = ? AND container = ? LIMIT 1",
+                (name, path, container),
+            ).fetchone()
+        return Symbol(*row) if row is not None else None
+
     def counts(self) -> tuple[int, int]:
         """(files, symbols) in the index."""
         with self._lock:

@@ -10,13 +10,14 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from sparkls.context.builder import EditContext
-from sparkls.context.snippet import DEFINITION_KINDS
+from sparkls.context.snippet import DEFINITION_KINDS, Snippet
 from sparkls.context.secrets import redact
 from sparkls.documents.languages import grammar_record
 
 REGION_START = "<|editable_region_start|>"
 REGION_END = "<|editable_region_end|>"
 CURSOR = "<|cursor|>"
+PIECE_SEPARATOR = "⋮"  # between two pieces of one file in the definitions block
 
 FAST_INSTRUCTIONS = f"""\
 You are Spark, a code-editing model inside a programmer's editor.
@@ -47,6 +48,24 @@ def _fence_tag(language_id: str) -> str:
     return record.name if record is not None else language_id
 
 
+def _lines(snippet: Snippet) -> str:
+    first, last = snippet.start_line + 1, snippet.end_line + 1
+    return f"{first}" if first == last else f"{first}-{last}"
+
+
+def _by_file(snippets: list[Snippet], tag: str) -> list[str]:
+    """One fenced block per file (snippets come in file order): its path and the
+    line ranges shown, then the pieces separated by a `⋮` line."""
+    files: dict[str, list[Snippet]] = {}
+    for snippet in snippets:
+        files.setdefault(snippet.path, []).append(snippet)
+    return [
+        f"{path} (lines {', '.join(_lines(s) for s in pieces)}):\n"
+        + _fence(f"\n{PIECE_SEPARATOR}\n".join(s.text for s in pieces), tag)
+        for path, pieces in files.items()
+    ]
+
+
 def render_edit_prompt(ctx: EditContext, instruction: str) -> Prompt:
     tag = _fence_tag(ctx.language_id)
     parts = [f"File: {ctx.path}"]
@@ -54,8 +73,7 @@ def render_edit_prompt(ctx: EditContext, instruction: str) -> Prompt:
         parts.append("Imports:\n" + _fence("\n".join(ctx.imports), tag))
     definitions = [s for s in ctx.snippets if s.kind in DEFINITION_KINDS]
     if definitions:
-        shown = [f"{d.path} lines {d.start_line + 1}-{d.end_line + 1}:\n" + _fence(d.text, tag) for d in definitions]
-        parts.append("Definitions the region uses:\n\n" + "\n\n".join(shown))
+        parts.append("Definitions the region uses:\n\n" + "\n\n".join(_by_file(definitions, tag)))
     region = ctx.region_text
     if ctx.cursor is not None:
         region = region[: ctx.cursor] + CURSOR + region[ctx.cursor :]

@@ -26,7 +26,7 @@ from pathlib import PurePosixPath
 
 from sparkls.context.symbols import Symbol
 
-MAX_DEFINERS = 3  # definers of one name taken from other files
+MAX_DEFINERS = 4  # definers of one name taken from other files
 MAX_SITES = 8  # assigning statements shown per attribute definer
 
 _WORD = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
