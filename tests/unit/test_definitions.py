@@ -135,3 +135,11 @@ def test_pack_keeps_every_candidate_cheaply_before_upgrading_any():
         ("def second", "definition"),
         ("def third", "definition"),
     ]
+
+
+def test_keywords_are_not_looked_up_but_names_that_are_keywords_elsewhere_are():
+    """`return` is never a definition's name; `type` is one in Python though Go reserves it."""
+    from sparkls.context.definitions import names_used
+
+    assert names_used("return type(x) if self else None", "python") == ["type", "x"]
+    assert names_used("return type(x)", "go") == ["x"]

@@ -8,6 +8,7 @@ and an optional index, returns candidates in priority order for `builder.pack`.
 
 from __future__ import annotations
 
+import keyword
 import re
 from collections.abc import Callable
 from typing import Protocol
@@ -17,6 +18,7 @@ from sparkls.context.secrets import redact
 from sparkls.context.snippet import Snippet
 from sparkls.context.symbols import Symbol, extract_symbols
 from sparkls.context.tokens import estimate_tokens
+from sparkls.documents.languages import grammar_record
 from sparkls.documents.store import Document
 
 WORD = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
@@ -59,9 +61,30 @@ def file_symbols(doc: Document) -> list[Symbol]:
     return doc.derived["symbols"]
 
 
-def names_used(text: str) -> list[str]:
-    """Identifier-like words in order of first use."""
-    return list(dict.fromkeys(WORD.findall(text)))
+# Reserved words, which name no definition: not looked up. Only words each language
+# reserves (`type` is a keyword in Go but a name in Python).
+_ECMASCRIPT = "break case catch class const continue debugger default delete do else export extends false finally for function if import in instanceof let new null return super switch this throw true try typeof var void while with yield async await"
+KEYWORDS = {
+    "python": frozenset(keyword.kwlist) | {"self", "cls"},
+    "javascript": frozenset(_ECMASCRIPT.split()),
+    "typescript": frozenset(_ECMASCRIPT.split()) | {"interface", "enum", "implements"},
+    "tsx": frozenset(_ECMASCRIPT.split()) | {"interface", "enum", "implements"},
+    "go": frozenset(
+        "break case chan const continue default defer else fallthrough for func go goto if import interface map "
+        "package range return select struct switch type var nil true false".split()
+    ),
+    "rust": frozenset(
+        "as async await break const continue crate else enum extern false fn for if impl in let loop match mod move "
+        "mut pub ref return self Self static struct super trait true type unsafe use where while".split()
+    ),
+}
+
+
+def names_used(text: str, language: str | None = None) -> list[str]:
+    """Identifier-like words in order of first use; the language's keywords left out
+    (`language`: a grammar name, `python`, `typescript`, ...)."""
+    reserved = KEYWORDS.get(language or "", frozenset())
+    return [word for word in dict.fromkeys(WORD.findall(text)) if word not in reserved]
 
 
 def attribute_accesses(text: str) -> tuple[set[str], set[str]]:
@@ -134,7 +157,8 @@ def referenced_definitions(
     (`imported`: the words of this file's imports; the region's words and the
     headers of its classes name the classes that matter).
     """
-    names = names_used(region_text)
+    record = grammar_record(doc.language_id)
+    names = names_used(region_text, record.name if record is not None else None)
     own, other = attribute_accesses(region_text)
     symbols = file_symbols(doc)
     by_name: dict[str, list[Symbol]] = {}

@@ -22,7 +22,6 @@ from __future__ import annotations
 
 import re
 from collections.abc import Iterable
-from pathlib import PurePosixPath
 
 from sparkls.context.symbols import Symbol
 
@@ -32,6 +31,8 @@ MAX_SITES = 8  # assigning statements shown per attribute definer
 _WORD = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
 
 IMPORTED, SAME_FOLDER, ELSEWHERE = 0, 1, 2
+# Files that stand for their folder: `from pkg import x` names pkg/__init__.py.
+_PACKAGE_FILES = frozenset({"__init__", "index", "mod", "lib"})
 
 
 def import_words(import_texts: Iterable[str]) -> frozenset[str]:
@@ -41,11 +42,14 @@ def import_words(import_texts: Iterable[str]) -> frozenset[str]:
 
 def closeness(path: str, current_path: str, imported: frozenset[str]) -> int:
     """IMPORTED, SAME_FOLDER or ELSEWHERE: how close `path` is to the file being edited."""
-    candidate = PurePosixPath(path)
-    stem = candidate.stem if candidate.stem not in ("__init__", "index", "mod", "lib") else candidate.parent.name
-    if stem in imported or candidate.parent.name in imported:
+    folder, _, name = path.rpartition("/")
+    stem = name.partition(".")[0]
+    folder_name = folder.rpartition("/")[2]
+    if stem in _PACKAGE_FILES:
+        stem = folder_name
+    if stem in imported or folder_name in imported:
         return IMPORTED
-    if candidate.parent == PurePosixPath(current_path).parent:
+    if folder == current_path.rpartition("/")[0]:
         return SAME_FOLDER
     return ELSEWHERE
 

@@ -11,10 +11,12 @@ leaning high, which is the safe side for a budget. Pure and fast (one regex pass
 from __future__ import annotations
 
 import re
+from functools import lru_cache
 
 _PIECE = re.compile(r"[A-Za-z_]+|\d+|[^\w\s]+|[^\x00-\x7f]")
 
 
+@lru_cache(maxsize=4096)  # the same definitions come back request after request
 def estimate_tokens(text: str) -> int:
     count = 0
     for match in _PIECE.finditer(text):
