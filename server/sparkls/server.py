@@ -9,11 +9,12 @@ from __future__ import annotations
 import asyncio
 import hashlib
 import logging
-from collections.abc import Coroutine
+from collections.abc import Callable, Coroutine
 from pathlib import Path
 from typing import Any
 
 from lsprotocol import types
+from tree_sitter import Tree
 from pygls.lsp.server import LanguageServer
 from pygls.protocol import LanguageServerProtocol, lsp_method
 
@@ -22,7 +23,7 @@ from sparkls.config import Settings, load_settings
 from sparkls.context.builder import file_imports
 from sparkls.context.definitions import Lookup, file_symbols
 from sparkls.context.exclusions import PathFilter
-from sparkls.documents.store import DocumentStore
+from sparkls.documents.store import Document, DocumentStore
 from sparkls.context.prompt import FAST_INSTRUCTIONS
 from sparkls.models.session import TierSession, TierStatus
 from sparkls.workspace import WorkspaceIndex
@@ -33,6 +34,12 @@ STATUS_NOTIFICATION = "sparkls/status"
 STATUS_DELAY = 0.05  # seconds: status updates are coalesced, never ahead of an edit
 REPARSE_DELAY = 0.02  # seconds of quiet after a change before the tree is refreshed
 INDEX_DELAY = 1.0  # seconds of quiet after a change before the buffer is reindexed
+
+
+def _warm(doc: Document) -> None:
+    """Parse (if needed) and cache what a request will ask of the document."""
+    file_imports(doc)  # parses, and caches the imports...
+    file_symbols(doc)  # ...and the definitions, before a request needs them
 
 
 def _user_handler_only(method: str) -> Any:
@@ -168,12 +175,22 @@ class SparkServer(LanguageServer):
 
         def run() -> None:
             self._reparse_timers.pop(uri, None)
-            if self.documents.has(uri):
-                doc = self.documents.get(uri)
-                file_imports(doc)  # parses, and caches the imports...
-                file_symbols(doc)  # ...and the definitions, before a request needs them
+            if not self.documents.has(uri):
+                return
+            doc = self.documents.get(uri)
+            job = doc.background_parse()
+            if job is not None:
+                self.spawn(self._parse_in_thread(uri, doc, *job), f"parsing {uri}")
+            else:
+                _warm(doc)
 
         self._reparse_timers[uri] = asyncio.get_running_loop().call_later(REPARSE_DELAY, run)
+
+    async def _parse_in_thread(self, uri: str, doc: Document, version: int, job: Callable[[], Tree | None]) -> None:
+        """A large document's parse, off the event loop; a change meanwhile schedules another."""
+        tree = await asyncio.to_thread(job)
+        if self.documents.is_open(uri, doc) and doc.install_tree(version, tree):
+            _warm(doc)
 
     def notify_user(self, message: str, kind: types.MessageType = types.MessageType.Error) -> None:
         self.window_show_message(types.ShowMessageParams(type=kind, message=f"Spark: {message}"))

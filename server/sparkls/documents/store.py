@@ -4,19 +4,40 @@ The store is fed by `didOpen` / `didChange` / `didClose` and read by the engine.
 change edits the old tree (`Tree.edit`) and marks it stale; the next reader reparses
 incrementally, so a burst of keystrokes costs one parse, not one per keystroke.
 
+A large document is parsed in a worker thread instead (`background_parse`), by a
+parser of its own that reads the text in chunks and gives up the GIL between them,
+so the event loop keeps serving requests while a 10 MB file parses.
+
 Knows nothing of LSP types: changes arrive as `TextChange` values.
 """
 
 from __future__ import annotations
 
+import time
+from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
-from tree_sitter import Point, Tree
+from tree_sitter import Parser, Point, Tree
 
 from sparkls.documents.languages import language_id_for, new_parser
 from sparkls.documents.positions import LINE_BREAK, Encoding, LineIndex, Position
 from sparkls.errors import DocumentClosed
+
+
+BACKGROUND_PARSE_BYTES = 256 * 1024  # a text this large is parsed off the event loop
+PARSE_CHUNK = 16 * 1024  # bytes a background parse reads between two yields of the GIL
+
+
+def parse_yielding(parser: Parser, source: bytes, old: Tree | None) -> Tree | None:
+    """Parse `source` (incrementally from `old`), handing the GIL to other threads
+    between chunks: tree-sitter holds it while it parses a bytestring."""
+
+    def read(offset: int, _point: Any) -> bytes:
+        time.sleep(0)  # let the event loop's thread run
+        return source[offset : offset + PARSE_CHUNK]
+
+    return parser.parse(read, old) if old is not None else parser.parse(read)
 
 
 @dataclass(frozen=True, slots=True)
@@ -69,6 +90,27 @@ class Document:
             self._tree = self._parser.parse(source, old) if old is not None else self._parser.parse(source)
             self._tree_stale = False
         return self._tree
+
+    def background_parse(self) -> tuple[int, Callable[[], Tree | None]] | None:
+        """(version, job) for a large document whose tree is stale: the job parses
+        the current text in a worker thread; `install_tree` takes its result. None
+        when the tree is current or the text small enough to parse in place."""
+        if self._parser is None or not self._tree_stale or len(self.text) < BACKGROUND_PARSE_BYTES // 4:
+            return None
+        source = self.text.encode("utf-8")
+        if len(source) < BACKGROUND_PARSE_BYTES:
+            return None
+        old = self._tree.copy() if self._tree is not None else None
+        parser = new_parser(self.language_id)  # the document's own may parse on the loop meanwhile
+        assert parser is not None
+        return self.version, lambda: parse_yielding(parser, source, old)
+
+    def install_tree(self, version: int, tree: Tree | None) -> bool:
+        """Take a background parse's tree if the text has not changed since."""
+        if tree is None or version != self.version or not self._tree_stale:
+            return False
+        self._tree, self._tree_stale = tree, False
+        return True
 
     def offset(self, position: Position) -> int:
         return self.lines.offset(position, self.encoding)
