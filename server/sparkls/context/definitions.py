@@ -98,9 +98,9 @@ def attribute_accesses(text: str) -> tuple[set[str], set[str]]:
 
 def render(path: str, symbol: Symbol, line: Callable[[int], str]) -> list[Snippet]:
     """Ways to show a definition, best first: whole (unless long), then its signature
-    and the first paragraph of its docstring. The packer takes the first that fits the budget. `line(n)` gives
-    line n of the file (0-based). An attribute is its assigning statement (its first
-    line when the statement is long)."""
+    and the first paragraph of its docstring (`builder.pack` chooses). `line(n)`
+    gives line n of the file (0-based). An attribute is its assigning statement (its
+    first line when the statement is long)."""
 
     def span(first: int, last: int) -> str:
         return "\n".join(line(n) for n in range(first, last + 1))
