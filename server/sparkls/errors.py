@@ -161,3 +161,19 @@ class FileAlreadyExists(DeepEditError):
 
 class MalformedPlan(DeepEditError):
     code = "malformed_plan"
+
+
+class StaleEdit(DocumentChanged):
+    """The user changed the edited region (or replaced the whole text) while the model
+    answered; the edit was dropped. `change_index` is the 0-based change that did it."""
+
+    code = "stale_edit"
+
+    def __init__(
+        self,
+        message: str = "The code changed while Spark was writing; nothing was applied.",
+        *,
+        change_index: int | None = None,
+    ) -> None:
+        super().__init__(message)
+        self.change_index = change_index
