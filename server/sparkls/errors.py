@@ -21,6 +21,7 @@
         ├── InvalidEdit           the new text does not parse where the old did
         ├── DocumentClosed        the document was closed while the model answered
         ├── DocumentChanged       the document changed in a way the edit cannot follow
+        │   └── StaleEdit         the user typed in or against the edited region; dropped
         ├── EditRejected          the editor refused `workspace/applyEdit`
         └── DeepEditError         a deep-tier reply could not become a safe multi-file edit
             ├── MalformedBlocks   the SEARCH/REPLACE blocks are broken or missing (names the block)

@@ -1,5 +1,5 @@
 ; Attributes a class's methods assign: `self.x = ...`, `self.x: int = ...`,
-; `self.a, self.b = ...` (also through `cls`). Captures (sparkls.context.symbols):
+; `self.a, self.b = ...`, `self.n += 1` (also through `cls`). Captures (sparkls.context.symbols):
 ;   @attribute  the statement, whose lines the attribute's definition spans;
 ;   @name       the attribute's name.
 ; The class an attribute belongs to is the innermost class around the statement.
@@ -12,4 +12,8 @@
 (expression_statement
   (assignment
     left: (pattern_list (attribute object: (identifier) @_self attribute: (identifier) @name))
+    (#any-of? @_self "self" "cls"))) @attribute
+(expression_statement
+  (augmented_assignment
+    left: (attribute object: (identifier) @_self attribute: (identifier) @name)
     (#any-of? @_self "self" "cls"))) @attribute
