@@ -104,6 +104,25 @@ class ContextSettings(_Model):
     exclude: list[str] = []
 
 
+class CompletionSettings(_Model):
+    """Inline completions (`textDocument/inlineCompletion`, and a `textDocument/completion`
+    item for clients without ghost text)."""
+
+    enabled: bool = True
+    debounce_ms: int = Field(default=75, ge=0)  # quiet typing time before the model is asked
+    # `textDocument/completion` waits at most this long for Spark's item, then answers
+    # `isIncomplete` so the editor's menu is never held up.
+    completion_item_wait_ms: int = Field(default=150, ge=0)
+
+
+class SpeculationSettings(_Model):
+    """Quick fixes computed as soon as code actions are listed, before one is chosen."""
+
+    enabled: bool = True
+    max_fixes: int = Field(default=3, ge=0, le=10)  # per code-action request
+    ttl_seconds: float = Field(default=30.0, gt=0)  # a fix not chosen by then is cancelled and dropped
+
+
 DEFAULT_FAST_MODEL = "gpt-5.3-codex-spark"
 DEFAULT_DEEP_MODEL = "gpt-5.3-codex"
 # Required keys that a partial tier (`{"fast": {"base_url": ...}}`) inherits.
@@ -119,6 +138,8 @@ class Settings(_Model):
     api_key_env: str = "OPENAI_API_KEY"
     api_key: SecretStr | None = None
     context: ContextSettings = ContextSettings()
+    completion: CompletionSettings = CompletionSettings()
+    speculation: SpeculationSettings = SpeculationSettings()
 
     def api_key_for(self, tier_name: str, environ: dict[str, str] | None = None) -> str:
         """The key for a tier; raises MissingApiKey with the variable to set."""
