@@ -26,6 +26,7 @@ from sparkls.context.exclusions import PathFilter
 from sparkls.documents.store import Document, DocumentStore
 from sparkls.context.prompt import FAST_INSTRUCTIONS
 from sparkls.models.session import TierSession, TierStatus
+from sparkls.speculation import Speculation
 from sparkls.workspace import WorkspaceIndex
 
 logger = logging.getLogger(__name__)
@@ -113,6 +114,7 @@ class SparkServer(LanguageServer):
         self._status_pending: dict[str, dict[str, Any]] = {}
         self._status_timer: asyncio.TimerHandle | None = None
         self._tasks: set[asyncio.Task[Any]] = set()
+        self.speculation = Speculation()  # quick fixes computed before they are chosen
 
     def _new_fast_session(self) -> TierSession:
         return TierSession(

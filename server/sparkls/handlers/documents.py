@@ -66,3 +66,4 @@ def register(server: SparkServer) -> None:
     @server.feature(types.TEXT_DOCUMENT_DID_CLOSE)
     def did_close(ls: SparkServer, params: types.DidCloseTextDocumentParams) -> None:
         ls.documents.close(params.text_document.uri)
+        ls.speculation.discard(params.text_document.uri)
