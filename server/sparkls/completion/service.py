@@ -1,0 +1,129 @@
+"""Inline completions end to end, without LSP: cache, debounce, supersession, model.
+
+`CompletionService.suggest` answers "what does Spark suggest at this offset of this
+document": from the typing-through cache when the user is typing a suggestion out,
+otherwise through `LatestOnly` (debounced, one model request per document, a newer
+request cancelling an older one at once) and `ask_model`, which asks the fast tier
+with the edit model protocol (region markers, `<|cursor|>`, an instruction to complete
+the code there) and keeps what changed at the cursor. Every answer the model gives is
+remembered for typing through, even when the request that asked for it has gone.
+
+`start` hands back the task, for callers that must not wait long for it (the
+completion-item fallback answers `isIncomplete` and lets the task finish into the cache).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+from collections.abc import Awaitable, Callable
+from dataclasses import dataclass
+
+from sparkls.completion.cache import TypingCache
+from sparkls.completion.extract import Completion, completion_at_cursor
+from sparkls.completion.scheduler import LatestOnly
+from sparkls.config import Settings
+from sparkls.context.definitions import Lookup
+from sparkls.documents.store import Document
+from sparkls.edits.reply import extract_region
+from sparkls.engine import prepare_edit
+from sparkls.models.session import TierSession
+
+logger = logging.getLogger(__name__)
+
+COMPLETION_INSTRUCTION = (
+    "Complete the code at the cursor: insert what most likely comes next there (the rest "
+    "of the line, or the next few lines). Keep everything before the cursor exactly as it is."
+)
+# The model rewrites the whole region, so a completion's region stays small: a
+# function up to this long, else the cursor's line.
+COMPLETION_MAX_REGION_LINES = 60
+
+Ask = Callable[[Document, int], Awaitable[Completion | None]]
+
+
+@dataclass(slots=True)
+class CompletionCounts:
+    """What happened to completion requests since the session started."""
+
+    requests: int = 0
+    from_cache: int = 0  # served by typing through an earlier suggestion
+    model_requests: int = 0  # sent to the model
+    superseded: int = 0  # cancelled by a newer request for the same document
+
+
+def completion_settings(settings: Settings) -> Settings:
+    """`settings` with the region capped for completions."""
+    lines = min(settings.context.max_region_lines, COMPLETION_MAX_REGION_LINES)
+    return settings.model_copy(update={"context": settings.context.model_copy(update={"max_region_lines": lines})})
+
+
+async def ask_model(
+    doc: Document,
+    offset: int,
+    session: TierSession,
+    settings: Settings,
+    *,
+    path: str,
+    lookup: Lookup | None = None,
+) -> Completion | None:
+    """Ask the fast tier to complete the code at `offset`; the completion in document offsets."""
+    ctx, prompt = prepare_edit(
+        doc, offset, offset, path=path, settings=completion_settings(settings),
+        instruction=COMPLETION_INSTRUCTION, lookup=lookup,
+    )
+    reply = await session.complete(prompt)
+    line_ending = "\r\n" if "\r\n" in ctx.region_text else "\n"
+    new_region = extract_region(reply.text, line_ending=line_ending)
+    if ctx.region_text.endswith(line_ending) and not new_region.endswith(line_ending):
+        new_region += line_ending
+    found = completion_at_cursor(ctx.region_text, new_region, offset - ctx.region.start)
+    return found.shifted(ctx.region.start) if found is not None else None
+
+
+def _retrieve(task: asyncio.Task[Completion | None]) -> None:
+    """Mark a failure as seen: a caller that stopped waiting will not look at it."""
+    if not task.cancelled() and task.exception() is not None:
+        logger.debug("completion work failed: %s", task.exception())
+
+
+class CompletionService:
+    def __init__(self) -> None:
+        self.cache = TypingCache()
+        self.scheduler = LatestOnly()
+        self.counts = CompletionCounts()
+
+    def cached(self, doc: Document, offset: int) -> Completion | None:
+        """What is left of the last suggestion, if the user is typing it out."""
+        self.counts.requests += 1
+        hit = self.cache.lookup(doc.uri, doc.text, offset)
+        if hit is not None:
+            self.counts.from_cache += 1
+            # Whatever was at work for this document answers an older state now.
+            self.scheduler.cancel(doc.uri)
+        return hit
+
+    def start(self, doc: Document, offset: int, ask: Ask, *, delay: float) -> asyncio.Task[Completion | None]:
+        """The work for `offset` of `doc` as it is now: joined if already at work,
+        else started after `delay` seconds, superseding the document's older work."""
+        text, version = doc.text, doc.version
+        before = self.scheduler.superseded
+
+        async def work() -> Completion | None:
+            if doc.version != version:
+                return None  # typed on during the debounce: a newer request will come
+            self.counts.model_requests += 1
+            found = await ask(doc, offset)
+            if found is not None:
+                self.cache.remember(doc.uri, text, found)
+            return found
+
+        task = self.scheduler.submit(doc.uri, (version, offset), work, delay=delay)
+        self.counts.superseded += self.scheduler.superseded - before
+        task.add_done_callback(_retrieve)
+        return task
+
+    def forget(self, uri: str) -> None:
+        """The document closed: stop its work and drop its suggestion."""
+        self.scheduler.cancel(uri)
+        self.cache.forget(uri)
