@@ -8,9 +8,10 @@ either gets a complete edit or a message, never half an edit.
 
 from __future__ import annotations
 
+import logging
 import time
 from collections.abc import Callable
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 
 from pygls.uris import to_fs_path
@@ -20,14 +21,21 @@ from sparkls.context.builder import DiagnosticInfo, EditContext, build_edit_cont
 from sparkls.context.prompt import Prompt, render_edit_prompt
 from sparkls.documents.positions import Position
 from sparkls.documents.store import Document, DocumentStore
-from sparkls.edits.diff import diff_replacements
+from sparkls.context.region import Region
+from sparkls.edits.diff import Replacement, diff_replacements
+from sparkls.edits.invented import invented_names
+from sparkls.edits.rebase import rebase_region
 from sparkls.edits.reply import extract_region
+from sparkls.edits.retry import with_parse_error
 from sparkls.edits.validate import check_region_parses
 from sparkls.context.definitions import Lookup
 from sparkls.context.exclusions import PathFilter
 from sparkls.context.secrets import redact
-from sparkls.errors import DocumentChanged, DocumentClosed, EditError
+from sparkls.errors import DocumentClosed, EditError, InvalidEdit, ModelError, StaleEdit
 from sparkls.models.session import TierSession
+from sparkls.router import RouteRequest, choose_tier
+
+logger = logging.getLogger(__name__)
 
 
 @dataclass(frozen=True, slots=True)
@@ -57,6 +65,13 @@ class EditOutcome:
     attempts: int
     region_lines: tuple[int, int]  # 0-based inclusive
     timings_ms: dict[str, float]
+    # For rebasing onto a later version (`rebase_outcome`): the region and the
+    # replacements as code-point offsets of the text at `version`, and its length.
+    region_offsets: tuple[int, int] = (0, 0)
+    replacements: list[Replacement] = field(default_factory=list)
+    text_length: int = 0
+    warnings: list[str] = field(default_factory=list)  # e.g. "possible invented API: foo.bar()"
+    escalation: str | None = None  # why the deep tier served this edit, when it did
 
 
 def prepare_edit(
@@ -134,10 +149,19 @@ async def run_fast_edit(
     path_filter: PathFilter | None = None,
     lookup: Lookup | None = None,
     notify: Callable[[str], None] | None = None,
+    escalate: TierSession | None = None,
 ) -> EditOutcome:
+    """The edit of `request`, checked, in positions of the document as it is now.
+
+    A reply that adds syntax errors is asked for once more, with the error in the
+    request; if that one fails too, `escalate` (the deep tier) gets the same request;
+    else the user gets `InvalidEdit` and an unchanged buffer. If the user typed while
+    the model answered, the edit follows the text (`rebase`) or, when the typing
+    touched the region, is dropped (`StaleEdit`).
+    """
     started = time.perf_counter()
     doc = store.get(request.uri)
-    version = doc.version
+    version, text_length = doc.version, len(doc.text)
     check_may_send(request.uri, root, path_filter or PathFilter())
     start, end = sorted((doc.offset(request.start), doc.offset(request.end)))
     ctx, prompt = prepare_edit(
@@ -146,37 +170,55 @@ async def run_fast_edit(
     )
     context_done = time.perf_counter()
 
-    reply = await session.complete(prompt, notify=notify)
+    served_by, attempts, reason, retried = session, 0, None, False
+    invalid: InvalidEdit | None = None
+    while True:
+        try:
+            reply = await served_by.complete(prompt, notify=notify)
+        except ModelError as exc:
+            if invalid is None:
+                raise
+            # The deep tier could not be reached: the fast tier's failure is the news.
+            raise InvalidEdit(f"{invalid} The deep tier could not take over: {exc}") from exc
+        attempts += reply.attempts
+        region = _current_region(store, request.uri, doc, version, text_length, ctx)
+        new_region = _new_region_text(reply.text, ctx.region_text)
+        try:
+            check_region_parses(doc, region, new_region)
+            break
+        except InvalidEdit as exc:
+            invalid = exc
+            if served_by is session and not retried:
+                retried = True  # one more try on the fast tier, told what did not parse
+                prompt = with_parse_error(prompt, doc.language_id, new_region)
+                logger.info("fast tier: edit did not parse; asking again with the error")
+                continue
+            if served_by is session and escalate is not None:
+                route = choose_tier(RouteRequest(fast_failure="its edit did not parse twice"))
+                served_by, reason = escalate, route.reason
+                logger.info("escalating to the deep tier: %s", route.reason)
+                continue
+            if served_by is not session:
+                raise InvalidEdit(f"{exc} (Spark tried twice, then the deep tier.)") from None
+            raise
     replied = time.perf_counter()
 
-    name = ctx.path
-    if not store.is_open(request.uri, doc):
-        raise DocumentClosed(f"{name} was closed while the edit was being written; nothing was changed.")
-    if doc.version != version:
-        raise DocumentChanged(
-            f"{name} changed while the edit was being written (version {version} -> "
-            f"{doc.version}); nothing was changed. Run the edit again."
-        )
-    line_ending = "\r\n" if "\r\n" in ctx.region_text else "\n"
-    new_region = extract_region(reply.text, line_ending=line_ending)
-    if ctx.region_text.endswith(line_ending) and not new_region.endswith(line_ending):
-        new_region += line_ending
-    check_region_parses(doc, ctx.region, new_region)
-    base = ctx.region.start
-    edits = [
-        PositionedEdit(doc.position(base + r.start), doc.position(base + r.end), r.text)
-        for r in diff_replacements(ctx.region_text, new_region)
+    base = region.start
+    replacements = [
+        Replacement(base + r.start, base + r.end, r.text) for r in diff_replacements(ctx.region_text, new_region)
     ]
+    edits = [PositionedEdit(doc.position(r.start), doc.position(r.end), r.text) for r in replacements]
+    warnings = invented_names(doc, new_region, ctx.region_text, lookup)
     finished = time.perf_counter()
     return EditOutcome(
         uri=request.uri,
-        version=version,
+        version=doc.version,
         edits=edits,
-        tier=session.name,
-        model=session.tier.model,
+        tier=served_by.name,
+        model=served_by.tier.model,
         transport=reply.transport,
-        attempts=reply.attempts,
-        region_lines=(ctx.region.start_line, ctx.region.end_line),
+        attempts=attempts,
+        region_lines=(region.start_line, region.end_line),
         timings_ms={
             "context": (context_done - started) * 1000,
             "ttft": reply.ttft_ms,
@@ -185,4 +227,69 @@ async def run_fast_edit(
             "edit": (finished - replied) * 1000,
             "total": (finished - started) * 1000,
         },
+        region_offsets=(region.start, region.end),
+        replacements=replacements,
+        text_length=len(doc.text),
+        warnings=warnings,
+        escalation=reason,
+    )
+
+
+def _new_region_text(reply_text: str, old_region: str) -> str:
+    line_ending = "\r\n" if "\r\n" in old_region else "\n"
+    new_region = extract_region(reply_text, line_ending=line_ending)
+    if old_region.endswith(line_ending) and not new_region.endswith(line_ending):
+        new_region += line_ending
+    return new_region
+
+
+def _current_region(
+    store: DocumentStore, uri: str, doc: Document, version: int, text_length: int, ctx: EditContext
+) -> Region:
+    """The edited region in the document as it is now: moved past what the user typed
+    elsewhere since `version`; `StaleEdit` if the typing touched it."""
+    if not store.is_open(uri, doc):
+        raise DocumentClosed(f"{ctx.path} was closed while the edit was being written; nothing was changed.")
+    if doc.version == version:
+        return ctx.region
+    changes = doc.changes_since(version)
+    if changes is None:
+        raise StaleEdit(f"{ctx.path} changed too much while the edit was being written; nothing was changed.")
+    try:
+        shift = rebase_region(text_length, ctx.region.start, ctx.region.end, changes)
+    except StaleEdit:
+        raise StaleEdit(
+            f"You edited lines {ctx.region.start_line + 1}-{ctx.region.end_line + 1} of {ctx.path} while Spark "
+            "was writing them; nothing was changed. Run the edit again."
+        ) from None
+    start = ctx.region.start + shift
+    end = start + (ctx.region.end - ctx.region.start)
+    return replace(
+        ctx.region, start=start, end=end, start_line=doc.position(start).line,
+        end_line=ctx.region.end_line - ctx.region.start_line + doc.position(start).line,
+    )
+
+
+def rebase_outcome(store: DocumentStore, outcome: EditOutcome) -> EditOutcome:
+    """`outcome`, computed against an older version, moved onto the document as it is
+    now (an edit computed ahead, say); `StaleEdit` when the user changed its region,
+    `DocumentClosed` when the document is gone."""
+    doc = store.get(outcome.uri)
+    if doc.version == outcome.version:
+        return outcome
+    changes = doc.changes_since(outcome.version)
+    if changes is None:
+        raise StaleEdit()
+    start, end = outcome.region_offsets
+    shift = rebase_region(outcome.text_length, start, end, changes)
+    replacements = [Replacement(r.start + shift, r.end + shift, r.text) for r in outcome.replacements]
+    first_line = doc.position(start + shift).line
+    return replace(
+        outcome,
+        version=doc.version,
+        edits=[PositionedEdit(doc.position(r.start), doc.position(r.end), r.text) for r in replacements],
+        region_lines=(first_line, first_line + outcome.region_lines[1] - outcome.region_lines[0]),
+        region_offsets=(start + shift, end + shift),
+        replacements=replacements,
+        text_length=len(doc.text),
     )

@@ -24,9 +24,11 @@ from sparkls.context.builder import file_imports
 from sparkls.context.definitions import Lookup, file_symbols
 from sparkls.context.exclusions import PathFilter
 from sparkls.documents.store import Document, DocumentStore
+from sparkls.errors import SparkError
 from sparkls.context.prompt import FAST_INSTRUCTIONS
 from sparkls.models.session import TierSession, TierStatus
 from sparkls.speculation import Speculation
+from sparkls.completion.service import CompletionService
 from sparkls.workspace import WorkspaceIndex
 
 logger = logging.getLogger(__name__)
@@ -105,6 +107,7 @@ class SparkServer(LanguageServer):
             "workspace": None,
         }
         self.fast = self._new_fast_session()
+        self._deep: tuple[tuple[Any, ...], TierSession] | None = None
         self.pending_problems: list[str] = []  # found before the client could be told
         self._initialized = False  # notifications wait for the client to be ready
         self._reparse_timers: dict[str, asyncio.TimerHandle] = {}
@@ -115,6 +118,7 @@ class SparkServer(LanguageServer):
         self._status_timer: asyncio.TimerHandle | None = None
         self._tasks: set[asyncio.Task[Any]] = set()
         self.speculation = Speculation()  # quick fixes computed before they are chosen
+        self.completions = CompletionService()  # inline completions: cache, debounce, supersession
 
     def _new_fast_session(self) -> TierSession:
         return TierSession(
@@ -124,6 +128,21 @@ class SparkServer(LanguageServer):
             cache_key=workspace_cache_key(self.root),
             on_status=self.send_status,
         )
+
+    def deep_session(self) -> TierSession | None:
+        """The deep tier, when it is configured (its key resolves); made on first use
+        and again when its settings change. Escalations go there."""
+        try:
+            self.settings.api_key_for("deep")
+        except SparkError:
+            return None
+        identity = _tier_identity(self.settings, "deep")
+        if self._deep is None or self._deep[0] != identity:
+            if self._deep is not None:
+                self.spawn(self._deep[1].close(), "closing the old deep-tier connection")
+            session = TierSession("deep", self.settings, cache_key=workspace_cache_key(self.root), on_status=self.send_status)
+            self._deep = (identity, session)
+        return self._deep[1]
 
     def send_status(self, status: TierStatus) -> None:
         """`sparkls/status`: the state of each tier, for the editor's status bar.
@@ -275,6 +294,8 @@ class SparkServer(LanguageServer):
 
     async def close_sessions(self) -> None:
         await self.fast.close()
+        if self._deep is not None:
+            await self._deep[1].close()
         if self.workspace_index is not None:
             self.workspace_index.close()
 
@@ -286,9 +307,13 @@ def workspace_cache_key(root: Path | None) -> str | None:
     return "sparkls-" + hashlib.sha256(str(root).encode()).hexdigest()[:16]
 
 
+def _tier_identity(settings: Settings, tier: str) -> tuple[Any, ...]:
+    """What a tier's connection depends on; a change means reconnecting."""
+    return (getattr(settings, tier), settings.api_key, settings.api_key_env)
+
+
 def _fast_identity(settings: Settings) -> tuple[Any, ...]:
-    """What the fast tier's connection depends on; a change means reconnecting."""
-    return (settings.fast, settings.api_key, settings.api_key_env)
+    return _tier_identity(settings, "fast")
 
 
 def build_server() -> SparkServer:

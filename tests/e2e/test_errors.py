@@ -140,7 +140,7 @@ async def test_document_closed_while_streaming(client, emulator, tmp_path, sampl
 
 
 async def test_document_changed_while_streaming(client, emulator, tmp_path, sample):
-    """Typing while the model answers: the stale edit is not applied (rebase comes later)."""
+    """Typing against the region while the model answers: the stale edit is dropped with a message."""
     await start(client, emulator, tmp_path)
     client.editor.open(sample, SAMPLE)
     emulator.set_faults(delay_ms=400, count=1)
@@ -148,7 +148,8 @@ async def test_document_changed_while_streaming(client, emulator, tmp_path, samp
     await wait_emulator(emulator, lambda s: s["responses"] >= 1)
     client.editor.type_text(sample, 0, 0, "# typed\n")
     result = await edit
-    assert result["error"]["code"] == "document_changed"
+    assert result["error"]["code"] == "stale_edit"
+    assert "while Spark was writing them" in _error_message(client)
     assert client.editor.text(sample) == "# typed\n" + SAMPLE
 
 

@@ -14,6 +14,7 @@ Knows nothing of LSP types: changes arrive as `TextChange` values.
 from __future__ import annotations
 
 import time
+from collections import deque
 from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
@@ -22,9 +23,11 @@ from tree_sitter import Parser, Point, Tree
 
 from sparkls.documents.languages import language_id_for, new_parser
 from sparkls.documents.positions import LINE_BREAK, Encoding, LineIndex, Position
+from sparkls.edits.diff import Replacement
 from sparkls.errors import DocumentClosed
 
 
+HISTORY = 256  # changes kept per document for rebasing edits computed against older versions
 BACKGROUND_PARSE_BYTES = 256 * 1024  # a text this large is parsed off the event loop
 PARSE_CHUNK = 16 * 1024  # bytes a background parse reads between two yields of the GIL
 
@@ -38,6 +41,13 @@ def parse_yielding(parser: Parser, source: bytes, old: Tree | None) -> Tree | No
         return source[offset : offset + PARSE_CHUNK]
 
     return parser.parse(read, old) if old is not None else parser.parse(read)
+
+
+@dataclass(frozen=True, slots=True)
+class WholeText:
+    """A change that replaced the whole text (an LSP change without a range)."""
+
+    text: str
 
 
 @dataclass(frozen=True, slots=True)
@@ -72,6 +82,9 @@ class Document:
         self._tree_stale = True
         # Facts derived from the current text (imports, say), dropped on every change.
         self.derived: dict[str, Any] = {}
+        # The last changes as code-point replacements, for rebasing an edit computed
+        # against an older version: (version before, version after, changes).
+        self._history: deque[tuple[int, int, list[Replacement | WholeText]]] = deque(maxlen=HISTORY)
 
     @property
     def lines(self) -> LineIndex:
@@ -119,18 +132,35 @@ class Document:
         return self.lines.position(offset, self.encoding)
 
     def apply(self, changes: list[TextChange], version: int) -> None:
+        done: list[Replacement | WholeText] = []
         for change in changes:
             if change.range is None:
                 self.text = change.text
                 self._lines = None
                 self._tree = None  # nothing to reuse from an unrelated text
+                done.append(WholeText(change.text))
             else:
-                self._splice(change)
+                done.append(self._splice(change))
             self._tree_stale = True
             self.derived.clear()
+        self._history.append((self.version, version, done))
         self.version = version
 
-    def _splice(self, change: TextChange) -> None:
+    def changes_since(self, version: int) -> list[Replacement | WholeText] | None:
+        """The changes from `version` to the current one, in order, or None when they
+        are no longer known (more than HISTORY versions ago)."""
+        found: list[list[Replacement | WholeText]] = []
+        expected = self.version
+        for before, after, changes in reversed(self._history):
+            if after != expected:
+                return None
+            found.append(changes)
+            if before == version:
+                return [change for changes in reversed(found) for change in changes]
+            expected = before
+        return [] if version == self.version else None
+
+    def _splice(self, change: TextChange) -> Replacement:
         assert change.range is not None
         lines = self.lines
         start = lines.offset(change.range[0], self.encoding)
@@ -139,6 +169,7 @@ class Document:
             self._edit_tree(self._tree, start, end, change.text)
         self._lines = lines.spliced(start, end, change.text)
         self.text = self._lines.text
+        return Replacement(start, end, change.text)
 
     def _edit_tree(self, tree: Tree, start: int, end: int, inserted_text: str) -> None:
         """Tell `tree` that text[start:end] became `inserted_text`."""

@@ -17,21 +17,11 @@ each against the text as it was after the previous one. Pure; no LSP types.
 from __future__ import annotations
 
 from collections.abc import Iterable, Sequence
-from dataclasses import dataclass
-from typing import TYPE_CHECKING
 
 from sparkls.documents.positions import Encoding, LineIndex
+from sparkls.documents.store import TextChange, WholeText
 from sparkls.edits.diff import Replacement
 from sparkls.errors import StaleEdit
-
-if TYPE_CHECKING:
-    from sparkls.documents.store import TextChange
-
-@dataclass(frozen=True, slots=True)
-class WholeText:
-    """A change that replaced the whole text (an LSP change without a range)."""
-
-    text: str
 
 
 Change = Replacement | WholeText

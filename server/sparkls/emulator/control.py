@@ -44,7 +44,8 @@ class Faults:
     - ``drop_after_deltas``: cut the TCP connection after this many deltas, with no
       completed event (only when the reply has more deltas than that);
     - ``error_status`` / ``error_code``: answer model requests with this error instead;
-    - ``reply``: ``fenced`` (the protocol), ``bare`` (no fence) or ``empty`` (no text);
+    - ``reply``: ``fenced`` (the protocol), ``bare`` (no fence), ``empty`` (no text) or
+      ``broken`` (the answer plus a line that does not parse);
     - ``count``: in an override, how many model requests it lasts (None: until reset).
     """
 
@@ -164,6 +165,7 @@ class Stats:
     bytes_in: int = 0
     bytes_out: int = 0
     deltas: int = 0  # text deltas sent (Responses and Chat)
+    abandoned: int = 0  # WebSocket responses the client closed the connection on mid-stream
 
     def to_json(self) -> dict[str, int]:
         return dataclasses.asdict(self)

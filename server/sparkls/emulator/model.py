@@ -35,7 +35,8 @@ CURSOR = "<|cursor|>"
 NO_REGION_ANSWER = "No editable region in the request."
 FENCE = "```"
 
-REPLY_STYLES = ("fenced", "bare", "empty")
+REPLY_STYLES = ("fenced", "bare", "empty", "broken")
+BROKEN_TAIL = "(((\n"  # what `broken` adds: unclosed brackets, a syntax error in every language
 
 # An operand: "double-quoted" (backslash escapes), `backticked`, or a bare token.
 # Operands never span lines; a newline inside one is written \n.
@@ -145,7 +146,9 @@ def answer(request_text: str, *, reply: str = "fenced") -> str:
     """Return the scripted model's complete answer to *request_text*.
 
     *reply* shapes it: ``fenced`` (the protocol), ``bare`` (the same text without the
-    fence, to exercise a client's tolerance), ``empty`` (no text at all).
+    fence, to exercise a client's tolerance), ``empty`` (no text at all), ``broken``
+    (the protocol's answer with a line of unclosed brackets added: a reply that does
+    not parse, to exercise validation).
     """
     if reply not in REPLY_STYLES:
         raise ValueError(f"unknown reply style {reply!r}; expected one of {REPLY_STYLES}")
@@ -155,6 +158,8 @@ def answer(request_text: str, *, reply: str = "fenced") -> str:
     bounds = find_region(request_text)
     if bounds is not None:
         body = edit_region(request_text[bounds[0] : bounds[1]], directives)
+        if reply == "broken":
+            body = body.rstrip("\n") + "\n" + BROKEN_TAIL
     elif directives.completes:
         body = "".join(directives.completes)
     else:

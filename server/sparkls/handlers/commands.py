@@ -95,7 +95,14 @@ async def compute_edit(ls: SparkServer, request: EditRequest) -> EditOutcome:
         path_filter=await ls.path_filter(),
         lookup=ls.index_lookup(),
         notify=lambda message: ls.notify_user(message, types.MessageType.Warning),
+        escalate=ls.deep_session(),
     )
+
+
+def tell_warnings(ls: SparkServer, outcome: EditOutcome) -> None:
+    """Warnings about an edit that is applied anyway (a call to a name defined nowhere)."""
+    if outcome.warnings:
+        ls.notify_user("; ".join(outcome.warnings) + " (applied; check it).", types.MessageType.Warning)
 
 
 async def apply_outcome(ls: SparkServer, outcome: EditOutcome) -> dict[str, Any]:
@@ -125,6 +132,8 @@ def register(server: SparkServer) -> None:
             outcome = await with_progress(ls, "Spark edit", compute_edit(ls, request))
             if not outcome.edits:
                 ls.notify_user("the model proposed no change.", types.MessageType.Info)
-            return await apply_outcome(ls, outcome)
+            result = await apply_outcome(ls, outcome)
+            tell_warnings(ls, outcome)
+            return result
         except Exception as exc:  # every failure becomes a message; the server stays up
             return failure(ls, exc)

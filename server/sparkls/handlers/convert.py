@@ -51,4 +51,6 @@ def summary(outcome: EditOutcome, *, applied: bool, apply_ms: float | None = Non
         "edits": len(outcome.edits),
         "region": {"start_line": outcome.region_lines[0], "end_line": outcome.region_lines[1]},
         "timings_ms": timings,
+        "warnings": outcome.warnings,
+        "escalation": outcome.escalation,
     }
