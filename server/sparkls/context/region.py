@@ -123,7 +123,25 @@ def _top_level_statements(doc: Document, start_byte: int, end_byte: int) -> tupl
 
 
 def find_region(doc: Document, start: int, end: int, *, max_lines: int) -> Region:
-    """The region for the code-point range `start`..`end` of `doc`."""
+    """The region for the code-point range `start`..`end` of `doc`.
+
+    A bare cursor in the whitespace after a scope's last token (typing at the end of a
+    function, or on a new line below it) belongs to that scope, down to the cursor's
+    line: tree-sitter's node ends at the token, so it would otherwise get a lone line.
+    """
+    region = _find_region(doc, start, end, max_lines=max_lines)
+    if start != end or region.kind != "lines" or doc.tree is None:
+        return region
+    token_end = len(doc.text[:start].rstrip())
+    if not 0 < token_end < start:
+        return region
+    before = _find_region(doc, token_end - 1, token_end - 1, max_lines=max_lines)
+    if before.kind == "lines" or region.end_line - before.start_line + 1 > max_lines:
+        return region
+    return _lines_region(doc, before.start_line, max(before.end_line, region.end_line), before.kind)
+
+
+def _find_region(doc: Document, start: int, end: int, *, max_lines: int) -> Region:
     lines = doc.lines
     first = lines.position(start, "utf-32").line
     last = lines.position(end, "utf-32").line

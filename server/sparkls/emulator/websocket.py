@@ -10,7 +10,10 @@ rules of the real service:
   (``response_already_in_progress``) and the first stream goes on;
 - ``previous_response_id`` resolves only to the connection's most recent response;
 - past ``max_connection_seconds``, a request gets ``websocket_connection_limit_reached``
-  and the connection is closed.
+  and the connection is closed;
+- a client that closes the connection while a response streams has abandoned it
+  (closing is the API's only hard cancel): counted in ``abandoned``. A stream cut by
+  the ``drop_after_deltas`` fault is the emulator's doing and not counted.
 
 Outgoing reply frames skip ``send_text()`` on the hot path (see :meth:`send`); control
 frames, pongs and the closing handshake all go through the protocol object.
@@ -68,6 +71,7 @@ class WebSocketSession:
         self._fragments: list[bytes] | None = None
         self._pending: list[object] = []
         self._eof_sent = False
+        self._cut_by_fault = False  # the drop fault cut the stream, not the client
 
     # -- writing ---------------------------------------------------------------
 
@@ -102,6 +106,7 @@ class WebSocketSession:
         await self.wire.drain()
 
     async def abort(self) -> None:
+        self._cut_by_fault = True
         await self.wire.abort()
 
     def send_error(self, error: ApiError) -> None:
@@ -231,10 +236,14 @@ class WebSocketSession:
                 self,
                 previous_known=lambda rid: rid == self.last_response_id,
             )
+        except asyncio.CancelledError:  # run() ends: the client closed mid-stream
+            self._abandoned()
+            raise
         except ApiError as error:
             self.send_error(error)
             return
         except ConnectionError:
+            self._abandoned()
             return
         except Exception:  # a bug must show, and must not leave the client waiting
             logger.exception("emulator response failed")
@@ -242,6 +251,12 @@ class WebSocketSession:
             return
         if response_id is not None:
             self.last_response_id = response_id
+        else:
+            self._abandoned()
+
+    def _abandoned(self) -> None:
+        if not self._cut_by_fault:
+            self.emulator.counters.abandoned += 1
 
 
 def _text_frame(payload: bytes) -> bytes:

@@ -9,7 +9,7 @@ if TYPE_CHECKING:
 
 
 def register_all(server: SparkServer) -> None:
-    from sparkls.handlers import code_actions, commands, context, documents, lifecycle
+    from sparkls.handlers import code_actions, commands, context, documents, inline, lifecycle
 
-    for module in (lifecycle, documents, commands, context, code_actions):
+    for module in (lifecycle, documents, commands, context, code_actions, inline):
         module.register(server)

@@ -16,6 +16,7 @@ from pygls.uris import to_fs_path
 
 from sparkls.config import read_project_file
 from sparkls.documents.positions import normalize_encoding
+from sparkls.handlers import inline
 from sparkls.server import SparkServer
 
 
@@ -78,6 +79,7 @@ def register(server: SparkServer) -> None:
         if options is not None and not isinstance(options, dict):
             problems.append("initializationOptions must be an object; ignored")
         ls.pending_problems = problems + ls.reload_settings(renew=True)  # the root changed
+        inline.register_for_client(ls)  # a completion item for clients without inline completion
 
     @server.feature(types.INITIALIZED)
     async def initialized(ls: SparkServer, params: types.InitializedParams) -> None:
