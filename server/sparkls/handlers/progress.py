@@ -2,14 +2,15 @@
 
 Fast work shows nothing: the progress appears only if the work is still running after
 `PROGRESS_DELAY` seconds, so a 10 ms edit never flickers a spinner and pays no extra
-round trip. Cancelling that progress in the editor (`window/workDoneProgress/cancel`)
-cancels the work at once, as `$/cancelRequest` does.
+round trip. Once shown, it reports the tokens received so far (every
+`REPORT_INTERVAL` seconds while they change). Cancelling that progress in the editor
+(`window/workDoneProgress/cancel`) cancels the work at once, as `$/cancelRequest` does.
 """
 
 from __future__ import annotations
 
 import asyncio
-import contextlib
+import contextvars
 import uuid
 from collections.abc import Awaitable
 from typing import TypeVar
@@ -17,10 +18,24 @@ from typing import TypeVar
 from lsprotocol import types
 
 from sparkls.errors import Cancelled
+from sparkls.models.session import STREAM_PROGRESS
 from sparkls.server import SparkServer
 
 T = TypeVar("T")
-PROGRESS_DELAY = 0.15
+PROGRESS_DELAY = 0.3
+REPORT_INTERVAL = 0.1
+
+
+class _Tokens:
+    """Deltas streamed so far for one piece of work (`session.STREAM_PROGRESS`), and
+    whether its progress has begun in the editor."""
+
+    def __init__(self) -> None:
+        self.count = 0
+        self.begun = False
+
+    def add(self, n: int) -> None:
+        self.count += n
 
 
 def _supports_progress(ls: SparkServer) -> bool:
@@ -28,8 +43,9 @@ def _supports_progress(ls: SparkServer) -> bool:
     return bool(window and window.work_done_progress)
 
 
-async def _show(ls: SparkServer, title: str, work: asyncio.Task[T], token: str) -> bool:
-    """Create and begin the progress; cancelling it cancels `work`. True if begun."""
+async def _show(ls: SparkServer, title: str, work: asyncio.Task[T], token: str, tokens: _Tokens) -> bool:
+    """Create and begin the progress, then report the tokens received until `work` is
+    done (the caller cancels this); cancelling the progress cancels `work`."""
     await asyncio.sleep(PROGRESS_DELAY)
     if work.done():
         return False
@@ -37,19 +53,32 @@ async def _show(ls: SparkServer, title: str, work: asyncio.Task[T], token: str) 
     if work.done():
         return False
     ls.work_done_progress.begin(token, types.WorkDoneProgressBegin(title=title, cancellable=True))
+    tokens.begun = True
     future = ls.work_done_progress.tokens.get(token)
     if future is not None:
         future.add_done_callback(lambda f: work.cancel() if f.cancelled() else None)
+    reported = 0
+    while not work.done():
+        if tokens.count != reported:
+            reported = tokens.count
+            ls.work_done_progress.report(token, types.WorkDoneProgressReport(message=f"{reported} tokens received"))
+        await asyncio.sleep(REPORT_INTERVAL)
     return True
 
 
 async def with_progress(ls: SparkServer, title: str, work: Awaitable[T]) -> T:
     """Run `work`, with a cancellable progress if it takes long."""
-    task = asyncio.ensure_future(work)
     if not _supports_progress(ls):
-        return await task
+        return await work
+    tokens = _Tokens()
+    context = contextvars.copy_context()
+    context.run(STREAM_PROGRESS.set, tokens.add)  # counted in the work's own context only
+    if asyncio.iscoroutine(work):
+        task = asyncio.get_running_loop().create_task(work, context=context)
+    else:  # a task already running (a fix computed ahead): its tokens are not counted
+        task = asyncio.ensure_future(work)
     token = f"sparkls-{uuid.uuid4().hex[:12]}"
-    shower = asyncio.ensure_future(_show(ls, title, task, token))
+    shower = asyncio.ensure_future(_show(ls, title, task, token, tokens))
     try:
         return await task  # cancelling us ($/cancelRequest) cancels `task` too
     except asyncio.CancelledError:
@@ -59,7 +88,6 @@ async def with_progress(ls: SparkServer, title: str, work: Awaitable[T]) -> T:
         raise Cancelled(f"{title} was cancelled; nothing was changed.") from None
     finally:
         shower.cancel()
-        with contextlib.suppress(asyncio.CancelledError, Exception):
-            if shower.done() and shower.result():
-                ls.work_done_progress.end(token, types.WorkDoneProgressEnd())
+        if tokens.begun:
+            ls.work_done_progress.end(token, types.WorkDoneProgressEnd())
         ls.work_done_progress.tokens.pop(token, None)

@@ -13,6 +13,7 @@ import asyncio
 import logging
 import ssl
 import time
+from contextvars import ContextVar
 from collections.abc import AsyncIterator, Callable
 from contextlib import aclosing
 from dataclasses import asdict, dataclass, field
@@ -255,7 +256,14 @@ class TierSession:
             await self._http.aclose()
 
 
+# Where a request's streamed deltas are counted while it runs (set by whoever shows
+# progress: `handlers.progress.with_progress`); a context variable, so the count
+# follows the request's own task and nothing needs threading through the calls.
+STREAM_PROGRESS: ContextVar[Callable[[int], None] | None] = ContextVar("sparkls_stream_progress", default=None)
+
+
 async def _collect(events: AsyncIterator[Event], transport: str, attempt: int) -> Reply:
+    progress = STREAM_PROGRESS.get()
     parts: list[str] = []
     sent = time.perf_counter()
     first: float | None = None
@@ -265,6 +273,8 @@ async def _collect(events: AsyncIterator[Event], transport: str, attempt: int) -
                 if first is None:
                     first = time.perf_counter()
                 parts.append(event.text)
+                if progress is not None:
+                    progress(1)
             elif isinstance(event, Completed):
                 done = time.perf_counter()
                 first = first or done
