@@ -1,5 +1,8 @@
 """Minimal replacements between two texts, and their LSP positions."""
 
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
 from sparkls.documents.positions import LineIndex
 from sparkls.edits.diff import Replacement, apply_replacements, diff_replacements
 
@@ -57,3 +60,18 @@ def test_deleted_lines():
     reps = diff_replacements(old, new)
     assert apply_replacements(old, reps) == new
     assert all(r.text == "" for r in reps)
+
+
+# Property: the replacements of a region's rewrite, placed in a whole file, rebuild the
+# new region exactly and touch nothing outside it (hypothesis).
+_TEXT = st.text(alphabet=st.sampled_from(list("ab \t\n\r😀你é(){}:")), max_size=40)
+
+
+@settings(max_examples=300, deadline=None)
+@given(before=_TEXT, old=_TEXT, new=_TEXT, after=_TEXT)
+def test_replacements_never_change_anything_outside_the_region(before, old, new, after):
+    """Applied to the whole text, a region's diff yields before + new + after, whatever the characters."""
+    base = len(before)
+    placed = [Replacement(base + r.start, base + r.end, r.text) for r in diff_replacements(old, new)]
+    assert all(base <= r.start <= r.end <= base + len(old) for r in placed)
+    assert apply_replacements(before + old + after, placed) == before + new + after
