@@ -95,6 +95,20 @@ class TierSettings(_Model):
         return urlsplit(self.base_url).netloc
 
 
+class DeepSettings(TierSettings):
+    """The deep tier: a `TierSettings` plus what only multi-file tasks use.
+
+    Kept on a subclass so the fast tier has no keys it would ignore.
+    """
+
+    # Ask the editor to show each file's change for review before it lands
+    # (`needsConfirmation` on the change annotations), where the editor supports it.
+    confirm: bool = True
+    # Plan, then delegate: the deep tier writes a short plan (one step per file) and
+    # the fast tier carries out the steps in parallel.
+    delegate: bool = False
+
+
 class ContextSettings(_Model):
     max_region_lines: int = Field(default=300, ge=10)
     budget_tokens: int = Field(default=2000, ge=0)  # for the snippets around the region
@@ -134,7 +148,7 @@ _DEFAULTS: dict[str, Any] = {
 
 class Settings(_Model):
     fast: TierSettings = TierSettings(model=DEFAULT_FAST_MODEL)
-    deep: TierSettings = TierSettings(model=DEFAULT_DEEP_MODEL, transport="http")
+    deep: DeepSettings = DeepSettings(model=DEFAULT_DEEP_MODEL, transport="http")
     api_key_env: str = "OPENAI_API_KEY"
     api_key: SecretStr | None = None
     context: ContextSettings = ContextSettings()
