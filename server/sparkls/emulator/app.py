@@ -34,7 +34,7 @@ from sparkls.emulator.control import (
     injected_error,
 )
 from sparkls.emulator.events import ResponseEvents, http_error_body, responses_usage
-from sparkls.emulator.streaming import Sink, Wire, stream_response, stream_warmup
+from sparkls.emulator.streaming import Sink, SseSink, Wire, stream_response, stream_warmup
 from sparkls.emulator.websocket import WebSocketSession
 
 logger = logging.getLogger(__name__)
@@ -203,11 +203,11 @@ class Emulator:
                 return None
             self.remember(reply.response_id)
             return reply.response_id
-        faults = self.fault_state.take()
+        faults = self.fault_state.take(body["model"])
         error = injected_error(faults)
         if error is not None:
             raise error
-        stats.responses += 1
+        stats.count_response(body["model"], "http" if isinstance(sink, SseSink) else "websocket")
         text = model.answer(request_text, reply=faults.reply)
         usage = responses_usage(
             model.count_tokens(request_text), len(model.split_tokens(text)), cached

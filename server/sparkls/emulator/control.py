@@ -3,9 +3,9 @@
 This module owns three small pieces of pure state and logic, shared by every
 transport and by the control endpoint (``/_emulator/...``):
 
-- :class:`Faults`, a value object (pacing, delay, drop, injected error, reply style),
-  and :class:`FaultState`, which holds the startup defaults plus an optional override
-  that lasts ``count`` responses;
+- :class:`Faults`, a value object (pacing, delay, drop, injected error, reply style,
+  and per-model changes to them), and :class:`FaultState`, which holds the startup
+  defaults plus an optional override that lasts ``count`` responses;
 - :class:`Stats`, the counters served by ``GET /_emulator/stats``;
 - :class:`ApiError` and :func:`check_request`, the checks every model request passes
   (model named and known, ``previous_response_id`` resolvable), with the exact
@@ -46,7 +46,11 @@ class Faults:
     - ``error_status`` / ``error_code``: answer model requests with this error instead;
     - ``reply``: ``fenced`` (the protocol), ``bare`` (no fence), ``empty`` (no text) or
       ``broken`` (the answer plus a line that does not parse);
-    - ``count``: in an override, how many model requests it lasts (None: until reset).
+    - ``count``: in an override, how many model requests it lasts (None: until reset);
+    - ``models``: per-model changes to the fields above (not ``count``), e.g.
+      ``{"gpt-5.3-codex": {"tokens_per_second": 70}}``, so two tiers can be paced
+      differently at the same time; a request for another model gets the faults as
+      they are.
     """
 
     tokens_per_second: float | None = None
@@ -56,20 +60,33 @@ class Faults:
     error_code: str | None = None
     reply: str = "fenced"
     count: int | None = None
+    models: dict[str, dict[str, Any]] | None = None
 
     def to_json(self) -> dict[str, Any]:
         return dataclasses.asdict(self)
+
+    def for_model(self, model: str | None) -> Faults:
+        """The faults a request for *model* gets: these, with that model's changes."""
+        changes = (self.models or {}).get(model or "")
+        if not changes:
+            return self
+        return dataclasses.replace(self._validated(changes), models=None)
 
     def merged(self, changes: dict[str, Any]) -> Faults:
         """Return a copy with *changes* (JSON field values) applied, after validation.
 
         Raises ValueError naming the first bad field.
         """
-        fields = {f.name for f in dataclasses.fields(self)}
+        return self._validated(changes)
+
+    def _validated(self, changes: dict[str, Any], *, per_model: bool = False) -> Faults:
+        fields = {f.name for f in dataclasses.fields(self)} - ({"count", "models"} if per_model else set())
         unknown = sorted(set(changes) - fields)
         if unknown:
             raise ValueError(f"unknown fault field(s): {', '.join(unknown)}")
         values = dict(changes)
+        if values.get("models") is not None:
+            values["models"] = _checked_models(values["models"])
         for name, value in values.items():
             _check_field(name, value)
         if values.get("tokens_per_second") is not None:
@@ -79,6 +96,19 @@ class Faults:
         if values.get("reply") is None and "reply" in values:
             values["reply"] = "fenced"
         return dataclasses.replace(self, **values)
+
+
+def _checked_models(models: Any) -> dict[str, dict[str, Any]]:
+    """A ``models`` map, each model's changes checked as fault fields (no count)."""
+    if not isinstance(models, dict):
+        raise ValueError(f"invalid value for models: {models!r} (expected an object of model names)")
+    out = {}
+    for name, changes in models.items():
+        if not isinstance(changes, dict):
+            raise ValueError(f"invalid value for models[{name!r}]: {changes!r} (expected an object)")
+        Faults()._validated(changes, per_model=True)  # raises on a bad field
+        out[str(name)] = dict(changes)
+    return out
 
 
 def _is_int(value: Any) -> bool:
@@ -100,6 +130,8 @@ def _check_field(name: str, value: Any) -> None:
         ok = value in REPLY_STYLES
     elif name == "count":
         ok = _is_int(value) and value >= 1
+    elif name == "models":
+        ok = True  # checked by _checked_models
     else:  # pragma: no cover - fields are checked against the dataclass first
         ok = False
     if not ok:
@@ -137,9 +169,10 @@ class FaultState:
         self._override = None
         self._remaining = None
 
-    def take(self) -> Faults:
-        """Return the faults for one model request, counting it against the override."""
-        faults = self.current
+    def take(self, model: str | None = None) -> Faults:
+        """Return the faults for one model request (for *model*: with its per-model
+        changes), counting it against the override."""
+        faults = self.current.for_model(model)
         if self._override is not None and self._remaining is not None:
             self._remaining -= 1
             if self._remaining <= 0:
@@ -166,15 +199,24 @@ class Stats:
     bytes_out: int = 0
     deltas: int = 0  # text deltas sent (Responses and Chat)
     abandoned: int = 0  # WebSocket responses the client closed the connection on mid-stream
+    # Model requests served, by model and transport: {"gpt-5.3-codex": {"http": 1}}.
+    by_model: dict[str, dict[str, int]] = dataclasses.field(default_factory=dict)
 
-    def to_json(self) -> dict[str, int]:
+    def to_json(self) -> dict[str, Any]:
         return dataclasses.asdict(self)
+
+    def count_response(self, model: str, transport: str) -> None:
+        """One model request served (``transport``: "websocket" or "http")."""
+        self.responses += 1
+        per_model = self.by_model.setdefault(model, {})
+        per_model[transport] = per_model.get(transport, 0) + 1
 
     def reset(self) -> None:
         ws_open = self.ws_open
         for field in dataclasses.fields(self):
             setattr(self, field.name, 0)
         self.ws_open = ws_open
+        self.by_model = {}
 
 
 class ApiError(Exception):

@@ -15,6 +15,9 @@ events, and does no I/O. It follows the fast-tier model protocol (docs/, DESIGN.
 - The answer is the complete new region, without the cursor marker, in one fenced
   code block. Without region markers the answer is the COMPLETE text in a fence, or
   the sentence :data:`NO_REGION_ANSWER`.
+- A request in the shape of the deep-tier prompt (SEARCH/REPLACE instructions or a
+  plan request, files as path lines and fences, a ``Task:`` line) is answered by the
+  scripted deep tier instead: SEARCH/REPLACE blocks or a plan (``deep.py``).
 
 It also owns the two small text utilities the transport needs: how a request body
 becomes request text (:func:`responses_request_text`, :func:`chat_request_text`) and
@@ -28,6 +31,8 @@ import dataclasses
 import re
 from collections import deque
 from typing import Any, Iterable
+
+from sparkls.emulator import deep
 
 REGION_START = "<|editable_region_start|>"
 REGION_END = "<|editable_region_end|>"
@@ -154,6 +159,8 @@ def answer(request_text: str, *, reply: str = "fenced") -> str:
         raise ValueError(f"unknown reply style {reply!r}; expected one of {REPLY_STYLES}")
     if reply == "empty":
         return ""
+    if deep.is_deep_request(request_text):
+        return deep.answer(request_text)
     directives = parse_directives(request_text)
     bounds = find_region(request_text)
     if bounds is not None:

@@ -140,11 +140,11 @@ async def _respond_whole(emulator: Emulator, body: Any, wire: Wire, keep_alive: 
         stats.warmups += 1
         response = reply.response("completed", [], responses_usage(input_tokens, 0, cached))
     else:
-        faults = emulator.fault_state.take()
+        faults = emulator.fault_state.take(body["model"])
         error = injected_error(faults)
         if error is not None:
             raise error
-        stats.responses += 1
+        stats.count_response(body["model"], "http")
         text = model.answer(request_text, reply=faults.reply)
         pieces = model.split_tokens(text)
         await wait_as_generating(text, faults)
@@ -163,7 +163,7 @@ async def _post_chat(emulator: Emulator, request: httpwire.HttpRequest, wire: Wi
     try:
         body = _json_body(request)
         check_request(body, models=emulator.models, previous_known=lambda _: False)
-        faults = emulator.fault_state.take()
+        faults = emulator.fault_state.take(body["model"])
         error = injected_error(faults)
         if error is not None:
             raise error
@@ -171,7 +171,7 @@ async def _post_chat(emulator: Emulator, request: httpwire.HttpRequest, wire: Wi
         write_error(emulator, wire, error, keep_alive)
         return True
     stats = emulator.counters
-    stats.responses += 1
+    stats.count_response(body["model"], "http")
     request_text = model.chat_request_text(body)
     cached = emulator.prompt_cache.lookup(request_text)
     text = model.answer(request_text, reply=faults.reply)
