@@ -2,15 +2,19 @@
 
 It applies `workspace/applyEdit` to its own buffers with its own position arithmetic
 (deliberately not sparkls's), refuses a versioned edit for a stale version as VS Code
-does, and then sends `didChange` as an editor would.
+does, and then sends `didChange` as an editor would. Edits that create files or touch
+files that are not open (a multi-file task's) are applied to the disk, all or nothing;
+`reject_reason` makes it refuse every edit, as a user who declines would.
 """
 
 from __future__ import annotations
 
 from dataclasses import dataclass
+from pathlib import Path
 from typing import Any, Union
 
 from lsprotocol import types
+from pygls.uris import to_fs_path
 from pytest_lsp import LanguageClient, client_capabilities, make_test_lsp_client
 
 
@@ -40,6 +44,7 @@ class Editor:
         self.applied: list[types.WorkspaceEdit] = []
         self.statuses: list[dict] = []  # `sparkls/status` notifications, in order
         self.registrations: list[types.Registration] = []  # client/registerCapability
+        self.reject_reason: str | None = None  # when set, every workspace edit is refused with it
 
     def open(self, uri: str, text: str, language_id: str = "python") -> None:
         self.buffers[uri] = Buffer(text, 1)
@@ -64,6 +69,10 @@ class Editor:
         self._apply_edits(uri, [types.TextEdit(range=types.Range(start=pos, end=pos), new_text=new_text)])
 
     def apply_workspace_edit(self, edit: types.WorkspaceEdit) -> types.ApplyWorkspaceEditResult:
+        if self.reject_reason is not None:
+            return types.ApplyWorkspaceEditResult(applied=False, failure_reason=self.reject_reason)
+        if any(_touches_disk(change, self.buffers) for change in edit.document_changes or []):
+            return self._apply_with_files(edit)
         groups: list[tuple[str, int | None, list[types.TextEdit]]] = []
         for change in edit.document_changes or []:
             assert isinstance(change, types.TextDocumentEdit), change
@@ -79,6 +88,39 @@ class Editor:
                     failure_reason=f"version {version} is stale (buffer is at {self.buffers[uri].version})",
                 )
         for uri, _, edits in groups:
+            self._apply_edits(uri, edits)
+        self.applied.append(edit)
+        return types.ApplyWorkspaceEditResult(applied=True)
+
+    def _apply_with_files(self, edit: types.WorkspaceEdit) -> types.ApplyWorkspaceEditResult:
+        """documentChanges that create files or edit files that are not open: all or
+        nothing, as VS Code's transactional handling does. Open buffers are edited as
+        usual; other files on disk."""
+        disk: dict[str, str | None] = {}  # uri -> new text of a file on disk (None: missing)
+        buffers: list[tuple[str, list[types.TextEdit]]] = []
+        for change in edit.document_changes or []:
+            if isinstance(change, types.CreateFile):
+                path = Path(to_fs_path(change.uri))
+                if path.exists() or disk.get(change.uri) is not None:
+                    return types.ApplyWorkspaceEditResult(applied=False, failure_reason=f"{change.uri} exists")
+                disk[change.uri] = ""
+                continue
+            assert isinstance(change, types.TextDocumentEdit), change
+            uri, version = change.text_document.uri, change.text_document.version
+            if uri in self.buffers:
+                if version is not None and version != self.buffers[uri].version:
+                    return types.ApplyWorkspaceEditResult(applied=False, failure_reason=f"version {version} is stale")
+                buffers.append((uri, list(change.edits)))
+                continue
+            if uri not in disk:
+                path = Path(to_fs_path(uri))
+                disk[uri] = path.read_text(encoding="utf-8") if path.exists() else None
+            if disk[uri] is None:
+                return types.ApplyWorkspaceEditResult(applied=False, failure_reason=f"{uri} does not exist")
+            disk[uri] = _edited(disk[uri], list(change.edits), self.encoding)
+        for uri, text in disk.items():
+            Path(to_fs_path(uri)).write_text(text or "", encoding="utf-8")
+        for uri, edits in buffers:
             self._apply_edits(uri, edits)
         self.applied.append(edit)
         return types.ApplyWorkspaceEditResult(applied=True)
@@ -104,6 +146,24 @@ class Editor:
                 ],
             )
         )
+
+
+def _touches_disk(change: Any, buffers: dict[str, Buffer]) -> bool:
+    """A document change that creates a file or edits one that is not open."""
+    return isinstance(change, types.CreateFile) or (
+        isinstance(change, types.TextDocumentEdit) and change.text_document.uri not in buffers
+    )
+
+
+def _edited(text: str, edits: list[types.TextEdit], encoding: str) -> str:
+    """`text` with `edits` applied bottom-up (positions in `encoding`)."""
+    spans = sorted(
+        ((_offset(text, e.range.start, encoding), _offset(text, e.range.end, encoding), e.new_text) for e in edits),
+        reverse=True,
+    )
+    for start, end, new_text in spans:
+        text = text[:start] + new_text + text[end:]
+    return text
 
 
 def _command_or_code_action(obj: Any, _: type) -> types.Command | types.CodeAction:

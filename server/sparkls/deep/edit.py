@@ -102,8 +102,13 @@ def build_workspace_edit(
     *,
     encoding: Encoding = "utf-16",
     needs_confirmation: bool = False,
+    made_by: str = "the deep tier's block",
 ) -> DeepWorkspaceEdit:
-    """One WorkspaceEdit's worth of operations for `changes` (keys: FileChange.path)."""
+    """One WorkspaceEdit's worth of operations for `changes` (keys: FileChange.path).
+
+    `made_by` starts each annotation's account of where its change came from, before
+    the numbers in `FileChange.blocks` ("the fast tier's plan step" when delegated).
+    """
     operations: list[DocumentEdit | FileCreate] = []
     annotations = []
     files = []
@@ -115,11 +120,11 @@ def build_workspace_edit(
         if change.old_text is None:
             operations.append(FileCreate(source.uri, annotation_id))
             edits: tuple[TextChange, ...] = (TextChange(origin, origin, change.new_text),) if change.new_text else ()
-            description = f"new file, from the deep tier's block {blocks}"
+            description = f"new file, from {made_by} {blocks}"
         else:
             edits = text_changes(change.old_text, change.new_text, encoding)
             plural = "s" if len(change.blocks) > 1 else ""
-            description = f"{len(edits)} edit{'s' if len(edits) != 1 else ''} from the deep tier's block{plural} {blocks}"
+            description = f"{len(edits)} edit{'s' if len(edits) != 1 else ''} from {made_by}{plural} {blocks}"
         if edits:
             version = source.version if change.old_text is not None else None
             operations.append(DocumentEdit(source.uri, version, edits, annotation_id))

@@ -199,14 +199,15 @@ class Stats:
     bytes_out: int = 0
     deltas: int = 0  # text deltas sent (Responses and Chat)
     abandoned: int = 0  # WebSocket responses the client closed the connection on mid-stream
-    # Model requests served, by model and transport: {"gpt-5.3-codex": {"http": 1}}.
+    # Model requests served, by model and transport ("websocket", "http" for Responses
+    # over HTTP, "chat" for Chat Completions): {"gpt-5.3-codex": {"http": 1}}.
     by_model: dict[str, dict[str, int]] = dataclasses.field(default_factory=dict)
 
     def to_json(self) -> dict[str, Any]:
         return dataclasses.asdict(self)
 
     def count_response(self, model: str, transport: str) -> None:
-        """One model request served (``transport``: "websocket" or "http")."""
+        """One model request served (``transport``: "websocket", "http" or "chat")."""
         self.responses += 1
         per_model = self.by_model.setdefault(model, {})
         per_model[transport] = per_model.get(transport, 0) + 1

@@ -171,7 +171,7 @@ async def _post_chat(emulator: Emulator, request: httpwire.HttpRequest, wire: Wi
         write_error(emulator, wire, error, keep_alive)
         return True
     stats = emulator.counters
-    stats.count_response(body["model"], "http")
+    stats.count_response(body["model"], "chat")
     request_text = model.chat_request_text(body)
     cached = emulator.prompt_cache.lookup(request_text)
     text = model.answer(request_text, reply=faults.reply)

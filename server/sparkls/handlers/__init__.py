@@ -9,7 +9,7 @@ if TYPE_CHECKING:
 
 
 def register_all(server: SparkServer) -> None:
-    from sparkls.handlers import code_actions, commands, context, documents, inline, lifecycle
+    from sparkls.handlers import code_actions, commands, context, documents, inline, lifecycle, task
 
-    for module in (lifecycle, documents, commands, context, code_actions, inline):
+    for module in (lifecycle, documents, commands, context, code_actions, inline, task):
         module.register(server)

@@ -3,7 +3,8 @@
 Fast work shows nothing: the progress appears only if the work is still running after
 `PROGRESS_DELAY` seconds, so a 10 ms edit never flickers a spinner and pays no extra
 round trip. Once shown, it reports the tokens received so far (every
-`REPORT_INTERVAL` seconds while they change). Cancelling that progress in the editor
+`REPORT_INTERVAL` seconds while they change), followed by the work's own detail when
+the caller gives one (a deep task's phase and files). Cancelling that progress in the editor
 (`window/workDoneProgress/cancel`) cancels the work at once, as `$/cancelRequest` does.
 """
 
@@ -12,7 +13,7 @@ from __future__ import annotations
 import asyncio
 import contextvars
 import uuid
-from collections.abc import Awaitable
+from collections.abc import Awaitable, Callable
 from typing import TypeVar
 
 from lsprotocol import types
@@ -43,9 +44,22 @@ def _supports_progress(ls: SparkServer) -> bool:
     return bool(window and window.work_done_progress)
 
 
-async def _show(ls: SparkServer, title: str, work: asyncio.Task[T], token: str, tokens: _Tokens) -> bool:
-    """Create and begin the progress, then report the tokens received until `work` is
-    done (the caller cancels this); cancelling the progress cancels `work`."""
+def _message(count: int, detail: Callable[[], str | None] | None) -> str:
+    """"N tokens received", then the work's own detail (a phase, say) when it has one."""
+    extra = detail() if detail is not None else None
+    return f"{count} tokens received" + (f" · {extra}" if extra else "")
+
+
+async def _show(
+    ls: SparkServer,
+    title: str,
+    work: asyncio.Task[T],
+    token: str,
+    tokens: _Tokens,
+    detail: Callable[[], str | None] | None = None,
+) -> bool:
+    """Create and begin the progress, then report the tokens received (and `detail()`)
+    until `work` is done (the caller cancels this); cancelling the progress cancels `work`."""
     await asyncio.sleep(PROGRESS_DELAY)
     if work.done():
         return False
@@ -57,17 +71,21 @@ async def _show(ls: SparkServer, title: str, work: asyncio.Task[T], token: str, 
     future = ls.work_done_progress.tokens.get(token)
     if future is not None:
         future.add_done_callback(lambda f: work.cancel() if f.cancelled() else None)
-    reported = 0
+    reported = "0 tokens received" if detail is None else None
     while not work.done():
-        if tokens.count != reported:
-            reported = tokens.count
-            ls.work_done_progress.report(token, types.WorkDoneProgressReport(message=f"{reported} tokens received"))
+        message = _message(tokens.count, detail)
+        if message != reported:
+            reported = message
+            ls.work_done_progress.report(token, types.WorkDoneProgressReport(message=message))
         await asyncio.sleep(REPORT_INTERVAL)
     return True
 
 
-async def with_progress(ls: SparkServer, title: str, work: Awaitable[T]) -> T:
-    """Run `work`, with a cancellable progress if it takes long."""
+async def with_progress(
+    ls: SparkServer, title: str, work: Awaitable[T], *, detail: Callable[[], str | None] | None = None
+) -> T:
+    """Run `work`, with a cancellable progress if it takes long; `detail()`, when
+    given, is added to each report ("N tokens received · planning (4 files)")."""
     if not _supports_progress(ls):
         return await work
     tokens = _Tokens()
@@ -78,7 +96,7 @@ async def with_progress(ls: SparkServer, title: str, work: Awaitable[T]) -> T:
     else:  # a task already running (a fix computed ahead): its tokens are not counted
         task = asyncio.ensure_future(work)
     token = f"sparkls-{uuid.uuid4().hex[:12]}"
-    shower = asyncio.ensure_future(_show(ls, title, task, token, tokens))
+    shower = asyncio.ensure_future(_show(ls, title, task, token, tokens, detail))
     try:
         return await task  # cancelling us ($/cancelRequest) cancels `task` too
     except asyncio.CancelledError:

@@ -1,0 +1,208 @@
+"""The files a deep-tier task shows: the named ones, then the relevant ones.
+
+Named files (`uris`) come first, each refused with a warning (not sent) when it is
+outside the workspace folders, may never be sent (the PathFilter: .gitignore,
+`context.exclude`, secret files) or cannot be read. Then deep/context.py picks the
+relevant ones: files that define the symbols in play (the workspace index) and files
+that mention them (a word search over the files under the root that may be sent,
+code files only, at most MAX_SCAN_FILES of at most MAX_SCAN_BYTES each; the search
+runs in a worker thread). Open documents are read from their buffers, other files
+from disk. Every file is shown with secrets redacted.
+
+No LSP types; the caller gives the document store, the folders and the filter.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import os
+from dataclasses import dataclass, field, replace
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+from pygls.uris import from_fs_path, to_fs_path
+
+from sparkls.context.exclusions import PathFilter, iter_files
+from sparkls.context.secrets import redact
+from sparkls.deep import context
+from sparkls.deep.paths import ResolvedPath, display_path
+from sparkls.deep.pipeline import FileState
+from sparkls.deep.prompt import Selection, TaskFile
+from sparkls.documents.languages import grammar_record, language_id_for
+from sparkls.documents.positions import Position
+from sparkls.documents.store import Document, DocumentStore
+
+if TYPE_CHECKING:
+    from sparkls.tasks import TaskEnv
+
+MAX_SCAN_FILES = 5_000  # files read when looking for references
+MAX_SCAN_BYTES = 256 * 1024  # larger files are not searched (generated or vendored, mostly)
+
+
+@dataclass(frozen=True, slots=True)
+class TaskRequest:
+    """`sparkls.task`'s argument: the instruction, the named files, a selection in the first."""
+
+    instruction: str
+    uris: tuple[str, ...] = ()
+    start: Position | None = None
+    end: Position | None = None
+
+
+@dataclass
+class ShownFiles:
+    files: list[TaskFile]
+    order: list[str]  # paths, named first, then relevant by rank
+    reasons: dict[str, str]  # path -> "named", "defines area", "mentions area (3)"
+    left_out: list[str] = field(default_factory=list)  # relevant, but over the budget
+    warnings: list[str] = field(default_factory=list)  # named files not sent, and why
+    selection: Selection | None = None
+
+
+def read_state(store: DocumentStore, path: ResolvedPath) -> FileState:
+    """An open document's text and version (under the editor's URI), else the disk."""
+    for uri in dict.fromkeys((path.uri, from_fs_path(path.absolute) or path.uri)):
+        if store.has(uri):
+            doc = store.get(uri)
+            return FileState(doc.text, doc.version, uri)
+    return FileState(_read_disk(path.absolute))
+
+
+def _read_disk(absolute: str) -> str | None:
+    try:
+        with open(absolute, encoding="utf-8", newline="") as fh:
+            return fh.read()
+    except (OSError, UnicodeDecodeError):
+        return None
+
+
+def _rel_to_root(absolute: str, root: Path | None) -> str | None:
+    if root is None:
+        return None
+    try:
+        return Path(absolute).relative_to(root).as_posix()
+    except ValueError:
+        return None
+
+
+async def gather_files(env: TaskEnv, request: TaskRequest) -> ShownFiles:
+    """The files to show for `request` (see the module doc)."""
+    shown = ShownFiles([], [], {})
+    named_docs: list[Document] = []
+    texts: dict[str, str] = {}
+    selection_doc: tuple[Document, int, int] | None = None
+    for i, uri in enumerate(dict.fromkeys(request.uris)):
+        named = _named_file(env, uri, shown.warnings)
+        if named is None:
+            continue
+        path, text, doc = named
+        texts[path] = text
+        named_docs.append(doc)
+        shown.order.append(path)
+        shown.reasons[path] = "named"
+        if i == 0 and request.start is not None:
+            start, end = sorted((doc.offset(request.start), doc.offset(request.end or request.start)))
+            selection_doc = (doc, start, end)
+            first, last = doc.position(start).line, doc.position(end).line
+            shown.selection = Selection(path, first + 1, last + 1)
+    names = context.symbols_in_play(request.instruction, named_docs, selection_doc, env.lookup)
+    if names:
+        mentions = await asyncio.to_thread(_scan_disk, env.root, env.path_filter, names)
+        _add_relevant(env, names, mentions, texts, shown)
+    shown.files = [TaskFile(p, redact(texts[p])[0]) for p in shown.order]
+    return shown
+
+
+def _add_relevant(
+    env: TaskEnv, names: list[str], mentions: tuple[list[context.Relevant], dict[str, str]], texts: dict[str, str],
+    shown: ShownFiles,
+) -> None:
+    """Add the relevant files that fit to `texts` and `shown`. `mentions`: the files
+    under the root that mention `names` (root-relative paths), and their texts."""
+    candidates: dict[str, str] = {}  # displayed path -> text, buffers over disk
+    relevant = []
+    for r in [*context.definers(names, env.lookup, set()), *mentions[0]]:
+        display = _display_of(env, r.path)
+        if display is None or display in texts:
+            continue
+        text = candidates.get(display) or _buffer_text(env, r.path) or mentions[1].get(r.path)
+        if text is None:
+            text = _read_relevant(env, r.path)
+        if text is not None:
+            candidates[display] = text
+            relevant.append(replace(r, path=display, rank=(*r.rank[:2], display)))
+    sizes = {p: context.size_of(t) for p, t in candidates.items()}
+    chosen = context.choose(relevant, sizes, sum(context.size_of(t) for t in texts.values()))
+    for path in chosen.paths:
+        texts[path] = candidates[path]
+        shown.order.append(path)
+        shown.reasons[path] = chosen.reasons[path]
+    shown.left_out = chosen.left_out
+
+
+def _display_of(env: TaskEnv, rel: str) -> str | None:
+    """How the model is shown a file given relative to the root."""
+    return display_path(os.path.normpath(env.root / rel), env.folders) if env.root is not None else None
+
+
+def _buffer_text(env: TaskEnv, rel: str) -> str | None:
+    if env.root is None:
+        return None
+    uri = from_fs_path(str(env.root / rel))
+    return env.store.get(uri).text if uri and env.store.has(uri) else None
+
+
+def _named_file(env: TaskEnv, uri: str, warnings: list[str]) -> tuple[str, str, Document] | None:
+    """(path, text, document) of a named file, or None with a warning saying why not."""
+    fs_path = to_fs_path(uri)
+    absolute = os.path.normpath(fs_path) if fs_path else None
+    path = display_path(absolute, env.folders) if absolute else None
+    if absolute is None or path is None:
+        warnings.append(f"{uri} is outside the workspace folders; not sent.")
+        return None
+    rel = _rel_to_root(absolute, env.root) or path
+    if (reason := env.path_filter.reason(rel)) is not None:
+        warnings.append(f"sparkls does not send {path} ({reason}); not sent.")
+        return None
+    if env.store.has(uri):
+        return path, env.store.get(uri).text, env.store.get(uri)
+    text = _read_disk(absolute)
+    if text is None:
+        warnings.append(f"{path} could not be read; not sent.")
+        return None
+    return path, text, Document(uri, text, 0, language_id_for(uri), env.encoding)
+
+
+def _read_relevant(env: TaskEnv, rel: str) -> str | None:
+    """A relevant file's text by its path relative to the root (buffer, else disk)."""
+    if env.root is None or env.path_filter.reason(rel) is not None:
+        return None
+    return _buffer_text(env, rel) or _read_disk(str(env.root / rel))
+
+
+def _scan_disk(
+    root: Path | None, path_filter: PathFilter, names: list[str]
+) -> tuple[list[context.Relevant], dict[str, str]]:
+    """Code files under the root that may be sent and mention `names` (from disk; a
+    worker thread, so it touches no shared state), and their texts."""
+    if root is None:
+        return [], {}
+    texts: dict[str, str] = {}
+    found: list[context.Relevant] = []
+    for n, file in enumerate(iter_files(root, path_filter)):
+        if n >= MAX_SCAN_FILES:
+            break
+        rel = file.relative_to(root).as_posix()
+        if grammar_record(language_id_for(rel)) is None:
+            continue
+        try:
+            if file.stat().st_size > MAX_SCAN_BYTES:
+                continue
+        except OSError:
+            continue
+        text = _read_disk(str(file))
+        hit = context.references(names, [(rel, text)], set()) if text is not None else []
+        if hit and text is not None:
+            found += hit
+            texts[rel] = text
+    return found, texts

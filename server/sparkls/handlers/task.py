@@ -1,0 +1,152 @@
+"""`sparkls.task`: a multi-file task on the deep tier, applied as one WorkspaceEdit.
+
+Argument: one object `{"instruction", "uris"?: [...], "range"?: {...}}` (the range is
+a selection in the first URI). The work is tasks.run_task, under a cancellable
+progress that names its phase; the result is one `workspace/applyEdit` with
+`documentChanges` (change annotations per file where the editor supports them,
+`needsConfirmation` with `deep.confirm`). Every failure, a refusal by the editor
+included, is shown with `window/showMessage` and returned as
+`{"applied": false, "tier": "deep", "error": {...}}`; nothing is applied in part.
+"""
+
+from __future__ import annotations
+
+import time
+from pathlib import Path
+from typing import Any
+
+from lsprotocol import types
+from pydantic import BaseModel, ConfigDict, ValidationError
+from pygls.uris import to_fs_path
+
+from sparkls.deep.lsp import client_edit_support, lsp_workspace_edit, unsupported_reason
+from sparkls.documents.positions import Position
+from sparkls.errors import Cancelled, EditRejected, SparkError
+from sparkls.handlers.progress import with_progress
+from sparkls.server import SparkServer
+from sparkls.tasks import TaskEnv, TaskOutcome, TaskRequest, run_task
+
+TASK_COMMAND = "sparkls.task"
+
+
+class _Pos(BaseModel):
+    line: int
+    character: int
+
+
+class _Range(BaseModel):
+    start: _Pos
+    end: _Pos
+
+
+class TaskArgs(BaseModel):
+    model_config = ConfigDict(extra="ignore")
+    instruction: str
+    uris: list[str] = []
+    range: _Range | None = None
+
+    def request(self) -> TaskRequest:
+        r = self.range
+        return TaskRequest(
+            instruction=self.instruction,
+            uris=tuple(self.uris),
+            start=Position(r.start.line, r.start.character) if r else None,
+            end=Position(r.end.line, r.end.character) if r else None,
+        )
+
+
+def _folders(ls: SparkServer) -> list[str]:
+    folders = [to_fs_path(f.uri) for f in ls.workspace.folders.values()] if ls.workspace else []
+    paths = [p for p in folders if p]
+    return paths or ([str(ls.root)] if ls.root is not None else [])
+
+
+async def _environment(ls: SparkServer, phase: list[str]) -> TaskEnv:
+    deep = ls.deep_session()
+    if deep is None:
+        ls.settings.api_key_for("deep")  # raises MissingApiKey: which variable to set
+    assert deep is not None
+    support = client_edit_support(ls.client_capabilities)
+    return TaskEnv(
+        store=ls.documents,
+        settings=ls.settings,
+        deep=deep,
+        fast=ls.fast,
+        folders=_folders(ls),
+        root=Path(ls.root) if ls.root is not None else None,
+        path_filter=await ls.path_filter(),
+        lookup=ls.index_lookup(),
+        encoding=ls.documents.encoding,
+        needs_confirmation=ls.settings.deep.confirm and support.change_annotations,
+        phase=lambda text: phase.__setitem__(0, text),
+        notify=lambda message: ls.notify_user(message, types.MessageType.Warning),
+    )
+
+
+async def _apply(ls: SparkServer, outcome: TaskOutcome) -> dict[str, Any]:
+    support = client_edit_support(ls.client_capabilities)
+    if (reason := unsupported_reason(outcome.edit, support)) is not None:
+        raise EditRejected(f"The task's edit was not sent: {reason}. Nothing was changed.")
+    started = time.perf_counter()
+    edit = lsp_workspace_edit(outcome.edit, annotations=support.change_annotations)
+    result = await ls.workspace_apply_edit_async(types.ApplyWorkspaceEditParams(edit=edit, label="Spark task"))
+    if not result.applied:
+        why = result.failure_reason or "no reason given"
+        raise EditRejected(f"The editor did not apply the task's edit ({why}); nothing was changed by sparkls.")
+    summary = outcome.summary(ls.settings)
+    summary["timings_ms"]["apply"] = round((time.perf_counter() - started) * 1000, 3)
+    return summary
+
+
+def _tell(ls: SparkServer, outcome: TaskOutcome) -> None:
+    files = outcome.edit.files
+    what = ", ".join(f.path + (" (new)" if f.created else "") for f in files) or "no file"
+    timings = outcome.timings_ms
+    split = (
+        f"; plan {timings['plan'] / 1000:.1f} s, fast-tier steps {timings['steps'] / 1000:.1f} s"
+        if outcome.mode == "delegate" else ""
+    )
+    ls.notify_user(
+        f"task applied to {what}; {outcome.route.summary}{split}, {timings['total'] / 1000:.1f} s in all.",
+        types.MessageType.Info,
+    )
+    for warning in outcome.shown.warnings:
+        ls.notify_user(warning, types.MessageType.Warning)
+
+
+def _failure(ls: SparkServer, error: Exception) -> dict[str, Any]:
+    if isinstance(error, SparkError):
+        code, message = error.code, str(error)
+    else:
+        code, message = "internal_error", f"internal error ({type(error).__name__}: {error}); see the server log"
+    if not isinstance(error, Cancelled):
+        ls.notify_user(message)
+    detail: dict[str, Any] = {"code": code, "message": message}
+    for key in ("path", "block"):
+        if getattr(error, key, None) is not None:
+            detail[key] = getattr(error, key)
+    return {"applied": False, "tier": "deep", "error": detail}
+
+
+def register(server: SparkServer) -> None:
+    @server.command(TASK_COMMAND)
+    async def task(ls: SparkServer, *args: Any) -> dict[str, Any]:
+        try:
+            if len(args) != 1:
+                raise SparkError(f"{TASK_COMMAND} takes one argument {{instruction, uris?, range?}}, got {len(args)}.")
+            try:
+                request = TaskArgs.model_validate(args[0]).request()
+            except ValidationError as exc:
+                first = exc.errors()[0]
+                raise SparkError(f"{TASK_COMMAND}: invalid argument: {first['loc']} {first['msg']}") from exc
+            phase = ["starting"]
+            env = await _environment(ls, phase)
+            outcome = await with_progress(ls, "Spark task", run_task(env, request), detail=lambda: phase[0])
+            if not outcome.edit.operations:
+                ls.notify_user("the deep tier proposed no change.", types.MessageType.Info)
+                return {**outcome.summary(ls.settings), "applied": False}
+            result = await _apply(ls, outcome)
+            _tell(ls, outcome)
+            return {"applied": True, **result}
+        except Exception as exc:  # every failure becomes a message; the server stays up
+            return _failure(ls, exc)
