@@ -180,3 +180,16 @@ async def test_without_a_deep_key_the_user_is_told_how_to_configure_it(client, e
     assert result["applied"] is False and result["error"]["code"] == "missing_api_key"
     assert "NO_SUCH_KEY_VAR" in result["error"]["message"]
     assert emulator.stats()["responses"] == 0
+
+
+async def test_files_that_may_never_be_sent_are_not_shown(client, emulator, workspace):
+    """A named .env and a git-ignored file that mentions the symbol stay on the machine."""
+    (workspace / ".gitignore").write_text("private.py\n")
+    (workspace / "private.py").write_text("from shapes import area\n")
+    (workspace / ".env").write_text("API_TOKEN=abc123abc123\n")
+    shapes = await _open_shapes(client, emulator, workspace)
+    result = await _task(client, RENAME, [shapes, (workspace / ".env").as_uri()])
+    assert result["applied"] is True, result
+    assert [f["path"] for f in result["files_shown"]] == ["shapes.py", "report.py", "plot.py"]
+    assert any(".env" in w and "not sent" in w for w in result["warnings"])
+    assert (workspace / "private.py").read_text() == "from shapes import area\n"
