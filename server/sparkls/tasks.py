@@ -13,7 +13,7 @@ files -> deep tier -> one edit, in one of two ways:
 Either way the combined change is checked (no new syntax errors, no redaction marker
 written: deep/checks.py) before a `DeepWorkspaceEdit` is returned; any failure raises
 a `SparkError` first, so the caller has the whole edit or a message, never part of
-one. Which files are shown is deep/taskfiles.py's business; the handler turns the
+one. Which files are shown is taskfiles.py's business; the handler turns the
 outcome into LSP (handlers/task.py).
 """
 
@@ -37,7 +37,7 @@ from sparkls.deep.paths import ResolvedPath, resolve_reply_path
 from sparkls.deep.pipeline import FileState, edit_from_reply
 from sparkls.deep.plan import Plan, PlanStep, parse_plan
 from sparkls.deep.prompt import render_task_prompt
-from sparkls.deep.taskfiles import ShownFiles, TaskRequest, gather_files, read_state
+from sparkls.taskfiles import ShownFiles, TaskRequest, gather_files, read_state
 from sparkls.documents.languages import language_id_for
 from sparkls.documents.positions import Encoding
 from sparkls.documents.store import Document, DocumentStore
