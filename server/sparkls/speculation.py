@@ -19,6 +19,9 @@ table of those jobs and its rules; it knows nothing of LSP or of what a job comp
   (`discard`, with a predicate).
 
 A taken job is the caller's: it is no longer cancelled on expiry.
+
+`take_outcome` is how a handler serves a chosen fix: the job's edit when it is (or can
+be rebased onto) the current version, else a fresh computation.
 """
 
 from __future__ import annotations
@@ -26,9 +29,19 @@ from __future__ import annotations
 import asyncio
 import logging
 import time
-from collections.abc import Awaitable, Callable
+from collections.abc import Awaitable, Callable, Sequence
 from dataclasses import dataclass, field
 from typing import Any
+
+from sparkls.documents.store import DocumentStore
+from sparkls.edits.rebase import Change, rebase_region
+from sparkls.engine import EditOutcome, EditRequest
+from sparkls.errors import SparkError, StaleEdit
+
+try:
+    from sparkls.engine import rebase_outcome
+except ImportError:  # pragma: no cover - before the engine could rebase: recompute instead
+    rebase_outcome = None
 
 logger = logging.getLogger(__name__)
 
@@ -54,6 +67,9 @@ class Job:
     task: asyncio.Task[Any]
     deadline: float
     timer: asyncio.TimerHandle | None = None
+    # (text length, start, end): the span of the text it started from that the job
+    # depends on; a change touching it makes the job useless (see `discard_touched`).
+    anchor: tuple[int, int, int] | None = None
     on_expire: Callable[[JobKey], None] | None = field(default=None, repr=False)
 
 
@@ -84,6 +100,7 @@ class Speculation:
         ttl: float,
         capacity: int,
         on_expire: Callable[[JobKey], None] | None = None,
+        anchor: tuple[int, int, int] | None = None,
     ) -> tuple[Job | None, bool]:
         """The job for `key`, started with `work()` unless one is already there.
 
@@ -102,7 +119,7 @@ class Speculation:
             self._drop(next(iter(self._jobs)))
         task = asyncio.ensure_future(work())
         task.add_done_callback(_retrieve)
-        job = Job(key, task, 0.0, on_expire=on_expire)
+        job = Job(key, task, 0.0, anchor=anchor, on_expire=on_expire)
         self._jobs[key] = job
         self._arm(job, ttl)
         return job, True
@@ -125,6 +142,28 @@ class Speculation:
         for key in doomed:
             self._drop(key)
         return len(doomed)
+
+    def discard_touched(
+        self, uri: str, version: int, changes_since: Callable[[int], Sequence[Change] | None]
+    ) -> int:
+        """Drop the jobs of `uri` that a change since their version touched (or whose
+        changes are no longer known); `changes_since(v)` gives the changes from v on."""
+
+        def touched(key: JobKey) -> bool:
+            job = self._jobs[key]
+            if key.version == version or job.anchor is None:
+                return False
+            changes = changes_since(key.version)
+            if changes is None:
+                return True
+            length, start, end = job.anchor
+            try:
+                rebase_region(length, start, end, changes)
+            except (StaleEdit, ValueError):
+                return True
+            return False
+
+        return self.discard(uri, touched)
 
     def clear(self) -> None:
         for key in list(self._jobs):
@@ -152,3 +191,58 @@ class Speculation:
         if job.timer is not None:
             job.timer.cancel()
         job.task.cancel()
+
+
+def request_range(request: EditRequest) -> Range:
+    return request.start.line, request.start.character, request.end.line, request.end.character
+
+
+def key_for(request: EditRequest, version: int) -> JobKey:
+    return JobKey(request.uri, version, request_range(request), request.instruction)
+
+
+async def take_outcome(
+    speculation: Speculation,
+    store: DocumentStore,
+    request: EditRequest,
+    compute: Callable[[], Awaitable[EditOutcome]],
+) -> tuple[EditOutcome, bool]:
+    """The edit for a chosen fix, and whether a speculative job served it.
+
+    The job is awaited if still running. Its edit is served when computed against the
+    current version, or rebased onto it; a job that failed, or whose region the user
+    changed meanwhile, gives way to `compute()`.
+    """
+    job = speculation.take(request.uri, request_range(request), request.instruction)
+    if job is not None:
+        outcome = await _job_result(job)
+        if outcome is not None and (current := _current(store, outcome)) is not None:
+            return current, True
+    return await compute(), False
+
+
+async def _job_result(job: Job) -> EditOutcome | None:
+    try:
+        return await asyncio.shield(job.task)
+    except asyncio.CancelledError:
+        if job.task.cancelled():
+            return None  # the job was cancelled; the request that took it was not
+        job.task.cancel()  # the request was: nobody wants the job any more
+        raise
+    except Exception as exc:  # e.g. the document changed under it: compute afresh
+        logger.info("speculative fix failed (%s); computing it afresh", exc)
+        return None
+
+
+def _current(store: DocumentStore, outcome: EditOutcome) -> EditOutcome | None:
+    """`outcome` valid for the document as it is now, or None."""
+    if not store.has(outcome.uri):
+        return None
+    if store.get(outcome.uri).version == outcome.version:
+        return outcome
+    if rebase_outcome is None:
+        return None
+    try:
+        return rebase_outcome(store, outcome)
+    except SparkError:  # StaleEdit: the user changed the region since
+        return None

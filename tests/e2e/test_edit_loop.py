@@ -105,8 +105,10 @@ async def test_edits_follow_typing_between_requests(client, emulator, tmp_path, 
 
 
 async def test_quick_fix_resolves_lazily(client, emulator, tmp_path, sample):
-    """VS Code: the quick fix is listed without a model call and resolved into an edit."""
-    await start(client, emulator, tmp_path, editor="visual_studio_code")
+    """VS Code: the quick fix is listed without a model call and resolved into an edit.
+
+    With speculation off; tests/e2e/test_speculation.py covers fixes computed ahead."""
+    await start(client, emulator, tmp_path, editor="visual_studio_code", options={"speculation": {"enabled": False}})
     client.editor.open(sample, SAMPLE)
     diagnostic = types.Diagnostic(
         range=types.Range(start=types.Position(line=5, character=21), end=types.Position(line=5, character=27)),

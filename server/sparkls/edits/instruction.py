@@ -8,8 +8,9 @@ removes the comment.
 
 This module finds such comments in a document's syntax tree (comment nodes, whatever
 their grammar calls them), says which code each belongs to, words the instruction for
-the model, and takes the comment out of the model's new text if the model left it in.
-Pure: reads a `Document`, returns plain values; knows nothing of LSP or models.
+the model, and takes the comment out of the model's new text if the model left it in
+(`finish_outcome`). Pure: reads a `Document`, returns plain values; knows nothing of
+LSP or models.
 
 Which code a comment belongs to:
 
@@ -27,12 +28,16 @@ removes the comment.
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 from tree_sitter import Node
 
-from sparkls.context.region import find_region
+from sparkls.context.region import Region, find_region
 from sparkls.documents.store import Document
+from sparkls.edits.diff import Replacement, apply_replacements, diff_replacements
+from sparkls.edits.validate import check_region_parses
+from sparkls.engine import EditOutcome, PositionedEdit
+from sparkls.errors import DocumentChanged, EditError
 
 _MARKER = re.compile(r"spark:", re.IGNORECASE)
 _BODY = re.compile(r"\A\s*spark:\s*(?P<text>.*?)\s*\Z", re.IGNORECASE | re.DOTALL)
@@ -176,11 +181,12 @@ def instructions_at(doc: Document, start: int, end: int, *, max_lines: int) -> l
 
 
 def model_instruction(item: CommentInstruction) -> str:
-    """What the model is asked: the comment's instruction, then to delete the comment."""
+    """What the model is asked: follow the comment, then delete it. The comment is quoted
+    on a line of its own, as written, so nothing is added around its words."""
     return (
-        f"The comment `{item.text}` in the editable region is an instruction from the user. "
-        "Apply it to the code the comment belongs to, and delete that comment. "
-        "Keep every other comment, and change nothing else."
+        "The comment below, in the editable region, is an instruction from the user. Apply it "
+        "to the code the comment belongs to, then delete the comment. Keep every other comment "
+        f"and change nothing else.\n{item.text}"
     )
 
 
@@ -210,3 +216,30 @@ def strip_comment(new_text: str, item: CommentInstruction) -> str:
     if _blank(before):
         return new_text[: span[0]] + after.lstrip(" \t") + new_text[line_end:]
     return new_text[: line_start] + before.rstrip(" \t") + new_text[span[1] :]
+
+
+def finish_outcome(doc: Document, outcome: EditOutcome, item: CommentInstruction) -> EditOutcome:
+    """`outcome` (computed against `doc` as it is now) with the comment surely gone.
+
+    The region's new text is rebuilt from the edits; if the model kept the comment it
+    is stripped, the result checked to parse, and the edits recomputed.
+    """
+    if doc.version != outcome.version:
+        raise DocumentChanged(f"{doc.uri} changed while the instruction was applied; nothing was changed.")
+    lines = doc.lines
+    first, last = outcome.region_lines
+    start = lines.starts[first]
+    end = lines.starts[last + 1] if last + 1 < lines.line_count else len(doc.text)
+    old = doc.text[start:end]
+    replacements = sorted(
+        Replacement(doc.offset(e.start) - start, doc.offset(e.end) - start, e.text) for e in outcome.edits
+    )
+    if strip_comment(old, item) == old:
+        raise EditError("The `spark:` comment is not in the edited region; nothing was changed.")
+    new = strip_comment(apply_replacements(old, replacements), item)
+    check_region_parses(doc, Region(first, last, start, end, "definition"), new)
+    edits = [
+        PositionedEdit(doc.position(start + r.start), doc.position(start + r.end), r.text)
+        for r in diff_replacements(old, new)
+    ]
+    return replace(outcome, edits=edits)

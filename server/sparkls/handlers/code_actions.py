@@ -1,25 +1,42 @@
-"""Code actions: "Fix with Spark" per diagnostic, and rewrite presets on a selection.
+"""Code actions: "Fix with Spark" per diagnostic, rewrite presets on a selection, and
+"Spark: apply instruction" on a `spark:` comment.
 
-Listing actions never calls the model. Clients that can resolve an action's `edit`
-get it computed lazily in `codeAction/resolve`; other clients get a `command` that
-runs `sparkls.edit` with the same arguments.
+Listing actions never waits on the model. Quick fixes are computed speculatively as
+soon as they are listed (`speculation.py`, setting `speculation`), so that resolving
+the one the user picks usually returns an edit that is already there. Clients that can
+resolve an action's `edit` get it in `codeAction/resolve`; other clients get a
+`command` (`sparkls.edit`, or `sparkls.applyInstruction` for a comment instruction)
+with the same arguments.
+
+The comment instruction is a `refactor.rewrite` action: the user asks for a change, no
+diagnostic is being fixed. It edits the code the comment belongs to and removes the
+comment in the same edit (`edits/instruction.py`).
 """
 
 from __future__ import annotations
 
+import asyncio
 from typing import Any
 
 from lsprotocol import types
 
-from sparkls.handlers.commands import EDIT_COMMAND, EditArgs, compute_edit, failure
+from sparkls.documents.store import Document
+from sparkls.edits.instruction import CommentInstruction, finish_outcome, find_instructions, instructions_at, model_instruction
+from sparkls.engine import EditOutcome, EditRequest, display_path
+from sparkls.errors import EditError
+from sparkls.handlers.commands import EDIT_COMMAND, EditArgs, apply_outcome, compute_edit, failure
 from sparkls.handlers.context import SHOW_CONTEXT
-from sparkls.handlers.convert import workspace_edit
+from sparkls.handlers.convert import position, workspace_edit
 from sparkls.handlers.progress import with_progress
 from sparkls.server import SparkServer
+from sparkls.speculation import JobKey, key_for, take_outcome
 
 QUICKFIX = types.CodeActionKind.QuickFix
 REWRITE = types.CodeActionKind.RefactorRewrite
 SHOW_CONTEXT_KIND = "source.sparkls.showContext"
+INSTRUCTION_COMMAND = "sparkls.applyInstruction"
+INSTRUCTION_TITLE = "Spark: apply instruction"
+INSTRUCTION_DATA = "instruction"  # the `spark` field of a comment instruction's data
 
 # (title, instruction) of the rewrite presets offered on a selection.
 REWRITE_PRESETS: list[tuple[str, str]] = [
@@ -40,12 +57,19 @@ def _resolves_edit(ls: SparkServer) -> bool:
     return bool(action and action.data_support and support and "edit" in support.properties)
 
 
-def _action(ls: SparkServer, title: str, kind: str, args: dict[str, Any], diagnostic: types.Diagnostic | None) -> types.CodeAction:
+def _action(
+    ls: SparkServer,
+    title: str,
+    kind: str,
+    args: dict[str, Any],
+    diagnostic: types.Diagnostic | None,
+    command: str = EDIT_COMMAND,
+) -> types.CodeAction:
     action = types.CodeAction(title=title, kind=kind, diagnostics=[diagnostic] if diagnostic else None)
     if _resolves_edit(ls):
         action.data = args
     else:
-        action.command = types.Command(title=title, command=EDIT_COMMAND, arguments=[args])
+        action.command = types.Command(title=title, command=command, arguments=[args])
     return action
 
 
@@ -54,6 +78,108 @@ def _range_json(r: types.Range) -> dict[str, Any]:
         "start": {"line": r.start.line, "character": r.start.character},
         "end": {"line": r.end.line, "character": r.end.character},
     }
+
+
+def _fix_args(uri: str, d: types.Diagnostic) -> dict[str, Any]:
+    return {
+        "uri": uri,
+        "range": _range_json(d.range),
+        "instruction": f"Fix this problem: {d.message}",
+        "diagnostics": [{"range": _range_json(d.range), "message": d.message, "source": d.source, "code": d.code}],
+    }
+
+
+# -- speculation ------------------------------------------------------------------
+
+
+def speculate(ls: SparkServer, doc: Document, fixes: list[dict[str, Any]]) -> None:
+    """Start the fast-tier edits of the first `max_fixes` quick fixes just listed.
+
+    Jobs of this document that a change since touched are dropped first. Only for
+    clients that resolve edits: the others run `sparkls.edit`, which computes anew.
+    """
+    settings = ls.settings.speculation
+    ls.speculation.discard_touched(doc.uri, doc.version, doc.changes_since)
+    if not settings.enabled or not _resolves_edit(ls):
+        return
+    path = display_path(doc.uri, ls.root)
+
+    def expired(key: JobKey) -> None:
+        ls.log(f"Spark: a fix for {path}:{key.range[0] + 1} was not chosen in time; dropped", types.MessageType.Log)
+
+    async def job(request: EditRequest) -> EditOutcome:
+        # A job is cancelled when it expires. `compute_edit` awaits the shared
+        # path-filter future, which a cancelled awaiter would cancel for everyone:
+        # wait for it behind a shield first, so that later awaits do not suspend.
+        await asyncio.shield(ls.path_filter())
+        return await compute_edit(ls, request)
+
+    for args in fixes[: settings.max_fixes]:
+        request = EditArgs.model_validate(args).request()
+        lines = doc.lines
+        first = lines.starts[min(request.start.line, lines.line_count - 1)]
+        last = min(request.end.line + 1, lines.line_count)
+        anchor = (len(doc.text), first, lines.starts[last] if last < lines.line_count else len(doc.text))
+        ls.speculation.start(
+            key_for(request, doc.version),
+            lambda request=request: job(request),
+            ttl=settings.ttl_seconds,
+            capacity=settings.max_fixes,
+            on_expire=expired,
+            anchor=anchor,
+        )
+
+
+async def fix_outcome(ls: SparkServer, request: EditRequest) -> EditOutcome:
+    """The chosen fix: from its speculative job when there is a usable one."""
+    if ls.documents.has(request.uri):
+        doc = ls.documents.get(request.uri)
+        ls.speculation.discard_touched(doc.uri, doc.version, doc.changes_since)
+    outcome, _ = await take_outcome(ls.speculation, ls.documents, request, lambda: compute_edit(ls, request))
+    return outcome
+
+
+# -- comment instructions -----------------------------------------------------------
+
+
+def _instruction_args(uri: str, doc: Document, item: CommentInstruction) -> dict[str, Any]:
+    start, end = doc.position(item.start), doc.position(item.end)
+    rng = {"start": {"line": start.line, "character": start.character}, "end": {"line": end.line, "character": end.character}}
+    return {"spark": INSTRUCTION_DATA, "uri": uri, "range": rng, "instruction": item.instruction}
+
+
+def _instruction_actions(ls: SparkServer, doc: Document, selection: types.Range) -> list[types.CodeAction]:
+    start, end = sorted((doc.offset(position(selection.start)), doc.offset(position(selection.end))))
+    found = instructions_at(doc, start, end, max_lines=ls.settings.context.max_region_lines)
+    actions = []
+    for item in found:
+        title = INSTRUCTION_TITLE if len(found) == 1 else f"{INSTRUCTION_TITLE} (line {item.line + 1})"
+        args = _instruction_args(doc.uri, doc, item)
+        actions.append(_action(ls, title, REWRITE, args, None, command=INSTRUCTION_COMMAND))
+    return actions
+
+
+async def instruction_outcome(ls: SparkServer, args: dict[str, Any]) -> EditOutcome:
+    """Apply a comment's instruction: found again in the document as it is now (the
+    nearest `spark:` comment with the same words), edited, the comment removed."""
+    given = EditArgs.model_validate(args)
+    doc = ls.documents.get(given.uri)
+    max_lines = ls.settings.context.max_region_lines
+    same = [i for i in find_instructions(doc, max_lines=max_lines) if i.instruction == given.instruction]
+    if not same:
+        raise EditError(f"The comment `spark: {given.instruction}` is no longer there; nothing was changed.")
+    item = min(same, key=lambda i: abs(i.line - given.range.start.line))
+    request = EditRequest(
+        uri=given.uri,
+        start=doc.position(item.target[0]),
+        end=doc.position(item.target[1]),
+        instruction=model_instruction(item),
+    )
+    outcome = await compute_edit(ls, request)
+    return finish_outcome(ls.documents.get(given.uri), outcome, item)
+
+
+# -- handlers -------------------------------------------------------------------------
 
 
 def register(server: SparkServer) -> None:
@@ -65,25 +191,24 @@ def register(server: SparkServer) -> None:
         uri = params.text_document.uri
         if not ls.documents.has(uri):
             return []
+        doc = ls.documents.get(uri)
         only = params.context.only
         actions: list[types.CodeAction] = []
         if _wanted(QUICKFIX, only):
+            fixes = []
             for d in params.context.diagnostics:
-                args = {
-                    "uri": uri,
-                    "range": _range_json(d.range),
-                    "instruction": f"Fix this problem: {d.message}",
-                    "diagnostics": [
-                        {"range": _range_json(d.range), "message": d.message, "source": d.source, "code": d.code}
-                    ],
-                }
+                args = _fix_args(uri, d)
+                fixes.append(args)
                 first_line = d.message.splitlines()[0] if d.message else "problem"
                 actions.append(_action(ls, f"Fix with Spark: {first_line}", QUICKFIX, args, d))
+            speculate(ls, doc, fixes)
         selection = params.range
-        if _wanted(REWRITE, only) and selection.start != selection.end:
-            for title, instruction in REWRITE_PRESETS:
-                args = {"uri": uri, "range": _range_json(selection), "instruction": instruction}
-                actions.append(_action(ls, title, REWRITE, args, None))
+        if _wanted(REWRITE, only):
+            if selection.start != selection.end:
+                for title, instruction in REWRITE_PRESETS:
+                    args = {"uri": uri, "range": _range_json(selection), "instruction": instruction}
+                    actions.append(_action(ls, title, REWRITE, args, None))
+            actions.extend(_instruction_actions(ls, doc, selection))
         if _wanted(SHOW_CONTEXT_KIND, only):
             args = {"uri": uri, "range": _range_json(selection)}
             title = "Show Spark context"
@@ -99,8 +224,11 @@ def register(server: SparkServer) -> None:
         if not isinstance(action.data, dict) or action.edit is not None:
             return action
         try:
-            request = EditArgs.model_validate(action.data).request()
-            outcome = await with_progress(ls, "Spark fix", compute_edit(ls, request))
+            if action.data.get("spark") == INSTRUCTION_DATA:
+                work = instruction_outcome(ls, action.data)
+            else:
+                work = fix_outcome(ls, EditArgs.model_validate(action.data).request())
+            outcome = await with_progress(ls, "Spark fix", work)
         except Exception as exc:  # shown to the user; the action resolves with no edit
             failure(ls, exc)
             return action
@@ -108,3 +236,14 @@ def register(server: SparkServer) -> None:
             ls.notify_user("the model proposed no change.", types.MessageType.Info)
         action.edit = workspace_edit(outcome, ls.client_capabilities)
         return action
+
+    @server.command(INSTRUCTION_COMMAND)
+    async def apply_instruction(ls: SparkServer, *args: Any) -> dict[str, Any]:
+        """For clients that cannot resolve an action's edit: compute and apply it."""
+        try:
+            if len(args) != 1 or not isinstance(args[0], dict):
+                raise EditError(f"{INSTRUCTION_COMMAND} takes the code action's one argument.")
+            outcome = await with_progress(ls, "Spark instruction", instruction_outcome(ls, args[0]))
+            return await apply_outcome(ls, outcome)
+        except Exception as exc:  # every failure becomes a message; the server stays up
+            return failure(ls, exc)

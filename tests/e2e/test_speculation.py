@@ -1,0 +1,144 @@
+"""Speculative quick fixes: computed when listed, served by codeAction/resolve."""
+
+from __future__ import annotations
+
+import asyncio
+
+import pytest
+from lsprotocol import types
+
+from sparkls.speculation import rebase_outcome
+from tests.e2e.conftest import start, wait_status
+
+SAMPLE = '''import math
+
+
+def area(radius):
+    """Area of a circle."""
+    return math.pi * raduis ** 2
+
+
+def label(name):
+    return "😀 名前: " + name
+'''
+FIXED = SAMPLE.replace("raduis", "radius")
+DIAGNOSTIC = types.Diagnostic(
+    range=types.Range(start=types.Position(line=5, character=21), end=types.Position(line=5, character=27)),
+    message="undefined name 'raduis'; REPLACE raduis WITH radius",
+    source="pyflakes",
+)
+
+
+@pytest.fixture
+def sample(tmp_path):
+    path = tmp_path / "shapes.py"
+    path.write_text(SAMPLE)
+    return path.as_uri()
+
+
+async def list_fix(client, uri) -> types.CodeAction:
+    actions = await client.text_document_code_action_async(
+        types.CodeActionParams(
+            text_document=types.TextDocumentIdentifier(uri=uri),
+            range=DIAGNOSTIC.range,
+            context=types.CodeActionContext(diagnostics=[DIAGNOSTIC], only=[types.CodeActionKind.QuickFix]),
+        )
+    )
+    (fix,) = actions
+    return fix
+
+
+async def job_done(client) -> None:
+    """The speculative request has completed (its `sparkls/status` carries `last`)."""
+    await wait_status(client, lambda fast: fast.get("last") is not None)
+
+
+async def resolve_and_apply(client, fix) -> None:
+    resolved = await client.code_action_resolve_async(fix)
+    assert resolved.edit is not None, client.messages
+    assert client.editor.apply_workspace_edit(resolved.edit).applied
+
+
+async def test_resolve_serves_the_speculative_fix(client, emulator, tmp_path, sample):
+    """Listing starts the fix; resolving it makes no new model request."""
+    await start(client, emulator, tmp_path)
+    client.editor.open(sample, SAMPLE)
+    fix = await list_fix(client, sample)
+    await job_done(client)
+    before = emulator.stats()["responses"]
+    assert before == 1
+    await resolve_and_apply(client, fix)
+    assert emulator.stats()["responses"] == before
+    assert client.editor.text(sample) == FIXED
+
+
+async def test_resolve_awaits_a_running_job(client, emulator, tmp_path, sample):
+    """Resolved at once after listing, the fix still costs one model request in all."""
+    await start(client, emulator, tmp_path)
+    client.editor.open(sample, SAMPLE)
+    fix = await list_fix(client, sample)
+    await resolve_and_apply(client, fix)
+    assert client.editor.text(sample) == FIXED
+    assert emulator.stats()["responses"] == 1
+
+
+async def test_speculation_off_resolve_calls_the_model(client, emulator, tmp_path, sample):
+    """With `speculation.enabled = false`, listing is free and resolve asks the model."""
+    await start(client, emulator, tmp_path, options={"speculation": {"enabled": False}})
+    client.editor.open(sample, SAMPLE)
+    fix = await list_fix(client, sample)
+    assert emulator.stats()["responses"] == 0
+    await resolve_and_apply(client, fix)
+    assert emulator.stats()["responses"] == 1
+    assert client.editor.text(sample) == FIXED
+
+
+async def test_same_diagnostic_listed_twice_is_one_request(client, emulator, tmp_path, sample):
+    """Two code-action requests for one diagnostic share one speculative job."""
+    await start(client, emulator, tmp_path)
+    client.editor.open(sample, SAMPLE)
+    await list_fix(client, sample)
+    fix = await list_fix(client, sample)
+    await job_done(client)
+    await resolve_and_apply(client, fix)
+    assert emulator.stats()["responses"] == 1
+    assert client.editor.text(sample) == FIXED
+
+
+async def test_expired_fix_is_computed_afresh(client, emulator, tmp_path, sample):
+    """A fix not chosen within `ttl_seconds` is dropped; resolving it asks the model again."""
+    await start(client, emulator, tmp_path, options={"speculation": {"ttlSeconds": 0.001}})
+    client.editor.open(sample, SAMPLE)
+    fix = await list_fix(client, sample)
+    async with asyncio.timeout(30):
+        while not any("was not chosen in time" in m.message for m in client.log_messages):
+            await client.wait_for_notification(types.WINDOW_LOG_MESSAGE)
+    before = emulator.stats()["responses"]
+    await resolve_and_apply(client, fix)
+    assert emulator.stats()["responses"] == before + 1
+    assert client.editor.text(sample) == FIXED
+
+
+async def test_typing_elsewhere_keeps_the_fix(client, emulator, tmp_path, sample):
+    """A change above the function leaves the fix usable: served, shifted, no new request."""
+    await start(client, emulator, tmp_path)
+    client.editor.open(sample, SAMPLE)
+    fix = await list_fix(client, sample)
+    await job_done(client)
+    client.editor.type_text(sample, 0, 0, "# 😀 units: metres\n")
+    await resolve_and_apply(client, fix)
+    assert client.editor.text(sample) == "# 😀 units: metres\n" + FIXED
+    # Rebased onto the new version when the engine can (`engine.rebase_outcome`).
+    assert emulator.stats()["responses"] == (1 if rebase_outcome is not None else 2)
+
+
+async def test_typing_in_the_region_drops_the_fix(client, emulator, tmp_path, sample):
+    """A change inside the function makes the speculative edit stale: resolve computes anew."""
+    await start(client, emulator, tmp_path)
+    client.editor.open(sample, SAMPLE)
+    fix = await list_fix(client, sample)
+    await job_done(client)
+    client.editor.type_text(sample, 4, 4, "# in metres\n    ")
+    await resolve_and_apply(client, fix)
+    assert client.editor.text(sample) == FIXED.replace('"""Area', '# in metres\n    """Area')
+    assert emulator.stats()["responses"] == 2
