@@ -142,3 +142,18 @@ async def test_typing_in_the_region_drops_the_fix(client, emulator, tmp_path, sa
     await resolve_and_apply(client, fix)
     assert client.editor.text(sample) == FIXED.replace('"""Area', '# in metres\n    """Area')
     assert emulator.stats()["responses"] == 2
+
+
+async def test_command_fallback_serves_the_speculative_fix(client, emulator, tmp_path, sample):
+    """Emacs/eglot (no resolve): the fix's sparkls.edit command uses the job too."""
+    await start(client, emulator, tmp_path, editor="emacs")
+    client.editor.open(sample, SAMPLE)
+    fix = await list_fix(client, sample)
+    assert fix.command is not None and fix.command.command == "sparkls.edit"
+    await job_done(client)
+    result = await client.workspace_execute_command_async(
+        types.ExecuteCommandParams(command=fix.command.command, arguments=fix.command.arguments)
+    )
+    assert result["applied"] is True, result
+    assert emulator.stats()["responses"] == 1
+    assert client.editor.text(sample) == FIXED

@@ -24,7 +24,7 @@ from sparkls.documents.store import Document
 from sparkls.edits.instruction import CommentInstruction, finish_outcome, find_instructions, instructions_at, model_instruction
 from sparkls.engine import EditOutcome, EditRequest, display_path
 from sparkls.errors import EditError
-from sparkls.handlers.commands import EDIT_COMMAND, EditArgs, apply_outcome, compute_edit, failure
+from sparkls.handlers.commands import EDIT_COMMAND, EditArgs, apply_outcome, compute_edit, failure, tell_warnings
 from sparkls.handlers.context import SHOW_CONTEXT
 from sparkls.handlers.convert import position, workspace_edit
 from sparkls.handlers.progress import with_progress
@@ -95,12 +95,12 @@ def _fix_args(uri: str, d: types.Diagnostic) -> dict[str, Any]:
 def speculate(ls: SparkServer, doc: Document, fixes: list[dict[str, Any]]) -> None:
     """Start the fast-tier edits of the first `max_fixes` quick fixes just listed.
 
-    Jobs of this document that a change since touched are dropped first. Only for
-    clients that resolve edits: the others run `sparkls.edit`, which computes anew.
+    Jobs of this document that a change since touched are dropped first. The chosen
+    fix is served by `codeAction/resolve`, or by `sparkls.edit` for clients without it.
     """
     settings = ls.settings.speculation
     ls.speculation.discard_touched(doc.uri, doc.version, doc.changes_since)
-    if not settings.enabled or not _resolves_edit(ls):
+    if not settings.enabled:
         return
     path = display_path(doc.uri, ls.root)
 
@@ -235,6 +235,7 @@ def register(server: SparkServer) -> None:
         if not outcome.edits:
             ls.notify_user("the model proposed no change.", types.MessageType.Info)
         action.edit = workspace_edit(outcome, ls.client_capabilities)
+        tell_warnings(ls, outcome)
         return action
 
     @server.command(INSTRUCTION_COMMAND)
@@ -244,6 +245,8 @@ def register(server: SparkServer) -> None:
             if len(args) != 1 or not isinstance(args[0], dict):
                 raise EditError(f"{INSTRUCTION_COMMAND} takes the code action's one argument.")
             outcome = await with_progress(ls, "Spark instruction", instruction_outcome(ls, args[0]))
-            return await apply_outcome(ls, outcome)
+            result = await apply_outcome(ls, outcome)
+            tell_warnings(ls, outcome)
+            return result
         except Exception as exc:  # every failure becomes a message; the server stays up
             return failure(ls, exc)

@@ -22,6 +22,7 @@ from sparkls.errors import Cancelled, EditRejected, SparkError
 from sparkls.handlers.convert import summary, workspace_edit
 from sparkls.handlers.progress import with_progress
 from sparkls.server import SparkServer
+from sparkls.speculation import take_outcome
 
 logger = logging.getLogger(__name__)
 
@@ -129,7 +130,9 @@ def register(server: SparkServer) -> None:
                 request = EditArgs.model_validate(args[0]).request()
             except ValidationError as exc:
                 raise SparkError(f"{EDIT_COMMAND}: invalid argument: {exc.errors()[0]['loc']} {exc.errors()[0]['msg']}") from exc
-            outcome = await with_progress(ls, "Spark edit", compute_edit(ls, request))
+            # A quick fix listed for a client without resolve may be computed already.
+            work = take_outcome(ls.speculation, ls.documents, request, lambda: compute_edit(ls, request))
+            outcome, _ = await with_progress(ls, "Spark edit", work)
             if not outcome.edits:
                 ls.notify_user("the model proposed no change.", types.MessageType.Info)
             result = await apply_outcome(ls, outcome)
