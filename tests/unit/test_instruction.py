@@ -220,3 +220,38 @@ def test_strip_block_comment_before_code():
     doc = open_doc("a.ts", "function f() {\n  /* spark: x */ return 1;\n}\n")
     (item,) = find_instructions(doc, max_lines=MAX)
     assert strip_comment("function f() {\n  /* spark: x */ return 2;\n}\n", item) == "function f() {\n  return 2;\n}\n"
+
+
+def _outcome(doc, new_text):
+    """An engine outcome that rewrites lines 0-2 of `doc` into `new_text`."""
+    from sparkls.edits.diff import diff_replacements
+    from sparkls.engine import EditOutcome, PositionedEdit
+
+    old = doc.text[: doc.lines.starts[3]]
+    edits = [PositionedEdit(doc.position(r.start), doc.position(r.end), r.text) for r in diff_replacements(old, new_text)]
+    return EditOutcome(doc.uri, doc.version, edits, "fast", "m", "websocket", 1, (0, 2), {})
+
+
+def _applied(doc, outcome):
+    text = doc.text
+    for e in sorted(outcome.edits, key=lambda e: (e.start.line, e.start.character), reverse=True):
+        text = text[: doc.offset(e.start)] + e.text + text[doc.offset(e.end) :]
+    return text
+
+
+@pytest.mark.parametrize(
+    "reply",
+    [
+        "def f():\n    # spark: return two\n    return 2\n",  # the model kept the comment
+        "def f():\n    return 2\n",  # the model removed it
+    ],
+)
+def test_finish_outcome_always_removes_the_comment(reply):
+    """Whatever the model did with the comment, the final edit removes it; code changes stay."""
+    from sparkls.edits.instruction import finish_outcome
+
+    doc = open_doc("f.py", "def f():\n    # spark: return two\n    return 1\n\n\nx = 1\n")
+    (item,) = find_instructions(doc, max_lines=MAX)
+    done = finish_outcome(doc, _outcome(doc, reply), item)
+    assert _applied(doc, done) == "def f():\n    return 2\n\n\nx = 1\n"
+
