@@ -9,7 +9,7 @@ from __future__ import annotations
 import asyncio
 import hashlib
 import logging
-from collections.abc import Callable, Coroutine
+from collections.abc import Awaitable, Callable, Coroutine
 from pathlib import Path
 from typing import Any
 
@@ -108,6 +108,7 @@ class SparkServer(LanguageServer):
         }
         self.fast = self._new_fast_session()
         self._deep: tuple[tuple[Any, ...], TierSession] | None = None
+        self.client_name: str | None = None  # the editor's clientInfo.name, from initialize
         self.pending_problems: list[str] = []  # found before the client could be told
         self._initialized = False  # notifications wait for the client to be ready
         self._reparse_timers: dict[str, asyncio.TimerHandle] = {}
@@ -174,8 +175,11 @@ class SparkServer(LanguageServer):
         task.add_done_callback(done)
         return task
 
-    def path_filter(self) -> asyncio.Future[PathFilter]:
-        """What may never be sent: built once in a thread (it reads every .gitignore)."""
+    def path_filter(self) -> Awaitable[PathFilter]:
+        """What may never be sent: built once in a thread (it reads every .gitignore).
+
+        Shared by every request, so each awaits it shielded: a cancelled edit must not
+        cancel the build the others wait on."""
         if self._path_filter is None:
             exclude = list(self.settings.context.exclude)
             if self.root is not None:
@@ -183,7 +187,7 @@ class SparkServer(LanguageServer):
             else:
                 self._path_filter = asyncio.get_running_loop().create_future()
                 self._path_filter.set_result(PathFilter(exclude))
-        return self._path_filter
+        return asyncio.shield(self._path_filter)
 
     def schedule_reparse(self, uri: str) -> None:
         """Reparse `uri` once changes stop for REPARSE_DELAY seconds.

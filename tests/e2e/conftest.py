@@ -37,6 +37,7 @@ async def start(
     fast: dict[str, Any] | None = None,
     options: dict[str, Any] | None = None,
     position_encodings: list[str] | None = None,
+    client_name: str | None = None,
 ) -> types.InitializeResult:
     """Initialize the session against the emulator (override any tier key with `fast`)."""
     init_options = {"fast": {"baseUrl": emulator.url, "apiKey": emulator.api_key, **(fast or {})}}
@@ -44,6 +45,7 @@ async def start(
     result = await client.initialize_session(
         types.InitializeParams(
             capabilities=capabilities(editor, position_encodings=position_encodings),
+            client_info=types.ClientInfo(name=client_name) if client_name else None,
             initialization_options=init_options,
             root_uri=root.as_uri(),
             workspace_folders=[types.WorkspaceFolder(uri=root.as_uri(), name="w")],

@@ -34,6 +34,10 @@ from sparkls.speculation import JobKey, key_for, take_outcome
 QUICKFIX = types.CodeActionKind.QuickFix
 REWRITE = types.CodeActionKind.RefactorRewrite
 SHOW_CONTEXT_KIND = "source.sparkls.showContext"
+TASK_KIND = "refactor.sparkls.task"
+# The VS Code extension's command that asks for the instruction, then runs sparkls.task.
+# Other editors have no input box behind a code action: they use their keymaps.
+VSCODE_TASK_COMMAND = "spark.multiFileTask"
 INSTRUCTION_COMMAND = "sparkls.applyInstruction"
 INSTRUCTION_TITLE = "Spark: apply instruction"
 INSTRUCTION_DATA = "instruction"  # the `spark` field of a comment instruction's data
@@ -185,7 +189,7 @@ async def instruction_outcome(ls: SparkServer, args: dict[str, Any]) -> EditOutc
 def register(server: SparkServer) -> None:
     @server.feature(
         types.TEXT_DOCUMENT_CODE_ACTION,
-        types.CodeActionOptions(code_action_kinds=[QUICKFIX, REWRITE, SHOW_CONTEXT_KIND], resolve_provider=True),
+        types.CodeActionOptions(code_action_kinds=[QUICKFIX, REWRITE, SHOW_CONTEXT_KIND, TASK_KIND], resolve_provider=True),
     )
     def code_action(ls: SparkServer, params: types.CodeActionParams) -> list[types.CodeAction]:
         uri = params.text_document.uri
@@ -209,6 +213,11 @@ def register(server: SparkServer) -> None:
                     args = {"uri": uri, "range": _range_json(selection), "instruction": instruction}
                     actions.append(_action(ls, title, REWRITE, args, None))
             actions.extend(_instruction_actions(ls, doc, selection))
+        if _wanted(TASK_KIND, only) and (ls.client_name or "").startswith("Visual Studio Code"):
+            title = "Spark: multi-file task…"
+            args = {"uris": [uri], "range": _range_json(selection)}
+            command = types.Command(title=title, command=VSCODE_TASK_COMMAND, arguments=[args])
+            actions.append(types.CodeAction(title=title, kind=TASK_KIND, command=command))
         if _wanted(SHOW_CONTEXT_KIND, only):
             args = {"uri": uri, "range": _range_json(selection)}
             title = "Show Spark context"

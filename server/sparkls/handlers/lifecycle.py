@@ -72,6 +72,7 @@ def register(server: SparkServer) -> None:
     def initialize(ls: SparkServer, params: types.InitializeParams) -> None:
         ls.documents.encoding = normalize_encoding(ls.workspace.position_encoding)
         ls.root = _root(params)
+        ls.client_name = params.client_info.name if params.client_info is not None else None
         project, problems = read_project_file(ls.root)
         ls.settings_sources["project"] = project
         options = params.initialization_options
