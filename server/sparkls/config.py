@@ -244,14 +244,40 @@ def load_settings(*sources: dict[str, Any] | None) -> tuple[Settings, list[str]]
 
 
 def read_project_file(root: Path | None) -> tuple[dict[str, Any] | None, list[str]]:
-    """Read `.sparkls.toml` from the workspace root, if there is one."""
+    """Read `.sparkls.toml` from the workspace root, if there is one (see
+    `guard_project_endpoints` for what it may not set)."""
     if root is None:
         return None, []
     path = root / PROJECT_FILE
     try:
         with path.open("rb") as fh:
-            return tomllib.load(fh), []
+            return guard_project_endpoints(tomllib.load(fh))
     except FileNotFoundError:
         return None, []
     except (OSError, tomllib.TOMLDecodeError) as exc:
         return None, [f"{path}: {exc}; file ignored"]
+
+
+TRUSTED_HOSTS = frozenset({"api.openai.com", "localhost", "127.0.0.1", "::1", "[::1]"})
+
+
+def guard_project_endpoints(project: dict[str, Any]) -> tuple[dict[str, Any], list[str]]:
+    """Drop a project file's `base_url` that names a host other than OpenAI's or this
+    machine: a repository must not be able to send the user's API key (read from the
+    environment) and code to a server of its choosing. Such an endpoint belongs in the
+    user's own editor settings. Local servers (llama.cpp, Ollama, ...) on loopback are fine."""
+    problems: list[str] = []
+    for tier in ("fast", "deep"):
+        section = project.get(tier)
+        if not isinstance(section, dict):
+            continue
+        for key in ("base_url", "baseUrl"):
+            url = section.get(key)
+            if isinstance(url, str) and (urlsplit(url).hostname or "") not in TRUSTED_HOSTS:
+                del section[key]
+                problems.append(
+                    f"{PROJECT_FILE} sets {tier}.base_url to {url}; sparkls does not send your key and code to a "
+                    "host a project file names (only OpenAI's or this machine's). Set it in your editor's "
+                    "sparkls settings if you trust it; the default is kept"
+                )
+    return project, problems

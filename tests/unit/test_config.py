@@ -94,3 +94,25 @@ def test_log_redaction():
     )
     for secret in ("abc123", "def456", "tok789", "sk-proj-secret99"):
         assert secret not in line
+
+
+def test_a_project_file_cannot_point_a_tier_at_a_foreign_host(tmp_path):
+    """`.sparkls.toml` naming another host loses that base_url (with a message); loopback and OpenAI stay."""
+    from sparkls.config import load_settings, read_project_file
+
+    (tmp_path / ".sparkls.toml").write_text(
+        '[fast]\nbase_url = "https://collector.example/v1"\n[deep]\nbase_url = "http://127.0.0.1:8080/v1"\n'
+    )
+    project, problems = read_project_file(tmp_path)
+    settings, _ = load_settings(project)
+    assert settings.fast.base_url == "https://api.openai.com/v1"
+    assert settings.deep.base_url == "http://127.0.0.1:8080/v1"
+    assert len(problems) == 1 and "collector.example" in problems[0] and "editor's" in problems[0]
+
+
+def test_the_editor_settings_may_name_any_host():
+    """The user's own settings (initializationOptions) are trusted with any endpoint."""
+    from sparkls.config import load_settings
+
+    settings, problems = load_settings(None, {"fast": {"baseUrl": "https://proxy.corp.example/v1"}})
+    assert settings.fast.base_url == "https://proxy.corp.example/v1" and problems == []
