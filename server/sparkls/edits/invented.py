@@ -63,19 +63,27 @@ def invented_names(doc: Document, new_region: str, old_region: str, lookup: Look
         return []
     known = BUILTINS.get(record.name, frozenset())
     old_words = set(WORD.findall(old_region))
-    file_words = set(WORD.findall(doc.text))  # the file as it is (the old region included)
     defined_here = set(_DEFINES.findall(new_region))
-    own_calls_judged = not any(_has_bases(rest) for rest in _CLASS_HEADER.findall(doc.text))
-    warnings: list[str] = []
-    seen: set[str] = set()
+    candidates: dict[str, tuple[str | None, str]] = {}  # shown -> (owner, name), in order
     for match in _CALL.finditer(new_region):
         owner, name = match.group(1), match.group(2)
-        if owner is not None and (owner not in OWN or not own_calls_judged):
+        if owner is not None and owner not in OWN:
             continue  # a method of some other object: its type is unknown here
-        shown = f"{owner}.{name}()" if owner else f"{name}()"
-        if shown in seen or name in old_words or name in known or name in defined_here or name in file_words:
+        if name in old_words or name in known or name in defined_here:
             continue
-        seen.add(shown)
+        candidates.setdefault(f"{owner}.{name}()" if owner else f"{name}()", (owner, name))
+    if not candidates:
+        return []  # the common case: nothing new is called, and the file is not scanned
+    own_calls_judged: bool | None = None  # no class has a base (worked out once, if needed)
+    warnings: list[str] = []
+    for shown, (owner, name) in candidates.items():
+        if owner is not None:
+            if own_calls_judged is None:
+                own_calls_judged = not any(_has_bases(rest) for rest in _CLASS_HEADER.findall(doc.text))
+            if not own_calls_judged:
+                continue  # the method may be inherited from a library
+        if re.search(rf"\b{re.escape(name)}\b", doc.text):
+            continue  # the file (the old region included) has it
         if lookup is not None and lookup.definitions(name):
             continue
         warnings.append(f"possible invented API: {shown}")
