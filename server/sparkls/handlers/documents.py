@@ -67,3 +67,4 @@ def register(server: SparkServer) -> None:
     def did_close(ls: SparkServer, params: types.DidCloseTextDocumentParams) -> None:
         ls.documents.close(params.text_document.uri)
         ls.speculation.discard(params.text_document.uri)
+        ls.completions.forget(params.text_document.uri)
