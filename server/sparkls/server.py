@@ -109,6 +109,7 @@ class SparkServer(LanguageServer):
         self.fast = self._new_fast_session()
         self._deep: tuple[tuple[Any, ...], TierSession] | None = None
         self.client_name: str | None = None  # the editor's clientInfo.name, from initialize
+        self._reporting = False  # in report_server_error (no reporting an error about reporting)
         self.pending_problems: list[str] = []  # found before the client could be told
         self._initialized = False  # notifications wait for the client to be ready
         self._reparse_timers: dict[str, asyncio.TimerHandle] = {}
@@ -129,6 +130,18 @@ class SparkServer(LanguageServer):
             cache_key=workspace_cache_key(self.root),
             on_status=self.send_status,
         )
+
+    def report_server_error(self, error: Exception, source: Any) -> None:
+        """pygls's hook for errors no request owns: logged, and shown to the user only
+        while that cannot fail again (a failed write reported by writing would loop)."""
+        logger.error("server error (%s): %s", getattr(source, "__name__", source), error)
+        if self._reporting or isinstance(error, (OSError, ValueError)):
+            return
+        self._reporting = True
+        try:
+            super().report_server_error(error, source)
+        finally:
+            self._reporting = False
 
     def deep_session(self) -> TierSession | None:
         """The deep tier, when it is configured (its key resolves); made on first use

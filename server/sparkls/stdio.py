@@ -15,7 +15,7 @@ import sys
 import threading
 from typing import TYPE_CHECKING, BinaryIO
 
-from pygls.io_ import StdoutWriter, run_async
+from pygls.io_ import run_async
 
 if TYPE_CHECKING:
     from pygls.lsp.server import LanguageServer
@@ -37,6 +37,34 @@ class _PipeReader:
             return await self._stream.readexactly(n)
         except asyncio.IncompleteReadError:
             return b""  # the editor went away mid-message: end of input
+
+
+class _StdoutWriter:
+    """pygls's writer interface over stdout that drops what comes after the end.
+
+    After `exit` (pygls closes the writer) or once the editor has gone (a broken
+    pipe), a late notification — a status flush, a progress end, a log line from a
+    task being cancelled — has nowhere to go. pygls answers a failed write by
+    reporting it to the editor, which writes again: dropping it here ends that loop.
+    """
+
+    def __init__(self, stdout: BinaryIO) -> None:
+        self._stdout = stdout
+        self.closed = False
+
+    def close(self) -> None:
+        self.closed = True
+        self._stdout.close()
+
+    def write(self, data: bytes) -> None:
+        if self.closed:
+            return
+        try:
+            self._stdout.write(data)
+            self._stdout.flush()
+        except (OSError, ValueError):  # BrokenPipeError, or a closed file
+            self.closed = True
+            logger.info("the editor's end of stdout is closed; later messages are dropped")
 
 
 def can_read_natively(stdin: BinaryIO) -> bool:
@@ -64,7 +92,7 @@ def serve(server: LanguageServer, stdin: BinaryIO | None = None, stdout: BinaryI
         loop = asyncio.get_running_loop()
         stream = asyncio.StreamReader(limit=2**31)
         await loop.connect_read_pipe(lambda: asyncio.StreamReaderProtocol(stream), stdin)
-        server.protocol.set_writer(StdoutWriter(stdout))
+        server.protocol.set_writer(_StdoutWriter(stdout))
         await run_async(
             stop_event=stop_event,
             reader=_PipeReader(stream),
