@@ -64,12 +64,12 @@ async def test_broken_replies_without_a_deep_tier_change_nothing(client, emulato
 
 
 async def test_typing_elsewhere_while_the_model_answers_is_rebased(client, emulator, tmp_path, sample):
-    """A line typed above the region mid-stream: the edit follows the text and lands where it belongs."""
+    """A line typed above the region mid-stream (paced emulator): the edit follows the text."""
     await start(client, emulator, tmp_path)
     client.editor.open(sample, SAMPLE)
-    emulator.set_faults(delay_ms=400, count=1)
+    emulator.set_faults(tokens_per_second=20, count=1)
     edit = asyncio.ensure_future(run_edit(client, sample, REGION_LINE, FIX))
-    await wait_emulator(emulator, lambda s: s["responses"] >= 1)
+    await wait_emulator(emulator, lambda s: s["deltas"] >= 1)  # the reply is streaming
     client.editor.type_text(sample, 0, 0, "# 😀 note\n")
     result = await edit
     assert result["applied"] is True
@@ -78,12 +78,12 @@ async def test_typing_elsewhere_while_the_model_answers_is_rebased(client, emula
 
 
 async def test_typing_in_the_region_while_the_model_answers_drops_the_edit(client, emulator, tmp_path, sample):
-    """A change inside the region mid-stream: nothing applied, the user's typing kept, a message."""
+    """A change inside the region mid-stream (paced emulator): nothing applied, the typing kept, a message."""
     await start(client, emulator, tmp_path)
     client.editor.open(sample, SAMPLE)
-    emulator.set_faults(delay_ms=400, count=1)
+    emulator.set_faults(tokens_per_second=20, count=1)
     edit = asyncio.ensure_future(run_edit(client, sample, REGION_LINE, FIX))
-    await wait_emulator(emulator, lambda s: s["responses"] >= 1)
+    await wait_emulator(emulator, lambda s: s["deltas"] >= 1)  # the reply is streaming
     client.editor.type_text(sample, 4, 4, "x = 1\n    ")
     result = await edit
     assert result["applied"] is False and result["error"]["code"] == "stale_edit"
