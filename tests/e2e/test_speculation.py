@@ -8,7 +8,7 @@ import pytest
 from lsprotocol import types
 
 from sparkls.speculation import rebase_outcome
-from tests.e2e.conftest import start, wait_status
+from tests.e2e.conftest import run_edit, start, wait_status
 
 SAMPLE = '''import math
 
@@ -36,12 +36,14 @@ def sample(tmp_path):
     return path.as_uri()
 
 
-async def list_fix(client, uri) -> types.CodeAction:
+async def list_fix(client, uri, trigger_kind=None) -> types.CodeAction:
     actions = await client.text_document_code_action_async(
         types.CodeActionParams(
             text_document=types.TextDocumentIdentifier(uri=uri),
             range=DIAGNOSTIC.range,
-            context=types.CodeActionContext(diagnostics=[DIAGNOSTIC], only=[types.CodeActionKind.QuickFix]),
+            context=types.CodeActionContext(
+                diagnostics=[DIAGNOSTIC], only=[types.CodeActionKind.QuickFix], trigger_kind=trigger_kind
+            ),
         )
     )
     (fix,) = actions
@@ -91,6 +93,30 @@ async def test_speculation_off_resolve_calls_the_model(client, emulator, tmp_pat
     await resolve_and_apply(client, fix)
     assert emulator.stats()["responses"] == 1
     assert client.editor.text(sample) == FIXED
+
+
+async def test_a_lightbulb_request_speculates_nothing(client, emulator, tmp_path, sample):
+    """VS Code's automatic requests (the lightbulb, at each cursor move) start no model call;
+    the fix is computed when chosen."""
+    await start(client, emulator, tmp_path)
+    client.editor.open(sample, SAMPLE)
+    fix = await list_fix(client, sample, types.CodeActionTriggerKind.Automatic)
+    # An edit elsewhere, sent after the listing: had the listing started a job, the
+    # emulator would have seen its request before this one's.
+    assert (await run_edit(client, sample, 9, "REPLACE name WITH who"))["applied"] is True
+    assert emulator.stats()["responses"] == 1
+    await resolve_and_apply(client, fix)
+    assert emulator.stats()["responses"] == 2
+    assert client.editor.text(sample) == FIXED.replace("name", "who")
+
+
+async def test_a_menu_the_user_opened_speculates(client, emulator, tmp_path, sample):
+    """An invoked request (the user opened the menu) starts the fix at once."""
+    await start(client, emulator, tmp_path)
+    client.editor.open(sample, SAMPLE)
+    await list_fix(client, sample, types.CodeActionTriggerKind.Invoked)
+    await job_done(client)
+    assert emulator.stats()["responses"] == 1
 
 
 async def test_same_diagnostic_listed_twice_is_one_request(client, emulator, tmp_path, sample):

@@ -205,7 +205,10 @@ def register(server: SparkServer) -> None:
                 fixes.append(args)
                 first_line = d.message.splitlines()[0] if d.message else "problem"
                 actions.append(_action(ls, f"Fix with Spark: {first_line}", QUICKFIX, args, d))
-            speculate(ls, doc, fixes)
+            # VS Code also asks on its own, for the lightbulb, at every cursor move:
+            # speculating then would spend model calls on menus nobody opened.
+            if params.context.trigger_kind != types.CodeActionTriggerKind.Automatic:
+                speculate(ls, doc, fixes)
         selection = params.range
         if _wanted(REWRITE, only):
             if selection.start != selection.end:
