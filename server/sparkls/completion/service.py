@@ -16,8 +16,9 @@ from __future__ import annotations
 
 import asyncio
 import logging
+from bisect import bisect_right
 from collections.abc import Awaitable, Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 from sparkls.completion.cache import TypingCache
 from sparkls.completion.extract import Completion, completion_at_cursor
@@ -26,17 +27,22 @@ from sparkls.config import Settings
 from sparkls.context.definitions import Lookup
 from sparkls.documents.store import Document
 from sparkls.edits.reply import extract_region
+from sparkls.context.builder import EditContext
+from sparkls.context.prompt import render_edit_prompt
+from sparkls.context.region import Region
 from sparkls.engine import prepare_edit
 from sparkls.models.session import TierSession
 
 logger = logging.getLogger(__name__)
 
 COMPLETION_INSTRUCTION = (
-    "Complete the code at the cursor: insert what most likely comes next there (the rest "
-    "of the line, or the next few lines). Keep everything before the cursor exactly as it is."
+    "Complete the code at the cursor: write the editable line with what most likely comes next "
+    "inserted at the cursor (the rest of the line, or the next few lines). Keep everything before "
+    "the cursor exactly as it is."
 )
-# The model rewrites the whole region, so a completion's region stays small: a
-# function up to this long, else the cursor's line.
+# The function around the cursor (up to this long, else the lines around it) is shown
+# as context; only the cursor's line is editable, so the model answers with that line
+# and what it inserts, not the whole function again: its length sets the latency.
 COMPLETION_MAX_REGION_LINES = 60
 
 Ask = Callable[[Document, int], Awaitable[Completion | None]]
@@ -58,6 +64,24 @@ def completion_settings(settings: Settings) -> Settings:
     return settings.model_copy(update={"context": settings.context.model_copy(update={"max_region_lines": lines})})
 
 
+def cursor_line_only(doc: Document, ctx: EditContext, offset: int) -> EditContext:
+    """`ctx` with only the cursor's line editable; the rest of its region becomes the
+    context shown before and after it."""
+    starts = doc.lines.starts
+    line = bisect_right(starts, offset) - 1
+    start = starts[line]
+    end = starts[line + 1] if line + 1 < len(starts) else len(doc.text)
+    region = Region(line, line, start, end, "lines")
+    return replace(
+        ctx,
+        region=region,
+        region_text=doc.text[start:end],
+        cursor=offset - start,
+        before=doc.text[ctx.region.start : start],
+        after=doc.text[end : ctx.region.end],
+    )
+
+
 async def ask_model(
     doc: Document,
     offset: int,
@@ -68,11 +92,12 @@ async def ask_model(
     lookup: Lookup | None = None,
 ) -> Completion | None:
     """Ask the fast tier to complete the code at `offset`; the completion in document offsets."""
-    ctx, prompt = prepare_edit(
+    ctx, _ = prepare_edit(
         doc, offset, offset, path=path, settings=completion_settings(settings),
         instruction=COMPLETION_INSTRUCTION, lookup=lookup,
     )
-    reply = await session.complete(prompt)
+    ctx = cursor_line_only(doc, ctx, offset)
+    reply = await session.complete(render_edit_prompt(ctx, COMPLETION_INSTRUCTION))
     line_ending = "\r\n" if "\r\n" in ctx.region_text else "\n"
     new_region = extract_region(reply.text, line_ending=line_ending)
     if ctx.region_text.endswith(line_ending) and not new_region.endswith(line_ending):

@@ -46,6 +46,11 @@ class EditContext:
     cursor: int | None  # offset in region_text, for edits at a bare cursor
     snippets: list[Snippet] = field(default_factory=list)
     diagnostics: list[DiagnosticInfo] = field(default_factory=list)
+    # Lines shown in the excerpt right before and after the editable region, not to
+    # be rewritten (an inline completion edits only the cursor's line; its function
+    # around it is context).
+    before: str = ""
+    after: str = ""
 
     @property
     def imports(self) -> list[str]:

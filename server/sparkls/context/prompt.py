@@ -78,9 +78,14 @@ def render_edit_prompt(ctx: EditContext, instruction: str) -> Prompt:
     if ctx.cursor is not None:
         region = region[: ctx.cursor] + CURSOR + region[ctx.cursor :]
     excerpt = [*ctx.headers, "    ..."] if ctx.headers else []
+    if ctx.before:
+        excerpt.append(ctx.before.removesuffix("\n").removesuffix("\r"))
     excerpt += [REGION_START, region.removesuffix("\n").removesuffix("\r"), REGION_END]
+    if ctx.after:
+        excerpt.append(ctx.after.removesuffix("\n").removesuffix("\r"))
     parts.append(
-        f"Excerpt (lines {ctx.region.start_line + 1}-{ctx.region.end_line + 1}):\n"
+        f"Excerpt (lines {ctx.region.start_line - len(ctx.before.splitlines()) + 1}-"
+        f"{ctx.region.end_line + len(ctx.after.splitlines()) + 1}):\n"
         + _fence("\n".join(excerpt), tag)
     )
     if ctx.diagnostics:
