@@ -35,13 +35,8 @@ from typing import Any
 
 from sparkls.documents.store import DocumentStore
 from sparkls.edits.rebase import Change, rebase_region
-from sparkls.engine import EditOutcome, EditRequest
+from sparkls.engine import EditOutcome, EditRequest, rebase_outcome
 from sparkls.errors import SparkError, StaleEdit
-
-try:
-    from sparkls.engine import rebase_outcome
-except ImportError:  # pragma: no cover - before the engine could rebase: recompute instead
-    rebase_outcome = None
 
 logger = logging.getLogger(__name__)
 
@@ -240,8 +235,6 @@ def _current(store: DocumentStore, outcome: EditOutcome) -> EditOutcome | None:
         return None
     if store.get(outcome.uri).version == outcome.version:
         return outcome
-    if rebase_outcome is None:
-        return None
     try:
         return rebase_outcome(store, outcome)
     except SparkError:  # StaleEdit: the user changed the region since

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import logging
 import time
-from typing import Any
+from typing import Any, TypeVar
 
 from lsprotocol import types
 from pydantic import BaseModel, ConfigDict, ValidationError
@@ -27,6 +27,7 @@ from sparkls.speculation import take_outcome
 logger = logging.getLogger(__name__)
 
 EDIT_COMMAND = "sparkls.edit"
+Argument = TypeVar("Argument", bound=BaseModel)
 
 
 class _Pos(BaseModel):
@@ -73,17 +74,33 @@ class EditArgs(BaseModel):
         )
 
 
-def failure(ls: SparkServer, error: Exception) -> dict[str, Any]:
-    """Tell the user, log, and build the `applied: false` result."""
+def failure(ls: SparkServer, error: Exception, *, tier: str = "fast") -> dict[str, Any]:
+    """Tell the user, log, and build the `applied: false` result; a deep-tier error
+    also names its `path` and `block`."""
     if isinstance(error, SparkError):
         code, message = error.code, str(error)
-        logger.info("edit failed [%s]: %s", code, message)
+        logger.info("%s edit failed [%s]: %s", tier, code, message)
     else:
         code, message = "internal_error", f"internal error ({type(error).__name__}: {error}); see the server log"
-        logger.exception("edit failed", exc_info=error)
+        logger.exception("%s edit failed", tier, exc_info=error)
     if not isinstance(error, Cancelled):  # the user asked for it: no need to tell them
         ls.notify_user(message)
-    return {"applied": False, "tier": "fast", "error": {"code": code, "message": message}}
+    detail: dict[str, Any] = {"code": code, "message": message}
+    for key in ("path", "block"):
+        if getattr(error, key, None) is not None:
+            detail[key] = getattr(error, key)
+    return {"applied": False, "tier": tier, "error": detail}
+
+
+def one_argument(command: str, args: tuple[Any, ...], model: type[Argument], shape: str) -> Argument:
+    """A command's single argument, validated; a `SparkError` naming what is wrong."""
+    if len(args) != 1:
+        raise SparkError(f"{command} takes one argument {{{shape}}}, got {len(args)}.")
+    try:
+        return model.model_validate(args[0])
+    except ValidationError as exc:
+        first = exc.errors()[0]
+        raise SparkError(f"{command}: invalid argument: {first['loc']} {first['msg']}") from exc
 
 
 async def compute_edit(ls: SparkServer, request: EditRequest) -> EditOutcome:
@@ -124,12 +141,7 @@ def register(server: SparkServer) -> None:
     @server.command(EDIT_COMMAND)
     async def edit(ls: SparkServer, *args: Any) -> dict[str, Any]:
         try:
-            if len(args) != 1:
-                raise SparkError(f"{EDIT_COMMAND} takes one argument {{uri, range, instruction}}, got {len(args)}.")
-            try:
-                request = EditArgs.model_validate(args[0]).request()
-            except ValidationError as exc:
-                raise SparkError(f"{EDIT_COMMAND}: invalid argument: {exc.errors()[0]['loc']} {exc.errors()[0]['msg']}") from exc
+            request = one_argument(EDIT_COMMAND, args, EditArgs, "uri, range, instruction").request()
             # A quick fix listed for a client without resolve may be computed already.
             work = take_outcome(ls.speculation, ls.documents, request, lambda: compute_edit(ls, request))
             outcome, _ = await with_progress(ls, "Spark edit", work)

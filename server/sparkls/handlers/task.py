@@ -16,12 +16,13 @@ from pathlib import Path
 from typing import Any
 
 from lsprotocol import types
-from pydantic import BaseModel, ConfigDict, ValidationError
+from pydantic import BaseModel, ConfigDict
 from pygls.uris import to_fs_path
 
 from sparkls.deep.lsp import client_edit_support, lsp_workspace_edit, unsupported_reason
 from sparkls.documents.positions import Position
-from sparkls.errors import Cancelled, EditRejected, SparkError
+from sparkls.errors import EditRejected
+from sparkls.handlers.commands import failure, one_argument
 from sparkls.handlers.progress import with_progress
 from sparkls.server import SparkServer
 from sparkls.tasks import TaskEnv, TaskOutcome, TaskRequest, run_task
@@ -114,31 +115,11 @@ def _tell(ls: SparkServer, outcome: TaskOutcome) -> None:
         ls.notify_user(warning, types.MessageType.Warning)
 
 
-def _failure(ls: SparkServer, error: Exception) -> dict[str, Any]:
-    if isinstance(error, SparkError):
-        code, message = error.code, str(error)
-    else:
-        code, message = "internal_error", f"internal error ({type(error).__name__}: {error}); see the server log"
-    if not isinstance(error, Cancelled):
-        ls.notify_user(message)
-    detail: dict[str, Any] = {"code": code, "message": message}
-    for key in ("path", "block"):
-        if getattr(error, key, None) is not None:
-            detail[key] = getattr(error, key)
-    return {"applied": False, "tier": "deep", "error": detail}
-
-
 def register(server: SparkServer) -> None:
     @server.command(TASK_COMMAND)
     async def task(ls: SparkServer, *args: Any) -> dict[str, Any]:
         try:
-            if len(args) != 1:
-                raise SparkError(f"{TASK_COMMAND} takes one argument {{instruction, uris?, range?}}, got {len(args)}.")
-            try:
-                request = TaskArgs.model_validate(args[0]).request()
-            except ValidationError as exc:
-                first = exc.errors()[0]
-                raise SparkError(f"{TASK_COMMAND}: invalid argument: {first['loc']} {first['msg']}") from exc
+            request = one_argument(TASK_COMMAND, args, TaskArgs, "instruction, uris?, range?").request()
             phase = ["starting"]
             env = await _environment(ls, phase)
             outcome = await with_progress(ls, "Spark task", run_task(env, request), detail=lambda: phase[0])
@@ -149,4 +130,4 @@ def register(server: SparkServer) -> None:
             _tell(ls, outcome)
             return {"applied": True, **result}
         except Exception as exc:  # every failure becomes a message; the server stays up
-            return _failure(ls, exc)
+            return failure(ls, exc, tier="deep")
