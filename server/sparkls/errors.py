@@ -15,6 +15,9 @@
     │   ├── ServerError           5xx
     │   ├── StreamError           the stream broke before the response completed
     │   ├── RequestTimeout        no complete answer in time (not retried: it may still run)
+    │   ├── ReplyCutOff           the model stopped early (max_output_tokens, content_filter,
+    │   │                         Chat `finish_reason: length`); `reason` says why; never applied
+    │   ├── ModelRefused          the model declined (a refusal); the message quotes it
     │   └── ApiError              any other error the API reported (in-band or status)
     └── EditError                 the reply could not become a safe edit
         ├── NoUsableReply         no fenced code block in the reply
@@ -94,6 +97,29 @@ class StreamError(ModelError):
 
 class RequestTimeout(ModelError):
     code = "timeout"
+
+
+class ReplyCutOff(ModelError):
+    """The response ended as incomplete: a complete stream, but not a complete answer.
+
+    Not a transport failure (the connection is fine) and not retried blindly: the
+    same request would most likely be cut off again."""
+
+    code = "reply_cut_off"
+
+    def __init__(self, message: str, *, reason: str = "incomplete") -> None:
+        super().__init__(message)
+        self.reason = reason
+
+
+class ModelRefused(ModelError):
+    """The model answered with a refusal instead of code; `refusal` is its text."""
+
+    code = "model_refused"
+
+    def __init__(self, message: str, *, refusal: str = "") -> None:
+        super().__init__(message)
+        self.refusal = refusal
 
 
 class ApiError(ModelError):
