@@ -21,6 +21,8 @@
     │   └── ApiError              any other error the API reported (in-band or status)
     └── EditError                 the reply could not become a safe edit
         ├── NoUsableReply         no fenced code block in the reply
+        │   ├── AmbiguousReply    the reply could mean several edits (blocks, diff hunk places)
+        │   └── CodeLeftOut       the reply stands in for code it left out ("# ... rest unchanged")
         ├── InvalidEdit           the new text does not parse where the old did
         ├── DocumentClosed        the document was closed while the model answered
         ├── DocumentChanged       the document changed in a way the edit cannot follow
@@ -204,3 +206,17 @@ class StaleEdit(DocumentChanged):
     ) -> None:
         super().__init__(message)
         self.change_index = change_index
+
+
+class AmbiguousReply(NoUsableReply):
+    """The reply could mean more than one edit (several differing code blocks, a diff
+    hunk that fits several places); sparkls never guesses."""
+
+    code = "ambiguous_reply"
+
+
+class CodeLeftOut(NoUsableReply):
+    """The reply's code holds a comment standing in for code the model left out
+    ("# ... rest unchanged"): applying it would delete that code."""
+
+    code = "code_left_out"
