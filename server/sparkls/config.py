@@ -50,6 +50,9 @@ class TierSettings(_Model):
     api_key: SecretStr | None = None
     connect_timeout: float | None = Field(default=10.0, gt=0)
     request_timeout: float | None = Field(default=120.0, gt=0)
+    # No text after this many seconds: the user is told, and offered to cancel (the
+    # request goes on until `request_timeout`). None: never.
+    first_token_timeout: float | None = Field(default=15.0, gt=0)
     ca_file: str | None = None  # extra CA bundle (a proxy's, or a local server's self-signed one)
     # The WebSocket pool (transport "websocket").
     pool_size: int = Field(default=2, ge=1, le=8)
@@ -101,6 +104,8 @@ class DeepSettings(TierSettings):
     Kept on a subclass so the fast tier has no keys it would ignore.
     """
 
+    # A stronger model thinks before it writes: a long silence is normal there.
+    first_token_timeout: float | None = Field(default=60.0, gt=0)
     # Ask the editor to show each file's change for review before it lands
     # (`needsConfirmation` on the change annotations), where the editor supports it.
     confirm: bool = True

@@ -3,15 +3,29 @@
 `response_create` builds what the client sends; `classify` turns each server event
 into a small record or raises the `ModelError` it means; `api_error` is the single
 mapping from (status, code, message) to our error tree, shared by every transport.
+Which of the records make the answer (the final message, not the commentary before
+it) is `models/answer.py`'s business.
+
+Shapes follow the official SDK's types (openai-python `types/responses`): WebSocket
+errors are `{"type": "error", "status", "error": {"code", "message", "headers"}}`,
+SSE errors `{"type": "error", "code", "message", "sequence_number"}`; both are read.
 """
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass, field
 from typing import Any
 
 from sparkls.context.prompt import Prompt
-from sparkls.errors import ApiError, AuthError, ModelError, ModelNotFound, RateLimited, ServerError, StreamError
+from sparkls.errors import (
+    ApiError,
+    AuthError,
+    ModelError,
+    ModelNotFound,
+    RateLimited,
+    ServerError,
+)
 
 
 @dataclass(frozen=True, slots=True)
@@ -31,16 +45,39 @@ class Created:
 @dataclass(frozen=True, slots=True)
 class TextDelta:
     text: str
+    item: str = ""  # the output item it belongs to ("" when the stream names none)
+
+
+@dataclass(frozen=True, slots=True)
+class RefusalDelta:
+    """A piece of a refusal: the model declined instead of answering."""
+
+    text: str
+    item: str = ""
+
+
+@dataclass(frozen=True, slots=True)
+class ItemInfo:
+    """An output item announced (`output_item.added`) or finished (`.done`)."""
+
+    item: str
+    kind: str  # "message", "reasoning", ...
+    phase: str | None = None  # "commentary" | "final_answer" on a message, when given
 
 
 @dataclass(frozen=True, slots=True)
 class Completed:
+    """The end of a response. `incomplete` says why it stopped early, if it did
+    (`max_output_tokens`, `content_filter`, Chat's `length`): the stream is whole,
+    the answer is not."""
+
     response_id: str
     usage: dict[str, Any] = field(default_factory=dict)
+    incomplete: str | None = None
+    output: tuple[dict[str, Any], ...] = ()  # the response's output items, when sent
 
 
-Event = Created | TextDelta | Completed
-
+Event = Created | TextDelta | RefusalDelta | ItemInfo | Completed
 
 def _responses_fields(
     model: str, prompt: Prompt, *, previous_response_id: str | None, cache_key: str | None
@@ -93,6 +130,9 @@ def chat_body(model: str, prompt: Prompt) -> dict[str, Any]:
     }
 
 
+SERVER_ERROR_CODES = frozenset({"server_error", "internal_error", "server_is_overloaded", "engine_overloaded"})
+
+
 def api_error(
     where: Where,
     status: int | None,
@@ -107,11 +147,16 @@ def api_error(
         return AuthError(f"API key rejected for the {where.tier} tier at {where.host}: {detail}")
     if code == "model_not_found" or (status == 404 and code is None):
         return ModelNotFound(f"Model {where.model!r} of the {where.tier} tier was not found at {where.host}: {detail}")
-    if status == 429 or code == "rate_limit_exceeded":
-        wait = f" Retry in {retry_after:g} s." if retry_after else ""
-        return RateLimited(f"Rate limited by {where.host} ({where.tier} tier): {detail}.{wait}", retry_after=retry_after)
-    if status is not None and status >= 500:
-        return ServerError(f"{where.host} failed with status {status} ({where.tier} tier): {detail}")
+    if status == 429 or code in ("rate_limit_exceeded", "requests", "tokens"):
+        named = retry_after_from_message(detail)
+        retry_after = retry_after if retry_after is not None else named
+        wait = f" Retry in {retry_after:g} s." if retry_after is not None and named is None else ""
+        return RateLimited(
+            f"Rate limited by {where.host} ({where.tier} tier): {detail.rstrip('.')}.{wait}", retry_after=retry_after
+        )
+    if (status is not None and status >= 500) or code in SERVER_ERROR_CODES:
+        shown = f"status {status}" if status is not None else f"error {code}"
+        return ServerError(f"{where.host} failed with {shown} ({where.tier} tier): {detail}")
     return ApiError(
         f"The {where.tier} tier's API at {where.host} reported an error"
         + (f" [{code}]" if code else "")
@@ -121,46 +166,125 @@ def api_error(
     )
 
 
-def _error_fields(payload: dict[str, Any]) -> tuple[str | None, str]:
+# "Please try again in 1.3s", "in 350ms", "in 1m12.5s", "in 2 seconds" (OpenAI's and
+# compatible servers' wording); the number the service computed, so it is honoured.
+_TRY_AGAIN = re.compile(
+    r"try again in\s+(?:(?P<m>\d+(?:\.\d+)?)\s*m(?![a-z]))?\s*(?:(?P<n>\d+(?:\.\d+)?)\s*(?P<unit>ms|s|sec|secs|seconds?)\b)?",
+    re.IGNORECASE,
+)
+
+
+def retry_after_from_message(message: str) -> float | None:
+    """Seconds to wait that an error message names ("try again in 1.3s"), if any."""
+    match = _TRY_AGAIN.search(message)
+    if match is None or (match.group("m") is None and match.group("n") is None):
+        return None
+    seconds = float(match.group("m") or 0) * 60
+    if match.group("n") is not None:
+        value = float(match.group("n"))
+        seconds += value / 1000 if match.group("unit").lower() == "ms" else value
+    return seconds
+
+
+def retry_after_from_headers(headers: Any) -> float | None:
+    """`retry-after-ms` or `retry-after` (seconds; an HTTP date is not waited for)."""
+    if not headers:
+        return None
+    lowered = {str(k).lower(): v for k, v in dict(headers).items()}
+    for name, scale in (("retry-after-ms", 0.001), ("retry-after", 1.0)):
+        value = lowered.get(name)
+        if value is None:
+            continue
+        try:
+            seconds = float(value) * scale
+        except (TypeError, ValueError):
+            continue
+        if seconds >= 0:
+            return seconds
+    return None
+
+
+def _error_fields(payload: dict[str, Any]) -> tuple[str | None, str, Any]:
+    """(code, message, headers) of an error, nested (`{"error": {...}}`) or flat."""
     err = payload.get("error")
     if isinstance(err, dict):
-        return err.get("code") or err.get("type"), str(err.get("message") or "")
-    return payload.get("code"), str(payload.get("message") or "")
+        return err.get("code") or err.get("type"), str(err.get("message") or ""), err.get("headers")
+    return payload.get("code"), str(payload.get("message") or ""), None
+
+
+def error_from(payload: dict[str, Any], where: Where, status: int | None, *, default: str = "") -> ModelError:
+    """The error a payload with an error in it (event, body or failed response) means."""
+    code, message, headers = _error_fields(payload)
+    return api_error(where, status, code, message or default, retry_after=retry_after_from_headers(headers))
+
+
+def _item_key(event: dict[str, Any]) -> str:
+    item_id = event.get("item_id")
+    return item_id if isinstance(item_id, str) and item_id else f"#{event.get('output_index', 0)}"
+
+
+def _item_info(event: dict[str, Any]) -> ItemInfo | None:
+    item = event.get("item")
+    if not isinstance(item, dict):
+        return None
+    key = item.get("id") if isinstance(item.get("id"), str) and item.get("id") else f"#{event.get('output_index', 0)}"
+    phase = item.get("phase")
+    return ItemInfo(key, str(item.get("type") or ""), phase if isinstance(phase, str) else None)
+
+
+def _finished(event: dict[str, Any], incomplete: str | None = None) -> Completed:
+    response = event.get("response") or {}
+    output = response.get("output")
+    return Completed(
+        response.get("id", ""),
+        response.get("usage") or {},
+        incomplete,
+        tuple(o for o in output if isinstance(o, dict)) if isinstance(output, list) else (),
+    )
 
 
 def classify(event: dict[str, Any], where: Where) -> Event | None:
     """The record an event stands for; None for events we do not need; raises on errors."""
     kind = event.get("type")
     if kind == "response.output_text.delta":
-        return TextDelta(event.get("delta", ""))
+        return TextDelta(event.get("delta", ""), _item_key(event))
+    if kind in ("response.output_item.added", "response.output_item.done"):
+        return _item_info(event)
+    if kind == "response.refusal.delta":
+        return RefusalDelta(event.get("delta", ""), _item_key(event))
     if kind == "response.created":
         return Created(event.get("response", {}).get("id", ""))
     if kind == "response.completed":
-        response = event.get("response") or {}
-        return Completed(response.get("id", ""), response.get("usage") or {})
-    if kind == "error":
-        code, message = _error_fields(event)
-        return _raise(api_error(where, event.get("status"), code, message))
-    if kind == "response.failed":
-        code, message = _error_fields(event.get("response") or {})
-        return _raise(api_error(where, None, code, message or "the response failed"))
+        return _finished(event)
     if kind == "response.incomplete":
         details = (event.get("response") or {}).get("incomplete_details") or {}
-        return _raise(StreamError(f"The {where.tier} tier stopped early ({details.get('reason', 'incomplete')})."))
+        return _finished(event, str(details.get("reason") or "incomplete"))
+    if kind == "error":
+        raise error_from(event, where, event.get("status"))
+    if kind == "response.failed":
+        raise error_from(event.get("response") or {}, where, None, default="the response failed")
     return None
 
 
-def _raise(error: ModelError) -> Event:
-    raise error
+def classify_chat(chunk: dict[str, Any], where: Where) -> tuple[list[Event], str | None]:
+    """A `chat.completion.chunk` as records, and its `finish_reason` if it has one.
 
-
-def classify_chat(chunk: dict[str, Any], where: Where) -> Event | None:
-    """A `chat.completion.chunk` as a record; `data: [DONE]` is handled by the caller."""
+    Only `delta.content` is answer text: `reasoning_content` (llama.cpp, vLLM) and
+    `reasoning` (Ollama) are the model thinking aloud; `refusal` is a refusal. A usage
+    chunk has no choices. `data: [DONE]` is handled by the caller.
+    """
     if "error" in chunk:
-        code, message = _error_fields(chunk)
-        return _raise(api_error(where, chunk.get("status"), code, message))
+        raise error_from(chunk, where, chunk.get("status"))
+    records: list[Event] = []
+    finish: str | None = None
     for choice in chunk.get("choices") or []:
-        content = (choice.get("delta") or {}).get("content")
-        if content:
-            return TextDelta(content)
-    return None
+        if not isinstance(choice, dict) or choice.get("index", 0) != 0:
+            continue  # n > 1 is never asked for; only the first choice is the answer
+        delta = choice.get("delta") or {}
+        if delta.get("content"):
+            records.append(TextDelta(delta["content"]))
+        if delta.get("refusal"):
+            records.append(RefusalDelta(delta["refusal"]))
+        if choice.get("finish_reason"):
+            finish = str(choice["finish_reason"])
+    return records, finish

@@ -19,7 +19,15 @@ import httpx
 
 from sparkls import __version__
 from sparkls.errors import ConnectError, RequestTimeout, StreamError
-from sparkls.models.events import Completed, Event, Where, api_error, classify, classify_chat
+from sparkls.models.events import (
+    Completed,
+    Event,
+    Where,
+    api_error,
+    classify,
+    classify_chat,
+    retry_after_from_headers,
+)
 from sparkls.models.sse import SSEDecoder
 
 logger = logging.getLogger(__name__)
@@ -28,12 +36,8 @@ Api = Literal["responses", "chat"]
 BODY_END_WAIT = 0.5  # seconds to wait for the end of a completed response's body
 
 
-def _retry_after(response: httpx.Response) -> float | None:
-    value = response.headers.get("retry-after")
-    try:
-        return float(value) if value is not None else None
-    except ValueError:
-        return None
+# Chat Completions' finish reasons that mean the answer is not whole.
+CUT_OFF_FINISH = frozenset({"length", "content_filter"})
 
 
 class HTTPStreamer:
@@ -94,24 +98,43 @@ class HTTPStreamer:
 
     async def _events(self, response: httpx.Response) -> AsyncIterator[Event]:
         decoder = SSEDecoder()
-        response_id = ""
         chunks = response.aiter_text()
+        if self.api == "chat":
+            async for event in self._chat_events(decoder, chunks):
+                yield event
+            return
         async for chunk in chunks:
             for sse in decoder.feed(chunk):
-                if self.api == "chat":
-                    if sse.data.strip() == "[DONE]":
-                        yield await _after_body(chunks, Completed(response_id))
-                        return
-                    payload = _json(sse.data, self.where)
-                    response_id = payload.get("id", response_id)
-                    event = classify_chat(payload, self.where)
-                else:
-                    event = classify(_json(sse.data, self.where), self.where)
+                event = classify(_json(sse.data, self.where), self.where)
                 if isinstance(event, Completed):
                     yield await _after_body(chunks, event)
                     return
                 if event is not None:
                     yield event
+
+    async def _chat_events(self, decoder: SSEDecoder, chunks: AsyncIterator[str]) -> AsyncIterator[Event]:
+        """Chat chunks as records; the end (`[DONE]`, or the body's end after a
+        `finish_reason`) as `Completed`, incomplete when the reason says cut off."""
+        response_id, usage, finish = "", {}, None
+
+        def end() -> Completed:
+            return Completed(response_id, usage, finish if finish in CUT_OFF_FINISH else None)
+
+        async for chunk in chunks:
+            for sse in decoder.feed(chunk):
+                if sse.data.strip() == "[DONE]":
+                    yield await _after_body(chunks, end())
+                    return
+                payload = _json(sse.data, self.where)
+                response_id = payload.get("id", response_id)
+                if isinstance(payload.get("usage"), dict):
+                    usage = payload["usage"]
+                records, reason = classify_chat(payload, self.where)
+                finish = reason or finish
+                for record in records:
+                    yield record
+        if finish is not None:  # a server that ends the body without `[DONE]`
+            yield end()
 
     async def _status_error(self, response: httpx.Response) -> Exception:
         raw = await response.aread()
@@ -125,7 +148,11 @@ class HTTPStreamer:
         except (ValueError, AttributeError):
             message = raw.decode("utf-8", "replace")[:200]
         return api_error(
-            self.where, response.status_code, code, message or response.reason_phrase, retry_after=_retry_after(response)
+            self.where,
+            response.status_code,
+            code,
+            message or response.reason_phrase,
+            retry_after=retry_after_from_headers(response.headers),
         )
 
     async def aclose(self) -> None:

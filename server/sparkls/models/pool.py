@@ -8,8 +8,10 @@ usable without touching a stream in progress:
 - opened and warmed (`generate: false`) in the background by `start()`;
 - a socket whose peer went away (keepalive timeout, server close) is replaced in the
   background while idle;
-- a socket older than `max_age` is rotated (closed and reopened) when it is handed
-  back, well before the service's 60-minute limit;
+- a socket older than `max_age` is rotated (closed and reopened), well before the
+  service's 60-minute limit: in the background when it comes of age while idle, when
+  it is handed back if it came of age while busy, and at checkout if a timer was late
+  (a suspended laptop): a socket past `max_age` is never handed out;
 - a socket handed back with its response unfinished (the request was cancelled) is
   drained within `drain_budget` seconds, or closed and reopened: whichever is cheaper.
 """
@@ -46,6 +48,7 @@ class SocketPool:
         self.max_age = max_age
         self.drain_budget = drain_budget
         self._tasks: set[asyncio.Task[Any]] = set()
+        self._watched: dict[ResponsesSocket, float] = {}  # socket -> the connection (opened_at) watched
         self._starting: asyncio.Task[None] | None = None
         self._closed = False
 
@@ -74,15 +77,30 @@ class SocketPool:
         await sock.connect()
         if self._warm is not None:
             await self._warm(sock)
-        self._spawn(self._watch(sock))
+        self._watch_current(sock)
+
+    def _watch_current(self, sock: ResponsesSocket) -> None:
+        """Watch `sock`'s current connection, once (it may have reconnected by itself)."""
+        if sock.is_open and self._watched.get(sock) != sock.opened_at:
+            self._watched[sock] = sock.opened_at
+            self._spawn(self._watch(sock))
 
     async def _watch(self, sock: ResponsesSocket) -> None:
-        """Replace `sock` in the background if its connection dies while it is idle."""
+        """Replace `sock` in the background if its connection dies while it is idle;
+        rotate it when it comes of age while idle."""
         watched = sock.opened_at
-        await sock.wait_closed()
+        try:
+            async with asyncio.timeout(max(0.0, self.max_age - sock.age)):
+                await sock.wait_closed()
+            expired = False
+        except TimeoutError:
+            expired = True
         if self._closed or sock.opened_at != watched or sock not in self._idle:
-            return  # reopened already, or in use: its user sees the failure
+            return  # reopened already, or in use: its user (or the hand-back) deals with it
         self._idle.remove(sock)
+        if expired:
+            await self._settle(sock, self._rotate(sock))
+            return
         try:
             await self._open(sock)
             logger.info("replaced a closed connection to %s", sock.url)
@@ -112,6 +130,8 @@ class SocketPool:
                     self._waiters.remove(waiter)
                 raise
         try:
+            if sock.is_open and sock.age > self.max_age:
+                await self._rotate(sock)  # late timer: pay the handshake rather than be refused
             yield sock
         finally:
             self._hand_back(sock)
@@ -124,6 +144,7 @@ class SocketPool:
         elif sock.is_open and sock.age > self.max_age:
             self._spawn(self._settle(sock, self._rotate(sock)))
         else:
+            self._watch_current(sock)  # it may have reconnected while in use
             self._give_back(sock)
 
     async def _drain_or_replace(self, sock: ResponsesSocket) -> None:

@@ -2,9 +2,13 @@
 
 A request is sent again only when the failure proves it was not processed (it never
 left, or the service answered with a refusal such as 5xx, 429 or a stale
-`previous_response_id`), or when the stream broke mid-way: that one is retried once,
-with the full input, because the partial answer is lost and never applied.
-Authentication, a missing model, bad requests and timeouts are not retried.
+`previous_response_id`), when the service failed it (`response.failed` with
+`server_error`, an in-band `server_error`: like a 5xx), or when the stream broke
+mid-way: that one is retried once, with the full input, because the partial answer
+is lost and never applied. A 429 waits what the service asked (`retry-after`, or "try
+again in 1.3s" in its message). Authentication, a missing model, bad requests,
+timeouts, refusals and cut-off replies (`ReplyCutOff`: the same request would be cut
+off again) are not retried.
 """
 
 from __future__ import annotations
@@ -22,7 +26,7 @@ from sparkls.errors import (
 )
 
 MAX_ATTEMPTS = 3  # in all, the first one included
-MAX_RATE_LIMIT_WAIT = 10.0  # seconds; a longer retry-after is reported, not waited for
+MAX_RATE_LIMIT_WAIT = 30.0  # seconds; a longer retry-after is reported, not waited for
 RESEND_CODES = frozenset({"previous_response_not_found", "websocket_connection_limit_reached"})
 
 

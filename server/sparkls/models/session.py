@@ -21,14 +21,38 @@ from typing import Any
 
 from sparkls.config import Settings, TierSettings
 from sparkls.context.prompt import Prompt
-from sparkls.errors import ApiError, ConnectError, HandshakeRefused, ModelError, RateLimited, RequestTimeout, StreamError
-from sparkls.models.events import Completed, Event, TextDelta, Where, chat_body, response_create, responses_body
+from sparkls.errors import (
+    ApiError,
+    ConnectError,
+    HandshakeRefused,
+    ModelError,
+    ModelRefused,
+    RateLimited,
+    ReplyCutOff,
+    RequestTimeout,
+    StreamError,
+)
+from sparkls.models.answer import AnswerBuilder
+from sparkls.models.events import (
+    Completed,
+    Event,
+    RefusalDelta,
+    TextDelta,
+    Where,
+    chat_body,
+    response_create,
+    responses_body,
+)
 from sparkls.models.http import HTTPStreamer
 from sparkls.models.pool import SocketPool
 from sparkls.models.retry import MAX_ATTEMPTS, backoff, is_retryable, retry_delay
 from sparkls.models.websocket import ResponsesSocket
 
 logger = logging.getLogger(__name__)
+
+# Failures that are about one request's answer, not the tier's health: they never
+# mark the tier failing (a refusal or a cut-off reply says nothing of the service).
+REQUEST_ERRORS = (ApiError, ReplyCutOff, ModelRefused)
 
 
 @dataclass(frozen=True, slots=True)
@@ -182,9 +206,8 @@ class TierSession:
                 if isinstance(exc, StreamError):
                     retry, stream_retried = retry and not stream_retried, True
                 if not retry:
-                    # An ApiError is about this request, not the tier; a degraded tier
-                    # stays degraded (its next request goes over HTTP).
-                    if not isinstance(exc, ApiError) and self.status.state != "degraded":
+                    # A degraded tier stays degraded (its next request goes over HTTP).
+                    if not isinstance(exc, REQUEST_ERRORS) and self.status.state != "degraded":
                         self._set_status(state="failing", reason=str(exc))
                     raise
                 delay = retry_delay(exc, delays)
@@ -206,13 +229,13 @@ class TierSession:
                 if transport == "websocket":
                     async with self._get_pool().checkout() as sock:
                         message = response_create(self.tier.model, prompt, cache_key=self.cache_key)
-                        return await _collect(sock.stream(message), transport, attempt)
+                        return await self._collect(sock.stream(message), transport, attempt)
                 body = (
                     responses_body(self.tier.model, prompt, cache_key=self.cache_key)
                     if self.tier.api == "responses"
                     else chat_body(self.tier.model, prompt)
                 )
-                return await _collect(self._get_http().stream(body), transport, attempt)
+                return await self._collect(self._get_http().stream(body), transport, attempt)
         except TimeoutError as exc:
             raise RequestTimeout(
                 f"The {self.name} tier did not finish within {self.tier.request_timeout:g} s "
@@ -256,35 +279,64 @@ class TierSession:
             await self._http.aclose()
 
 
+    async def _collect(self, events: AsyncIterator[Event], transport: str, attempt: int) -> Reply:
+        """Read one response to its end: the answer (`models/answer.py`) and timings.
+
+        If no text has come `first_token_timeout` seconds after the request left, the
+        user is told once (`STREAM_STALLED`, else nothing: an inline completion
+        is silent) and the request goes on."""
+        progress = STREAM_PROGRESS.get()
+        answer = AnswerBuilder(self.where)
+        sent = time.perf_counter()
+        first: float | None = None
+        stall = self._stall_timer()
+        try:
+            async with aclosing(events) as stream:
+                async for event in stream:
+                    if isinstance(event, (TextDelta, RefusalDelta)):
+                        if first is None:
+                            first = time.perf_counter()
+                            if stall is not None:
+                                stall.cancel()
+                        if progress is not None:
+                            progress(1)
+                    elif isinstance(event, Completed):
+                        done = time.perf_counter()
+                        text = answer.answer(event)  # raises on a refusal or a cut-off reply
+                        first = first or done
+                        return Reply(
+                            text,
+                            event.response_id,
+                            ttft_ms=(first - sent) * 1000,
+                            stream_ms=(done - first) * 1000,
+                            transport=transport,
+                            attempts=attempt,
+                            usage=event.usage,
+                        )
+                    answer.feed(event)
+        finally:
+            if stall is not None:
+                stall.cancel()
+        raise StreamError("The stream ended without completing.")
+
+    def _stall_timer(self) -> asyncio.TimerHandle | None:
+        offer = STREAM_STALLED.get()
+        wait = self.tier.first_token_timeout
+        if offer is None or wait is None:
+            return None
+        limit = f"; it gives up after {self.tier.request_timeout:g} s" if self.tier.request_timeout else ""
+        message = (
+            f"The {self.name} tier ({self.tier.model} at {self.tier.host}) has sent nothing for {wait:g} s: "
+            f"it may be overloaded. Cancel, or keep waiting{limit}."
+        )
+        return asyncio.get_running_loop().call_later(wait, offer, message)
+
+
 # Where a request's streamed deltas are counted while it runs (set by whoever shows
 # progress: `handlers.progress.with_progress`); a context variable, so the count
 # follows the request's own task and nothing needs threading through the calls.
 STREAM_PROGRESS: ContextVar[Callable[[int], None] | None] = ContextVar("sparkls_stream_progress", default=None)
 
-
-async def _collect(events: AsyncIterator[Event], transport: str, attempt: int) -> Reply:
-    progress = STREAM_PROGRESS.get()
-    parts: list[str] = []
-    sent = time.perf_counter()
-    first: float | None = None
-    async with aclosing(events) as stream:
-        async for event in stream:
-            if isinstance(event, TextDelta):
-                if first is None:
-                    first = time.perf_counter()
-                parts.append(event.text)
-                if progress is not None:
-                    progress(1)
-            elif isinstance(event, Completed):
-                done = time.perf_counter()
-                first = first or done
-                return Reply(
-                    "".join(parts),
-                    event.response_id,
-                    ttft_ms=(first - sent) * 1000,
-                    stream_ms=(done - first) * 1000,
-                    transport=transport,
-                    attempts=attempt,
-                    usage=event.usage,
-                )
-    raise StreamError("The stream ended without completing.")
+# Whom to tell, with a message, when a request's first text is late
+# (`first_token_timeout`): set by `with_progress`, which offers to cancel the work.
+STREAM_STALLED: ContextVar[Callable[[str], None] | None] = ContextVar("sparkls_stream_stalled", default=None)

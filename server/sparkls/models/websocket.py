@@ -27,12 +27,13 @@ from websockets.exceptions import ConnectionClosed, InvalidHandshake, InvalidSta
 
 from sparkls import __version__
 from sparkls.context.prompt import Prompt
-from sparkls.errors import ConnectError, HandshakeRefused, ModelError, StreamError
-from sparkls.models.events import Completed, Event, Where, api_error, classify, response_create
+from sparkls.errors import ApiError, ConnectError, HandshakeRefused, ModelError, StreamError
+from sparkls.models.events import Completed, Event, Where, api_error, classify, response_create, retry_after_from_headers
 
 logger = logging.getLogger(__name__)
 
 BETA_HEADER = ("OpenAI-Beta", "responses_websockets=2026-02-06")
+CONNECTION_LIMIT = "websocket_connection_limit_reached"
 
 
 def _status_error(exc: InvalidStatus, where: Where, url: str) -> Exception:
@@ -48,13 +49,12 @@ def _status_error(exc: InvalidStatus, where: Where, url: str) -> Exception:
             f"The WebSocket upgrade to {url} was refused with HTTP {response.status_code} "
             f"{response.reason_phrase} (not an API error: a proxy or a server without WebSocket mode?)."
         )
-    retry_after = response.headers.get("retry-after")
     return api_error(
         where,
         response.status_code,
         err.get("code") or err.get("type"),
         str(err.get("message") or response.reason_phrase),
-        retry_after=float(retry_after) if retry_after and retry_after.replace(".", "", 1).isdigit() else None,
+        retry_after=retry_after_from_headers(response.headers),
     )
 
 
@@ -146,28 +146,45 @@ class ResponsesSocket:
         """Send one `response.create` and yield its events until it completes.
 
         Raises ConnectError when the message could not be sent (nothing was processed).
+        A connection the service has retired (`websocket_connection_limit_reached`,
+        answered before anything else: nothing was processed) is replaced and the
+        message sent once more on the fresh one, so its caller never sees it.
         """
         async with self._lock:
             if self.pending and not await self._drain(drain_budget):
                 await self._drop()
-            ws = await self._ensure_open()
             payload = json.dumps(message)
+            for fresh in (False, True):
+                ws = await self._send(payload)
+                started = False
+                try:
+                    while self.pending:
+                        event = await self._next_event(ws)
+                        if event is not None:
+                            started = True
+                            yield event
+                    return
+                except ApiError as exc:
+                    if exc.api_code != CONNECTION_LIMIT or started or fresh:
+                        raise
+                    logger.info("%s retired a %.0f-second-old connection; resending on a new one", self.url, self.age)
+                    await self._drop()
+
+    async def _send(self, payload: str) -> ClientConnection:
+        ws = await self._ensure_open()
+        try:
+            await ws.send(payload)
+        except ConnectionClosed:
+            # Closed before our frame left (idle timeout, rotation): nothing was
+            # processed, so one send on a fresh connection is safe.
+            ws = await self._ensure_open()
             try:
                 await ws.send(payload)
-            except ConnectionClosed:
-                # Closed before our frame left (idle timeout, rotation): nothing was
-                # processed, so one send on a fresh connection is safe.
-                ws = await self._ensure_open()
-                try:
-                    await ws.send(payload)
-                except ConnectionClosed as exc:
-                    await self._drop()
-                    raise ConnectError(f"The {self.where.tier} tier's connection closed at once: {exc}") from exc
-            self.pending = True
-            while self.pending:
-                event = await self._next_event(ws)
-                if event is not None:
-                    yield event
+            except ConnectionClosed as exc:
+                await self._drop()
+                raise ConnectError(f"The {self.where.tier} tier's connection closed at once: {exc}") from exc
+        self.pending = True
+        return ws
 
     async def _next_event(self, ws: ClientConnection) -> Event | None:
         try:
