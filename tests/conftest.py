@@ -51,6 +51,10 @@ class EmulatorHandle:
     def refuse_websocket(self, refuse: bool = True) -> None:
         self._control("POST", "refuse_websocket", {"refuse": refuse})
 
+    def connection_limit(self, seconds: float | None, *, close: bool = False) -> None:
+        """WebSocket connections older than `seconds` are refused (None: no limit)."""
+        self._control("POST", "connection_limit", {"seconds": seconds, "close": close})
+
 
 @pytest.fixture(scope="session")
 def emulator_process() -> Iterator[EmulatorHandle]:

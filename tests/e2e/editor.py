@@ -45,6 +45,8 @@ class Editor:
         self.statuses: list[dict] = []  # `sparkls/status` notifications, in order
         self.registrations: list[types.Registration] = []  # client/registerCapability
         self.reject_reason: str | None = None  # when set, every workspace edit is refused with it
+        self.message_requests: list[types.ShowMessageRequestParams] = []  # window/showMessageRequest
+        self.message_answer: str | None = None  # the action the user picks (None: dismissed)
 
     def open(self, uri: str, text: str, language_id: str = "python") -> None:
         self.buffers[uri] = Buffer(text, 1)
@@ -202,6 +204,12 @@ def make_editor_client() -> LanguageClient:
     @client.feature("sparkls/status")
     def status(params: Any) -> None:
         client.editor.statuses.append(_plain(params))
+
+    @client.feature(types.WINDOW_SHOW_MESSAGE_REQUEST)
+    def show_message_request(params: types.ShowMessageRequestParams) -> types.MessageActionItem | None:
+        client.editor.message_requests.append(params)
+        answer = client.editor.message_answer
+        return types.MessageActionItem(title=answer) if answer is not None else None
 
     @client.feature(types.WORKSPACE_APPLY_EDIT)
     def apply_edit(params: types.ApplyWorkspaceEditParams) -> types.ApplyWorkspaceEditResult:

@@ -12,10 +12,11 @@ import time
 from dataclasses import dataclass, field
 from typing import Any
 
-from sparkls.config import Settings
+from sparkls.config import Settings, TierSettings
 from sparkls.context.prompt import Prompt
 from sparkls.errors import SparkError
-from sparkls.models.session import STREAM_STALLED, TierSession, TierStatus
+from sparkls.models import session as session_module
+from sparkls.models.session import TierSession, TierStatus
 from tests.peer.server import Peer
 from tests.peer.streams import ResponseStream, chat_stream, ws_error
 
@@ -159,7 +160,8 @@ def settings_for(peer: Peer, variant: Variant) -> Settings:
     base_url = peer.ws_base_url() if variant.transport == "websocket" else peer.http_base_url()
     fast = {"model": "gpt-5.3-codex-spark", "base_url": base_url, "api": api, "api_key": KEY,
             "transport": "websocket" if variant.transport == "websocket" else "http", "pool_size": 1,
-            **variant.tier}
+            # (keys this version of sparkls does not know are left out: bench before/after)
+            **{k: v for k, v in variant.tier.items() if k in TierSettings.model_fields}}
     return Settings.model_validate({"fast": fast})
 
 
@@ -173,7 +175,8 @@ async def run_variant(variant: Variant) -> Outcome:
         await session.warm()
         if variant.idle_before:
             await asyncio.sleep(variant.idle_before)
-        token = STREAM_STALLED.set(stalls.append)
+        stalled = getattr(session_module, "STREAM_STALLED", None)  # None before it existed (bench: before/after)
+        token = stalled.set(stalls.append) if stalled is not None else None
         started = time.perf_counter()
         text, error = None, None
         try:
@@ -181,6 +184,7 @@ async def run_variant(variant: Variant) -> Outcome:
         except SparkError as exc:
             error = exc
         finally:
-            STREAM_STALLED.reset(token)
+            if token is not None:
+                stalled.reset(token)
             await session.close()
         return Outcome(text, error, peer.requests, time.perf_counter() - started, stalls, statuses)

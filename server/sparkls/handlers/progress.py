@@ -6,6 +6,10 @@ round trip. Once shown, it reports the tokens received so far (every
 `REPORT_INTERVAL` seconds while they change), followed by the work's own detail when
 the caller gives one (a deep task's phase and files). Cancelling that progress in the editor
 (`window/workDoneProgress/cancel`) cancels the work at once, as `$/cancelRequest` does.
+
+When the model has sent no text after its tier's `first_token_timeout`
+(`session.STREAM_STALLED`), the user is asked once (`window/showMessageRequest`,
+"Cancel" / "Keep waiting") and the progress says so; "Cancel" cancels the work.
 """
 
 from __future__ import annotations
@@ -19,12 +23,13 @@ from typing import TypeVar
 from lsprotocol import types
 
 from sparkls.errors import Cancelled
-from sparkls.models.session import STREAM_PROGRESS
+from sparkls.models.session import STREAM_PROGRESS, STREAM_STALLED
 from sparkls.server import SparkServer
 
 T = TypeVar("T")
 PROGRESS_DELAY = 0.3
 REPORT_INTERVAL = 0.1
+CANCEL, KEEP_WAITING = "Cancel", "Keep waiting"
 
 
 class _Tokens:
@@ -34,6 +39,7 @@ class _Tokens:
     def __init__(self) -> None:
         self.count = 0
         self.begun = False
+        self.stalled = False  # no text after the tier's first_token_timeout
 
     def add(self, n: int) -> None:
         self.count += n
@@ -44,10 +50,33 @@ def _supports_progress(ls: SparkServer) -> bool:
     return bool(window and window.work_done_progress)
 
 
-def _message(count: int, detail: Callable[[], str | None] | None) -> str:
+def _message(tokens: _Tokens, detail: Callable[[], str | None] | None) -> str:
     """"N tokens received", then the work's own detail (a phase, say) when it has one."""
     extra = detail() if detail is not None else None
-    return f"{count} tokens received" + (f" · {extra}" if extra else "")
+    waiting = " · still no text from the model (cancel to stop)" if tokens.stalled and not tokens.count else ""
+    return f"{tokens.count} tokens received{waiting}" + (f" · {extra}" if extra else "")
+
+
+def _offer_cancel(ls: SparkServer, work: asyncio.Future[T], tokens: _Tokens, message: str) -> None:
+    """Ask once whether to cancel `work`, whose model has sent no text for a while."""
+    tokens.stalled = True
+
+    async def ask() -> None:
+        params = types.ShowMessageRequestParams(
+            type=types.MessageType.Warning,
+            message=f"Spark: {message}",
+            actions=[types.MessageActionItem(title=CANCEL), types.MessageActionItem(title=KEEP_WAITING)],
+        )
+        try:
+            choice = await ls.window_show_message_request_async(params)
+        except Exception:  # a client without showMessageRequest: tell, at least
+            ls.notify_user(message, types.MessageType.Warning)
+            return
+        if choice is not None and choice.title == CANCEL and not work.done():
+            work.cancel()
+
+    asking = ls.spawn(ask(), "asking whether to cancel a silent request")
+    work.add_done_callback(lambda _: asking.cancel())
 
 
 async def _show(
@@ -73,7 +102,7 @@ async def _show(
         future.add_done_callback(lambda f: work.cancel() if f.cancelled() else None)
     reported = "0 tokens received" if detail is None else None
     while not work.done():
-        message = _message(tokens.count, detail)
+        message = _message(tokens, detail)
         if message != reported:
             reported = message
             ls.work_done_progress.report(token, types.WorkDoneProgressReport(message=message))
@@ -86,8 +115,6 @@ async def with_progress(
 ) -> T:
     """Run `work`, with a cancellable progress if it takes long; `detail()`, when
     given, is added to each report ("N tokens received · planning (4 files)")."""
-    if not _supports_progress(ls):
-        return await work
     tokens = _Tokens()
     context = contextvars.copy_context()
     context.run(STREAM_PROGRESS.set, tokens.add)  # counted in the work's own context only
@@ -95,8 +122,9 @@ async def with_progress(
         task = asyncio.get_running_loop().create_task(work, context=context)
     else:  # a task already running (a fix computed ahead): its tokens are not counted
         task = asyncio.ensure_future(work)
+    context.run(STREAM_STALLED.set, lambda message: _offer_cancel(ls, task, tokens, message))
     token = f"sparkls-{uuid.uuid4().hex[:12]}"
-    shower = asyncio.ensure_future(_show(ls, title, task, token, tokens, detail))
+    shower = asyncio.ensure_future(_show(ls, title, task, token, tokens, detail)) if _supports_progress(ls) else None
     try:
         return await task  # cancelling us ($/cancelRequest) cancels `task` too
     except asyncio.CancelledError:
@@ -105,7 +133,8 @@ async def with_progress(
             raise  # $/cancelRequest: pygls answers the request
         raise Cancelled(f"{title} was cancelled; nothing was changed.") from None
     finally:
-        shower.cancel()
+        if shower is not None:
+            shower.cancel()
         if tokens.begun:
             ls.work_done_progress.end(token, types.WorkDoneProgressEnd())
         ls.work_done_progress.tokens.pop(token, None)
