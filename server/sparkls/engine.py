@@ -25,7 +25,7 @@ from sparkls.context.region import Region
 from sparkls.edits.diff import Replacement, diff_replacements
 from sparkls.edits.invented import invented_names
 from sparkls.edits.rebase import rebase_region
-from sparkls.edits.reply import extract_region
+from sparkls.edits.reply import RegionView, new_region_text
 from sparkls.edits.retry import with_parse_error
 from sparkls.edits.validate import check_region_parses
 from sparkls.context.definitions import Lookup
@@ -36,6 +36,8 @@ from sparkls.models.session import TierSession
 from sparkls.router import RouteRequest, choose_tier
 
 logger = logging.getLogger(__name__)
+
+EXCERPT_PLACEHOLDER = "    ..."  # context/prompt.py's line between the headers and the region
 
 
 @dataclass(frozen=True, slots=True)
@@ -168,6 +170,7 @@ async def run_fast_edit(
         doc, start, end, path=display_path(request.uri, root), settings=settings,
         instruction=request.instruction, diagnostics=request.diagnostics, lookup=lookup,
     )
+    view = region_view(ctx, doc.text, doc.language_id)  # the text the model is shown, not what it becomes
     context_done = time.perf_counter()
 
     served_by, attempts, reason, retried = session, 0, None, False
@@ -182,7 +185,7 @@ async def run_fast_edit(
             raise InvalidEdit(f"{invalid} The deep tier could not take over: {exc}") from exc
         attempts += reply.attempts
         region = _current_region(store, request.uri, doc, version, text_length, ctx)
-        new_region = _new_region_text(reply.text, ctx.region_text)
+        new_region = new_region_text(reply.text, view)
         try:
             check_region_parses(doc, region, new_region)
             break
@@ -235,12 +238,15 @@ async def run_fast_edit(
     )
 
 
-def _new_region_text(reply_text: str, old_region: str) -> str:
-    line_ending = "\r\n" if "\r\n" in old_region else "\n"
-    new_region = extract_region(reply_text, line_ending=line_ending)
-    if old_region.endswith(line_ending) and not new_region.endswith(line_ending):
-        new_region += line_ending
-    return new_region
+def region_view(ctx: EditContext, text: str, language_id: str) -> RegionView:
+    """The region as `render_edit_prompt` shows it, in `text` (the document when the
+    prompt was built), for reading the reply (`new_region_text`)."""
+    shown_before = [*ctx.headers, EXCERPT_PLACEHOLDER] if ctx.headers else []
+    shown_before += ctx.before.splitlines()
+    return RegionView(
+        text, ctx.region.start, ctx.region.end, language_id,
+        tuple(shown_before), tuple(ctx.after.splitlines()), EXCERPT_PLACEHOLDER.strip(),
+    )
 
 
 def _current_region(

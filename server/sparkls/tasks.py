@@ -41,8 +41,8 @@ from sparkls.taskfiles import ShownFiles, TaskRequest, gather_files, read_state
 from sparkls.documents.languages import language_id_for
 from sparkls.documents.positions import Encoding
 from sparkls.documents.store import Document, DocumentStore
-from sparkls.edits.reply import extract_region
-from sparkls.engine import prepare_edit
+from sparkls.edits.reply import new_region_text
+from sparkls.engine import prepare_edit, region_view
 from sparkls.errors import DeepEditError, EditError, PathRefused, SparkError
 from sparkls.models.session import Reply, TierSession
 from sparkls.router import Route, RouteRequest, choose_tier
@@ -123,7 +123,7 @@ async def run_task(env: TaskEnv, request: TaskRequest) -> TaskOutcome:
         env.phase("applying the blocks")
         edit = edit_from_reply(
             reply.text, env.folders, lambda path: _read_for_edit(env, path), encoding=env.encoding,
-            needs_confirmation=env.needs_confirmation, check=check_changes,
+            needs_confirmation=env.needs_confirmation, check=check_changes, shown_paths=shown.order,
         )
         done = time.perf_counter()
         timings |= {"deep": (replied - gathered) * 1000, "edit": (done - replied) * 1000, "total": (done - started) * 1000}
@@ -215,14 +215,14 @@ async def _run_step(env: TaskEnv, step: PlanStep, path: ResolvedPath, state: Fil
             instruction=redact(step.instruction)[0], lookup=env.lookup,
         )
         reply = await env.fast.complete(prompt, notify=env.notify)
-        line_ending = "\r\n" if "\r\n" in ctx.region_text else "\n"
-        region = extract_region(reply.text, line_ending=line_ending)
+        view = region_view(ctx, text, doc.language_id)
+        region = new_region_text(reply.text, view)
     except (EditError, DeepEditError) as exc:
         raise type(exc)(f"{where}: {exc}") from None
     except SparkError:
         raise
-    if (ctx.region_text.endswith(line_ending) or state.text is None) and region and not region.endswith(line_ending):
-        region += line_ending
+    if state.text is None and region and not region.endswith(view.line_ending):
+        region += view.line_ending  # a new file ends with a line break
     new_text = text[: ctx.region.start] + region + text[ctx.region.end :]
     if new_text == state.text:
         return None

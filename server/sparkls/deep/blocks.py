@@ -2,9 +2,10 @@
 
 A block is a path line, then ``<<<<<<< SEARCH``, the old lines, ``=======``, the new
 lines, ``>>>>>>> REPLACE``. The scanner tolerates what real models write around that:
-the path in backticks, bold, or after ``File:`` / ``###``; blocks inside code fences;
-a block that follows another without repeating the path; CRLF line breaks. Anything
-it cannot read unambiguously raises `MalformedBlocks` naming the block.
+the path in backticks, bold, or after ``File:`` / ``###``, or on the fence line;
+blocks inside code fences, also indented in a list item; a block that follows another
+without repeating the path; no path line when only one file was shown; CRLF line
+breaks. Anything it cannot read unambiguously raises `MalformedBlocks` naming the block.
 
 This module does not know about the workspace (see paths.py) or file texts (apply.py).
 `BlockStream` reads a reply as it streams and hands out each block once it is closed.
@@ -13,6 +14,7 @@ This module does not know about the workspace (see paths.py) or file texts (appl
 from __future__ import annotations
 
 import re
+from collections.abc import Sequence
 from dataclasses import dataclass
 
 from sparkls.errors import MalformedBlocks
@@ -21,11 +23,15 @@ SEARCH_MARKER = "<<<<<<< SEARCH"
 DIVIDER = "======="
 REPLACE_MARKER = ">>>>>>> REPLACE"
 
-# Markers start at column 0; 5-9 marker characters, as models miscount them.
-_SEARCH = re.compile(r"^<{5,9} ?SEARCH[ \t]*$")
+# 5-9 marker characters, as models miscount them. A block's markers share one
+# indentation (none, or the list item's its fence sits in); matched on the line with
+# that indentation removed.
+_SEARCH = re.compile(r"^<{5,9}[ \t]*SEARCH[ \t]*$")
 _DIVIDER = re.compile(r"^={5,9}[ \t]*$")
-_REPLACE = re.compile(r"^>{5,9} ?REPLACE[ \t]*$")
-_FENCE = re.compile(r"^[ \t]*(?:`{3,}|~{3,})[^`]*$")
+_REPLACE = re.compile(r"^>{5,9}[ \t]*REPLACE[ \t]*$")
+_INDENTED_SEARCH = re.compile(r"^([ \t]*)<{5,9}[ \t]*SEARCH[ \t]*$")
+_FENCE = re.compile(r"^[ \t]*(?:`{3,}|~{3,})([^`]*)$")
+_FENCE_ATTRIBUTE = re.compile(r"""\b(?:title|file(?:name)?|path)=["']?([^"'\s]+)""", re.IGNORECASE)
 _LABEL = re.compile(r"^(?:file(?:name)?|path)\s*:\s*", re.IGNORECASE)
 _NEW_FILE_NOTE = re.compile(r"\s+\(new(?: file)?\)\s*:?\s*$", re.IGNORECASE)
 _QUOTES = ("`", '"', "'")
@@ -75,6 +81,35 @@ def clean_path_line(line: str) -> str | None:
     return text
 
 
+def fence_path(line: str) -> str | None:
+    """The path a fence line names, if any: ```` ```python src/a.py ````,
+    ```` ```src/a.py ````, ```` ```python:src/a.py ````, ```` ```python title="src/a.py" ````.
+    A lone word is a path only with a ``/`` or a ``.`` in it (``python`` is a language)."""
+    found = _FENCE.match(line)
+    if found is None:
+        return None
+    info = found.group(1).strip()
+    attribute = _FENCE_ATTRIBUTE.search(info)
+    if attribute is not None:
+        return clean_path_line(attribute.group(1))
+    words = info.split()
+    if len(words) == 1 and ":" in words[0]:
+        words = words[0].split(":", 1)
+    if not words or len(words) > 2:
+        return None
+    word = words[-1]
+    if len(words) == 1 and "/" not in word and "." not in word.strip("."):
+        return None
+    return clean_path_line(word)
+
+
+def _named_path(line: str, known: tuple[str, ...]) -> str | None:
+    """The one known path a prose line mentions (``Now in `b.py`:``), if exactly one."""
+    words = {w.strip("`*'\"()[],:;") for w in line.split()}
+    named = [path for path in known if path in words]
+    return named[0] if len(named) == 1 else None
+
+
 def _preview(text: str) -> str:
     return " ".join(text.split())[:80]
 
@@ -82,13 +117,15 @@ def _preview(text: str) -> str:
 class _Scanner:
     """A line-at-a-time state machine: outside a block, in its SEARCH, in its REPLACE."""
 
-    def __init__(self) -> None:
+    def __init__(self, known_paths: tuple[str, ...] = ()) -> None:
+        self.known_paths = known_paths  # the files shown to the model
         self.blocks: list[SearchReplaceBlock] = []
         self.lineno = 0
         self.state = "outside"
         self.since_last_block: list[str] = []  # lines outside blocks, for the path line
         self.last_path: str | None = None
         self.path = ""
+        self.indent = ""  # the block's marker indentation
         self.start_line = 0
         self.search: list[str] = []
         self.replace: list[str] = []
@@ -101,9 +138,9 @@ class _Scanner:
         self.lineno += 1
         line = line.removesuffix("\r")
         if self.state == "outside":
-            if _SEARCH.match(line):
-                self._open()
-            elif _REPLACE.match(line):
+            if opened := _INDENTED_SEARCH.match(line):
+                self._open(opened.group(1))
+            elif _REPLACE.match(line.lstrip(" \t")):
                 raise MalformedBlocks(
                     f"Block {self.number} of the deep tier's reply has a `{REPLACE_MARKER}` line "
                     f"(line {self.lineno}) with no `{SEARCH_MARKER}` before it; nothing was changed.",
@@ -112,59 +149,82 @@ class _Scanner:
             else:
                 self.since_last_block.append(line)
             return None
+        marker = line[len(self.indent) :] if line.startswith(self.indent) else " "
         if self.state == "search":
-            if _DIVIDER.match(line):
+            if _DIVIDER.match(marker):
                 self.state = "replace"
-            elif _SEARCH.match(line) or _REPLACE.match(line):
+            elif _SEARCH.match(marker) or _REPLACE.match(marker):
                 raise self._unclosed(f"`{DIVIDER}`")
             else:
-                self.search.append(line)
+                self.search.append(self._content(line))
             return None
-        if _REPLACE.match(line):
+        if _REPLACE.match(marker):
             return self._close()
-        if _SEARCH.match(line):
+        if _SEARCH.match(marker):
             raise self._unclosed(f"`{REPLACE_MARKER}`")
-        self.replace.append(line)
+        self.replace.append(self._content(line))
         return None
+
+    def _content(self, line: str) -> str:
+        """A SEARCH or REPLACE line without the markers' indentation."""
+        if line.startswith(self.indent) or not line.strip():
+            return line[len(self.indent) :] if line.startswith(self.indent) else ""
+        raise MalformedBlocks(
+            f"Block {self.number} of the deep tier's reply ({self.path}, line {self.start_line}) has its markers "
+            f"indented, but its line {self.lineno} is indented less ({_preview(line)!r}); nothing was changed.",
+            path=self.path,
+            block=self.number,
+        )
 
     def finish(self) -> list[SearchReplaceBlock]:
         if self.state != "outside":
             raise self._unclosed(f"`{DIVIDER}`" if self.state == "search" else f"`{REPLACE_MARKER}`")
         return self.blocks
 
-    def _open(self) -> None:
+    def _open(self, indent: str) -> None:
+        self.state, self.path, self.indent, self.start_line = "search", self._path(), indent, self.lineno
+        self.search, self.replace = [], []
+
+    def _path(self) -> str:
+        """The file of the block opening now: its path line (or its fence's path); else
+        the file of the block right before it; else the only file shown."""
         candidate = None
         for previous in reversed(self.since_last_block):
-            if previous.strip() and not _FENCE.match(previous):
-                candidate = previous
-                break
+            if not previous.strip():
+                continue
+            if _FENCE.match(previous):
+                if (on_fence := fence_path(previous)) is not None:
+                    return on_fence
+                continue
+            candidate = previous
+            break
+        only = self.known_paths[0] if len(self.known_paths) == 1 else None
         if candidate is None:
-            if self.last_path is None:
-                raise MalformedBlocks(
-                    f"Block {self.number} of the deep tier's reply (line {self.lineno}) has no "
-                    "file path line before it; nothing was changed.",
-                    block=self.number,
-                )
-            path = self.last_path  # a block right after another edits the same file
-        else:
-            cleaned = clean_path_line(candidate)
-            if cleaned is None:
-                raise MalformedBlocks(
-                    f"Block {self.number} of the deep tier's reply (line {self.lineno}) is not "
-                    f"preceded by a file path: the line before it is {_preview(candidate)!r}; "
-                    "nothing was changed.",
-                    block=self.number,
-                )
-            path = cleaned
-        self.state, self.path, self.start_line = "search", path, self.lineno
-        self.search, self.replace = [], []
+            if self.last_path is not None:
+                return self.last_path  # a block right after another edits the same file
+            if only is not None:
+                return only
+            raise MalformedBlocks(
+                f"Block {self.number} of the deep tier's reply (line {self.lineno}) has no "
+                "file path line before it; nothing was changed.",
+                block=self.number,
+            )
+        path = clean_path_line(candidate) or _named_path(candidate, self.known_paths) or only
+        if path is None:
+            raise MalformedBlocks(
+                f"Block {self.number} of the deep tier's reply (line {self.lineno}) is not "
+                f"preceded by a file path: the line before it is {_preview(candidate)!r}; "
+                "nothing was changed.",
+                block=self.number,
+            )
+        return path
 
     def _close(self) -> SearchReplaceBlock:
         # A SEARCH part of blank lines only has nothing to find: it means "create".
         search = tuple(self.search) if any(s.strip() for s in self.search) else ()
         block = SearchReplaceBlock(self.path, search, tuple(self.replace), self.number, self.start_line)
         self.blocks.append(block)
-        self.last_path, self.state, self.since_last_block = self.path, "outside", []
+        self.last_path, self.state, self.since_last_block, self.indent = self.path, "outside", [], ""
         return block
 
     def _unclosed(self, missing: str) -> MalformedBlocks:
@@ -176,12 +236,14 @@ class _Scanner:
         )
 
 
-def parse_blocks(reply: str) -> list[SearchReplaceBlock]:
+def parse_blocks(reply: str, known_paths: Sequence[str] = ()) -> list[SearchReplaceBlock]:
     """Every SEARCH/REPLACE block of a complete reply, in order.
 
+    `known_paths` are the files shown to the model: a block whose path line is missing
+    or is prose takes the one of them the prose names, or the only one shown.
     Raises MalformedBlocks for a broken block, or when the reply holds no block at all.
     """
-    scanner = _Scanner()
+    scanner = _Scanner(tuple(known_paths))
     for line in reply.split("\n"):
         scanner.feed_line(line)
     blocks = scanner.finish()
@@ -201,8 +263,8 @@ class BlockStream:
     checks the end of the reply and returns every block, like `parse_blocks`.
     """
 
-    def __init__(self) -> None:
-        self._scanner = _Scanner()
+    def __init__(self, known_paths: Sequence[str] = ()) -> None:
+        self._scanner = _Scanner(tuple(known_paths))
         self._pending = ""
 
     def feed(self, delta: str) -> list[SearchReplaceBlock]:

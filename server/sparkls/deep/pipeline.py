@@ -37,11 +37,13 @@ def edit_from_reply(
     needs_confirmation: bool = False,
     fs: FileSystem = OS_FILESYSTEM,
     check: Callable[[list[FileChange]], None] | None = None,
+    shown_paths: Sequence[str] = (),
 ) -> DeepWorkspaceEdit:
     """The WorkspaceEdit data for a complete reply; raises DeepEditError subclasses
     (`read_file` may refuse a file by raising one), or whatever `check` raises about
-    the changes before any edit is built."""
-    resolved = resolve_blocks(parse_blocks(reply), folders, fs)
+    the changes before any edit is built. `shown_paths` are the files the model was
+    shown: a block without a path line edits the one its prose names, or the only one."""
+    resolved = resolve_blocks(parse_blocks(reply, shown_paths), folders, fs)
     states = {name: read_file(path) for name, path in resolved.files.items()}
     changes = apply_blocks(resolved.blocks, {name: state.text for name, state in states.items()})
     if check is not None:

@@ -1,43 +1,272 @@
-"""Read the new region text out of a fast-tier reply (model protocol, DESIGN.md).
+"""Read the region's new text out of a fast-tier reply (docs/model-protocol.md). Pure.
 
-The reply must hold one fenced code block (``` or ~~~, any length, optional
-language tag); its body is the region's new text. Marker lines and the cursor
-marker are stripped if the model echoed them. Pure.
+The protocol asks for the complete new region in one fenced code block. Real fast
+models bend it; `new_region_text` takes what they send and returns exactly the new
+region, or raises a `NoUsableReply` naming what was wrong. In order:
+
+1. the code blocks (edits/fences.py): none, or one left open, is refused; a unified
+   diff instead of a block (fenced or not) is applied to the region (edits/udiff.py);
+2. in each block, region markers the model echoed: with both, what is between them is
+   the region; a lone start (end) marker keeps what follows (precedes) it; cursor
+   markers go; blank lines after the code go unless the old region ends with one;
+3. the block is brought back to the region's shape (edits/reshape.py): echoed lines
+   from around the region stripped, tabs/spaces matched to the file, a dedented or
+   re-indented region moved back, added trailing whitespace dropped;
+4. several blocks: a block that only quotes the old region (all of it or a run of its
+   lines) loses to one that differs; among several that differ, the one most like the
+   old region wins by a clear margin, else the reply is refused as ambiguous;
+5. refused: an empty block (it would delete the region), a block with a comment
+   standing in for left-out code (edits/elision.py);
+6. the lines are joined with the region's line break (CRLF in a CRLF file), with a
+   final break when the old region had one, and none when it had none.
 """
 
 from __future__ import annotations
 
-import re
+from dataclasses import dataclass
+from difflib import SequenceMatcher
 
 from sparkls.context.prompt import CURSOR, REGION_END, REGION_START
-from sparkls.errors import NoUsableReply
+from sparkls.edits.elision import first_elision
+from sparkls.edits.fences import FencedBlock, find_fences
+from sparkls.edits.reshape import (
+    Around,
+    match_base_indent,
+    match_indent_style,
+    strip_added_trailing_whitespace,
+    strip_echo,
+)
+from sparkls.edits.udiff import apply_unified_diff, is_unified_diff
+from sparkls.errors import AmbiguousReply, CodeLeftOut, NoUsableReply
 
-_OPEN = re.compile(r"^[ \t]*(`{3,}|~{3,})[^\n`]*$")
+CLEAR_MARGIN = 0.3  # similarity to the old region by which one block must beat the next
 
 
-def extract_region(reply: str, *, line_ending: str = "\n") -> str:
-    """The body of the reply's first fenced block, with `line_ending` line breaks.
+@dataclass(frozen=True, slots=True)
+class RegionView:
+    """The editable region as the model was shown it: the document's text when the
+    request was built, the region's offsets in it, and the excerpt lines shown above
+    and below the region's markers."""
 
-    Raises NoUsableReply when there is no complete fenced block.
-    """
-    lines = reply.replace("\r\n", "\n").split("\n")
-    for i, line in enumerate(lines):
-        opened = _OPEN.match(line)
-        if not opened:
-            continue
-        fence = opened.group(1)
-        closing = re.compile(rf"^[ \t]*{re.escape(fence[0])}{{{len(fence)},}}[ \t]*$")
-        for j in range(i + 1, len(lines)):
-            if closing.match(lines[j]):
-                body = [
-                    ln.replace(CURSOR, "")
-                    for ln in lines[i + 1 : j]
-                    if ln.strip() not in (REGION_START, REGION_END)
-                ]
-                return line_ending.join(body)
-        break
+    text: str
+    start: int
+    end: int
+    language_id: str = ""
+    shown_before: tuple[str, ...] = ()
+    shown_after: tuple[str, ...] = ()
+    placeholder: str = "..."  # the excerpt's line for what lies between a header and the region
+
+    @property
+    def old(self) -> str:
+        return self.text[self.start : self.end]
+
+    @property
+    def line_ending(self) -> str:
+        """The region's line break, else the one of the line before or after it."""
+        old = self.old
+        if "\n" in old:
+            return "\r\n" if "\r\n" in old else "\n"
+        if self.text[max(0, self.start - 2) : self.start] == "\r\n":
+            return "\r\n"
+        after = self.text.find("\n", self.end)
+        return "\r\n" if after > 0 and self.text[after - 1] == "\r" else "\n"
+
+    def around(self, n: int) -> Around:
+        """Up to `n` document lines on each side of the region, and the excerpt's lines."""
+        before, before_complete = _lines_before(self.text, self.start, n)
+        after, after_complete = _lines_after(self.text, self.end, n)
+        return Around(
+            before, before_complete, after, after_complete, _file_start(self.text, self.start),
+            self.shown_before, self.shown_after, self.placeholder,
+        )
+
+
+def _lines_before(text: str, start: int, n: int) -> tuple[tuple[str, ...], bool]:
+    if start == 0:
+        return (), True
+    if text[start - 1] != "\n":
+        return (), False  # the region starts mid-line: no whole line before it to compare
+    lines: list[str] = []
+    end = start - 1
+    while len(lines) < n:
+        begin = text.rfind("\n", 0, end) + 1
+        lines.append(text[begin:end].removesuffix("\r"))
+        if begin == 0:
+            return tuple(reversed(lines)), True
+        end = begin - 1
+    return tuple(reversed(lines)), False
+
+
+def _lines_after(text: str, end: int, n: int) -> tuple[tuple[str, ...], bool]:
+    if end >= len(text):
+        return (), True
+    if end > 0 and text[end - 1] != "\n":
+        return (), False
+    lines: list[str] = []
+    pos = end
+    while len(lines) < n and pos < len(text):
+        stop = text.find("\n", pos)
+        if stop < 0:
+            stop = len(text)
+        lines.append(text[pos:stop].removesuffix("\r"))
+        pos = stop + 1
+    return tuple(lines), pos >= len(text)
+
+
+def _file_start(text: str, start: int) -> str | None:
+    pos = 0
+    while pos < start:
+        stop = text.find("\n", pos)
+        stop = len(text) if stop < 0 else stop
+        line = text[pos:stop].removesuffix("\r")
+        if line.strip():
+            return line
+        pos = stop + 1
+    return None
+
+
+def split_lines(text: str) -> list[str]:
+    """`text`'s lines without their breaks (a final break ends the last line)."""
+    lines = text.replace("\r\n", "\n").split("\n")
+    if lines[-1] == "":
+        lines.pop()
+    return lines
+
+
+@dataclass(slots=True)
+class _Candidate:
+    lines: list[str]
+    problem: NoUsableReply | None = None
+
+
+def _between_markers(lines: tuple[str, ...]) -> tuple[list[str], bool, bool]:
+    """The block's lines within echoed region markers, and which markers bounded them."""
+    text = "\n".join(lines)
+    start, end = text.find(REGION_START), text.rfind(REGION_END)
+    bounded_start = bounded_end = False
+    if start >= 0 and end >= 0 and end < start:
+        start = end = -1  # markers in the wrong order: only their lines are dropped
+    if start >= 0:
+        text = text[start + len(REGION_START) :].removeprefix("\n")
+        bounded_start = True
+        end = text.rfind(REGION_END)
+    if end >= 0:
+        head = text[:end]
+        # The end marker's own line: what precedes it on that line is code, if anything.
+        text = head[:-1] if head.endswith("\n") else head
+        bounded_end = True
+    inner = [ln for ln in text.replace(CURSOR, "").split("\n") if ln.strip() not in (REGION_START, REGION_END)]
+    return inner, bounded_start, bounded_end
+
+
+def _from_block(block: FencedBlock, view: RegionView, old: list[str], around: Around) -> _Candidate:
+    if is_unified_diff(block.lines, block.tag, view.language_id, old):
+        try:
+            return _Candidate(apply_unified_diff(old, block.lines))
+        except NoUsableReply as exc:
+            return _Candidate(list(block.lines), exc)
+    lines, bounded_start, bounded_end = _between_markers(block.lines)
+    if not (old and not old[-1].strip()):
+        while lines and not lines[-1].strip():
+            lines.pop()
+    try:
+        if not (bounded_start and bounded_end):
+            lines = strip_echo(lines, old, around)
+    except NoUsableReply as exc:
+        return _Candidate(lines, exc)
+    lines = match_indent_style(lines, old, around.doc_before[-20:] + around.doc_after[:20])
+    lines = match_base_indent(lines, old)
+    return _Candidate(strip_added_trailing_whitespace(lines, old))
+
+
+def _quotes_old(lines: list[str], old: list[str]) -> bool:
+    """Whether `lines` are the old region, or one run of its lines (ignoring indentation
+    and blank lines): a "before" block."""
+    want = [ln.strip() for ln in lines if ln.strip()]
+    have = [ln.strip() for ln in old if ln.strip()]
+    if not want:
+        return False
+    n = len(want)
+    return any(have[i : i + n] == want for i in range(len(have) - n + 1))
+
+
+def _likeness(lines: list[str], old: list[str]) -> float:
+    return SequenceMatcher(None, [ln.strip() for ln in old], [ln.strip() for ln in lines], autojunk=False).ratio()
+
+
+def _choose(candidates: list[_Candidate], old: list[str]) -> _Candidate:
+    """The block that is the new region (see the module doc, step 4)."""
+    filled = [c for c in candidates if any(ln.strip() for ln in c.lines)] or candidates[:1]
+    if len(filled) == 1:
+        return filled[0]
+    changed = [c for c in filled if not _quotes_old(c.lines, old)]
+    if not changed:
+        return filled[-1]
+    distinct = {tuple(c.lines): c for c in changed}
+    if len(distinct) == 1:
+        return changed[0]
+    ranked = sorted(changed, key=lambda c: _likeness(c.lines, old), reverse=True)
+    if _likeness(ranked[0].lines, old) - _likeness(ranked[1].lines, old) >= CLEAR_MARGIN:
+        return ranked[0]
+    raise AmbiguousReply(
+        f"The model's reply has {len(changed)} code blocks that each change the region differently; "
+        "sparkls cannot tell which one is the new region, so nothing was changed."
+    )
+
+
+def _no_block(reply: str) -> NoUsableReply:
     preview = " ".join(reply.split())[:80]
-    raise NoUsableReply(
+    return NoUsableReply(
         "The model's reply had no complete code block, so nothing was changed"
         + (f" (it began: {preview!r})." if preview else " (the reply was empty).")
     )
+
+
+def new_region_text(reply: str, view: RegionView) -> str:
+    """The region's new text in `reply`, with the region's line breaks; raises a
+    `NoUsableReply` (or its `AmbiguousReply`, `CodeLeftOut`) saying what was wrong."""
+    old_text = view.old
+    old = split_lines(old_text)
+    lines = reply.replace("\r\n", "\n").split("\n")
+    fences = find_fences(lines)
+    if fences.unclosed is not None:
+        raise NoUsableReply(
+            f"The model's reply opens a code block (its line {fences.unclosed + 1}) that is never closed; "
+            "the reply may have been cut off, so nothing was changed."
+        )
+    if fences.blocks:
+        around = view.around(max(len(block.lines) for block in fences.blocks) + 1)
+        chosen = _choose([_from_block(block, view, old, around) for block in fences.blocks], old)
+    elif is_unified_diff(lines, "", view.language_id, old, after_prose=True):
+        chosen = _Candidate(apply_unified_diff(old, lines))
+    else:
+        raise _no_block(reply)
+    if chosen.problem is not None:
+        raise chosen.problem
+    new = chosen.lines
+    if not any(ln.strip() for ln in new) and any(ln.strip() for ln in old):
+        raise NoUsableReply(
+            "The model's code block was empty; applying it would delete the whole region, so nothing was changed."
+        )
+    if (elided := first_elision(new, old, view.language_id)) is not None:
+        raise CodeLeftOut(
+            f"The model left part of the code out: it wrote {elided[1].strip()!r} (line {elided[0] + 1} of its "
+            "code) instead of the code itself; applying it would delete that code, so nothing was changed."
+        )
+    ending = view.line_ending
+    text = ending.join(new)
+    if old_text.endswith("\n") and not text.endswith(ending):
+        text += ending
+    return text
+
+
+def extract_region(reply: str, *, line_ending: str = "\n") -> str:
+    """The body of the reply's first fenced block, region markers and cursor markers
+    removed, with `line_ending` line breaks (inline completions use this form).
+
+    Raises NoUsableReply when there is no complete fenced block.
+    """
+    fences = find_fences(reply.replace("\r\n", "\n").split("\n"))
+    if not fences.blocks:
+        raise _no_block(reply)
+    return line_ending.join(_between_markers(fences.blocks[0].lines)[0])

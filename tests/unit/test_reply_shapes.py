@@ -1,0 +1,81 @@
+"""Reply shapes real models produce: each applied exactly or refused clearly, never half."""
+
+from __future__ import annotations
+
+import re
+
+import pytest
+
+from sparkls.errors import SparkError
+from tests.unit.reply_shapes_table import (
+    DEEP_SHAPES,
+    FAST_SHAPES,
+    FILES,
+    STEP_SHAPES,
+    DeepShape,
+    FastShape,
+    Outcome,
+    StepShape,
+    run_deep,
+    run_fast,
+    run_step,
+)
+
+
+def _check(outcome: Outcome, original: dict[str, str], expected: dict[str, str], refused: str, name: str) -> None:
+    """The outcome is the expected texts, byte for byte, or a clear refusal and the originals."""
+    assert outcome.texts in (expected, original), f"{name}: corrupted buffer"
+    if expected == original and not refused:
+        assert outcome.error is None, f"{name}: refused: {outcome.error}"
+    elif refused:
+        assert isinstance(outcome.error, SparkError), f"{name}: applied, expected a refusal"
+        assert outcome.texts == original
+        assert re.search(refused, str(outcome.error)), f"{name}: message {str(outcome.error)!r}"
+    else:
+        assert outcome.error is None, f"{name}: refused: {outcome.error}"
+        assert outcome.texts == expected
+
+
+def test_the_table_is_large_enough():
+    """At least 40 shapes: 25 fast-tier, 15 deep-tier."""
+    assert len(FAST_SHAPES) + len(STEP_SHAPES) >= 25
+    assert len(DEEP_SHAPES) >= 15
+    assert len({s.name for s in [*FAST_SHAPES, *STEP_SHAPES, *DEEP_SHAPES]}) == len(FAST_SHAPES) + len(
+        STEP_SHAPES
+    ) + len(DEEP_SHAPES)
+
+
+@pytest.mark.parametrize("shape", FAST_SHAPES, ids=lambda s: s.name)
+async def test_fast_reply_shape(shape: FastShape):
+    """A fast-tier reply through run_fast_edit: the exact new buffer, or a refusal and the old one."""
+    outcome = await run_fast(shape)
+    name = shape.doc.name
+    _check(outcome, {name: shape.doc.text}, {name: shape.expected}, shape.refused, shape.name)
+
+
+@pytest.mark.parametrize("shape", STEP_SHAPES, ids=lambda s: s.name)
+async def test_delegated_step_reply_shape(shape: StepShape):
+    """A plan step's fast-tier reply through tasks._run_step: the whole new file, or a refusal."""
+    outcome = await run_step(shape)
+    original = {"calc.py": shape.text or ""}
+    expected = {"calc.py": shape.new_text} if shape.new_text is not None else original
+    _check(outcome, original, expected, shape.refused, shape.name)
+
+
+@pytest.mark.parametrize("shape", DEEP_SHAPES, ids=lambda s: s.name)
+def test_deep_reply_shape(shape: DeepShape):
+    """A deep-tier reply through edit_from_reply: every file exactly as expected, or none changed."""
+    outcome = run_deep(shape)
+    _check(outcome, dict(FILES), shape.expected, shape.refused, shape.name)
+
+
+async def test_identical_block_reports_no_edit():
+    """A block equal to the old region gives an outcome with no edits (the callers say 'no change')."""
+    from sparkls.engine import run_fast_edit
+    from tests.unit.reply_shapes_table import PY_DOC, PY_OLD, StubSession, fenced, EditRequest, DocumentStore, Settings
+
+    store = DocumentStore()
+    doc = store.open("file:///work/shapes.py", PY_DOC.text, 1, "python")
+    at = doc.position(PY_DOC.text.index(PY_DOC.inside))
+    outcome = await run_fast_edit(store, StubSession(fenced(PY_OLD)), Settings(), EditRequest(doc.uri, at, at, "x"))
+    assert outcome.edits == []
