@@ -164,6 +164,8 @@ class Doc:
 
 
 PY_DOC = Doc(PY, "python", PY_OLD, "return math.pi")
+PY_FENCE_DOC = Doc(PY.replace(PY_OLD, PY_WITH_FENCE.replace("self.r * self.r", "self.r ** 2")), "python",
+                   PY_WITH_FENCE.replace("self.r * self.r", "self.r ** 2"), "return math.pi")
 PY_LOOP_DOC = Doc(PY_LOOP, "python", PY_LOOP[PY_LOOP.index("    def total") :], "return count", "basket.py")
 GO_DOC = Doc(GO, "go", GO_OLD, "return b + a", "main.go")
 TS_DOC = Doc(TS, "typescript", TS_OLD, "log(greeting)", "greet.ts")
@@ -287,6 +289,13 @@ FAST_SHAPES: list[FastShape] = [
     FastShape("a block, then an unclosed one", PY_DOC, fenced(PY_NEW) + "And:\n```python\nx = 1\n", None,
               "never closed"),
     FastShape("block identical to the old region", PY_DOC, fenced(PY_OLD), PY_OLD),
+    FastShape("the same block twice", PY_DOC, fenced(PY_NEW) + "\n" + fenced(PY_NEW), PY_NEW),
+    FastShape("only the changed line, not the whole region", PY_DOC,
+              fenced("        return math.pi * self.r * self.r"), None, "only part of the region"),
+    FastShape("region holding a ``` line, reply in a 4-backtick fence", PY_FENCE_DOC,
+              fenced(PY_WITH_FENCE, "````"), PY_WITH_FENCE),
+    FastShape("region holding a ``` line, reply in a ``` fence (closes early)", PY_FENCE_DOC,
+              fenced(PY_WITH_FENCE), None, "same fence"),
     FastShape("trailing whitespace added", PY_DOC, fenced(PY_NEW.replace("\n", "  \n").replace("r\n", "r\t\n")),
               PY_NEW),
     FastShape("CRLF file, LF reply", CRLF_DOC, fenced(PY_NEW), PY_NEW.replace("\n", "\r\n")),

@@ -149,26 +149,29 @@ class _Scanner:
             else:
                 self.since_last_block.append(line)
             return None
-        marker = line[len(self.indent) :] if line.startswith(self.indent) else " "
+        # Markers at the block's indentation, or at the start of the line.
+        markers = (line, line[len(self.indent) :]) if self.indent and line.startswith(self.indent) else (line,)
         if self.state == "search":
-            if _DIVIDER.match(marker):
+            if any(_DIVIDER.match(m) for m in markers):
                 self.state = "replace"
-            elif _SEARCH.match(marker) or _REPLACE.match(marker):
+            elif any(_SEARCH.match(m) or _REPLACE.match(m) for m in markers):
                 raise self._unclosed(f"`{DIVIDER}`")
             else:
                 self.search.append(self._content(line))
             return None
-        if _REPLACE.match(marker):
+        if any(_REPLACE.match(m) for m in markers):
             return self._close()
-        if _SEARCH.match(marker):
+        if any(_SEARCH.match(m) for m in markers):
             raise self._unclosed(f"`{REPLACE_MARKER}`")
         self.replace.append(self._content(line))
         return None
 
     def _content(self, line: str) -> str:
         """A SEARCH or REPLACE line without the markers' indentation."""
-        if line.startswith(self.indent) or not line.strip():
-            return line[len(self.indent) :] if line.startswith(self.indent) else ""
+        if line.startswith(self.indent):
+            return line[len(self.indent) :]
+        if not line.strip():
+            return ""
         raise MalformedBlocks(
             f"Block {self.number} of the deep tier's reply ({self.path}, line {self.start_line}) has its markers "
             f"indented, but its line {self.lineno} is indented less ({_preview(line)!r}); nothing was changed.",

@@ -22,6 +22,7 @@ class FencedBlock:
     info: str  # the info string, stripped ("python", 'python title="a.py"', "")
     lines: tuple[str, ...]  # the body, without line breaks, the fence's indentation removed
     start: int  # 0-based reply line of the opening fence
+    fence: str = "```"  # the opening fence's characters
 
     @property
     def tag(self) -> str:
@@ -65,7 +66,7 @@ def find_fences(lines: list[str]) -> Fences:
         for j in range(i + 1, len(lines)):
             if _closes(lines[j], fence):
                 body = tuple(ln.removeprefix(indent) for ln in lines[i + 1 : j])
-                blocks.append(FencedBlock(info, body, i))
+                blocks.append(FencedBlock(info, body, i, fence))
                 i = j + 1
                 break
         else:

@@ -8,7 +8,8 @@ region, or raises a `NoUsableReply` naming what was wrong. In order:
    diff instead of a block (fenced or not) is applied to the region (edits/udiff.py);
 2. in each block, region markers the model echoed: with both, what is between them is
    the region; a lone start (end) marker keeps what follows (precedes) it; cursor
-   markers go; blank lines after the code go unless the old region ends with one;
+   markers go (unless the document itself holds marker text: then they are code);
+   blank lines after the code go unless the old region ends with one;
 3. the block is brought back to the region's shape (edits/reshape.py): echoed lines
    from around the region stripped, tabs/spaces matched to the file, a dedented or
    re-indented region moved back, added trailing whitespace dropped;
@@ -16,7 +17,9 @@ region, or raises a `NoUsableReply` naming what was wrong. In order:
    lines) loses to one that differs; among several that differ, the one most like the
    old region wins by a clear margin, else the reply is refused as ambiguous;
 5. refused: an empty block (it would delete the region), a block with a comment
-   standing in for left-out code (edits/elision.py);
+   standing in for left-out code (edits/elision.py), a block holding only inner lines
+   of the region (the changed line alone), several blocks (or one left open) whose
+   fence is no longer than a fence line inside the region (it may close early);
 6. the lines are joined with the region's line break (CRLF in a CRLF file), with a
    final break when the old region had one, and none when it had none.
 """
@@ -28,9 +31,10 @@ from difflib import SequenceMatcher
 
 from sparkls.context.prompt import CURSOR, REGION_END, REGION_START
 from sparkls.edits.elision import first_elision
-from sparkls.edits.fences import FencedBlock, find_fences
+from sparkls.edits.fences import FencedBlock, Fences, find_fences, opening_fence
 from sparkls.edits.reshape import (
     Around,
+    indent_of,
     match_base_indent,
     match_indent_style,
     strip_added_trailing_whitespace,
@@ -40,6 +44,7 @@ from sparkls.edits.udiff import apply_unified_diff, is_unified_diff
 from sparkls.errors import AmbiguousReply, CodeLeftOut, NoUsableReply
 
 CLEAR_MARGIN = 0.3  # similarity to the old region by which one block must beat the next
+FRAGMENT_LIKENESS = 0.75  # how close a reply's first line must be to an inner line to be that line
 
 
 @dataclass(frozen=True, slots=True)
@@ -139,9 +144,12 @@ class _Candidate:
     problem: NoUsableReply | None = None
 
 
-def _between_markers(lines: tuple[str, ...]) -> tuple[list[str], bool, bool]:
-    """The block's lines within echoed region markers, and which markers bounded them."""
+def _between_markers(lines: tuple[str, ...], document: str = "") -> tuple[list[str], bool, bool]:
+    """The block's lines within echoed region markers, and which markers bounded them.
+    Markers that the document itself holds (as text) are code, not echoes: kept."""
     text = "\n".join(lines)
+    if REGION_START in document or REGION_END in document or CURSOR in document:
+        return list(lines), False, False
     start, end = text.find(REGION_START), text.rfind(REGION_END)
     bounded_start = bounded_end = False
     if start >= 0 and end >= 0 and end < start:
@@ -165,7 +173,7 @@ def _from_block(block: FencedBlock, view: RegionView, old: list[str], around: Ar
             return _Candidate(apply_unified_diff(old, block.lines))
         except NoUsableReply as exc:
             return _Candidate(list(block.lines), exc)
-    lines, bounded_start, bounded_end = _between_markers(block.lines)
+    lines, bounded_start, bounded_end = _between_markers(block.lines, view.text)
     if not (old and not old[-1].strip()):
         while lines and not lines[-1].strip():
             lines.pop()
@@ -174,6 +182,11 @@ def _from_block(block: FencedBlock, view: RegionView, old: list[str], around: Ar
             lines = strip_echo(lines, old, around)
     except NoUsableReply as exc:
         return _Candidate(lines, exc)
+    if (part := _fragment(lines, old)) is not None:
+        return _Candidate(lines, NoUsableReply(
+            f"The model answered with only part of the region (from {part.strip()!r}), not the whole region; "
+            "applying it would delete the rest, so nothing was changed."
+        ))
     lines = match_indent_style(lines, old, around.doc_before[-20:] + around.doc_after[:20])
     lines = match_base_indent(lines, old)
     return _Candidate(strip_added_trailing_whitespace(lines, old))
@@ -214,6 +227,42 @@ def _choose(candidates: list[_Candidate], old: list[str]) -> _Candidate:
     )
 
 
+def _fence_too_short(lines: list[str], fences: Fences, old: list[str]) -> bool:
+    """Whether the reply's first fence is no longer than a fence line the old region
+    holds (a Markdown region, a docstring with an example), so it may close early."""
+    first = fences.blocks[0].start if fences.blocks else fences.unclosed
+    opened = opening_fence(lines[first]) if first is not None else None
+    if opened is None:
+        return False
+    fence = opened[1]
+    for line in old:
+        inner = opening_fence(line)
+        if inner is not None and inner[1][0] == fence[0] and len(inner[1]) >= len(fence):
+            return True
+    return False
+
+
+def _fragment(lines: list[str], old: list[str]) -> str | None:
+    """The first line of a reply that holds only some inner lines of the region: it
+    starts with (a close variant of) one of the region's more indented lines, lacks
+    the region's first line and is shorter. None when the reply is not such a part."""
+    first_old, first_new = _first_line(old), _first_line(lines)
+    if first_old is None or first_new is None or first_old.strip() in {ln.strip() for ln in lines}:
+        return None
+    if sum(1 for ln in lines if ln.strip()) >= sum(1 for ln in old if ln.strip()):
+        return None
+    base = len(indent_of(first_old))
+    for line in old[1:]:
+        if line.strip() and len(indent_of(line)) > base:
+            if SequenceMatcher(None, line.strip(), first_new.strip(), autojunk=False).ratio() >= FRAGMENT_LIKENESS:
+                return first_new
+    return None
+
+
+def _first_line(lines: list[str]) -> str | None:
+    return next((ln for ln in lines if ln.strip()), None)
+
+
 def _no_block(reply: str) -> NoUsableReply:
     preview = " ".join(reply.split())[:80]
     return NoUsableReply(
@@ -229,6 +278,11 @@ def new_region_text(reply: str, view: RegionView) -> str:
     old = split_lines(old_text)
     lines = reply.replace("\r\n", "\n").split("\n")
     fences = find_fences(lines)
+    if (fences.unclosed is not None or len(fences.blocks) > 1) and _fence_too_short(lines, fences, old):
+        raise AmbiguousReply(
+            "The region holds code-fence lines and the model fenced its code with the same fence, so where "
+            "its code block ends is ambiguous; nothing was changed."
+        )
     if fences.unclosed is not None:
         raise NoUsableReply(
             f"The model's reply opens a code block (its line {fences.unclosed + 1}) that is never closed; "

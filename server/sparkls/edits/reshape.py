@@ -49,6 +49,12 @@ def _blank(lines: Sequence[str]) -> bool:
     return not any(line.strip() for line in lines)
 
 
+def _same_code(lines: Sequence[str], old: Sequence[str]) -> bool:
+    """Whether `lines` are `old`'s lines, indentation aside: then they may be the
+    region's own first (last) lines, re-indented, not an echo."""
+    return [ln.strip() for ln in lines] == [ln.strip() for ln in old]
+
+
 def _prefix_echo(lines: Sequence[str], before: Sequence[str], old: Sequence[str]) -> int:
     """The most leading lines of `lines` that equal the last lines of `before` (see strip_echo)."""
     best = 0
@@ -58,7 +64,7 @@ def _prefix_echo(lines: Sequence[str], before: Sequence[str], old: Sequence[str]
         if k <= best or k >= len(lines) or before[idx] != first:
             continue
         head = list(lines[:k])
-        if head == list(before[idx:]) and not _blank(head) and head != list(old[:k]) and not _blank(lines[k:]):
+        if head == list(before[idx:]) and not _blank(head) and not _same_code(head, old[:k]) and not _blank(lines[k:]):
             best = k
     return best
 
@@ -72,7 +78,9 @@ def _suffix_echo(lines: Sequence[str], after: Sequence[str], old: Sequence[str])
         if k >= len(lines) or after[idx] != last:
             continue
         tail = list(lines[len(lines) - k :])
-        if tail == list(after[:k]) and not _blank(tail) and tail != list(old[len(old) - k :]) and not _blank(lines[:-k]):
+        if tail == list(after[:k]) and not _blank(tail) and not _same_code(tail, old[len(old) - k :]) and not _blank(
+            lines[:-k]
+        ):
             best = k
     return best
 
@@ -110,9 +118,9 @@ def strip_echo(lines: Sequence[str], old: Sequence[str], around: Around) -> list
     Leading lines are stripped when they equal the last lines before the region (in
     the document, or in the excerpt as shown, or the excerpt's headers without its
     placeholder line), exactly; trailing lines when they equal the first lines after
-    it. Only when what is stripped holds a non-blank line, what is left holds one too,
-    and the stripped lines are not how the old region itself begins (or ends). Blank
-    lines left between an echo and the region go too, unless the old region has them.
+    it. Only when what is stripped holds a non-blank line, what is left holds one too, and the stripped lines are not, indentation aside, how the old
+    region itself begins (or ends). Blank lines left between an echo and the region
+    go too, unless the old region has them.
 
     Refused, as lines outside the region changed: a reply that begins with the file's
     first line but is not stripped; one with two or more lines from before the region
@@ -175,6 +183,17 @@ def _space_unit(widths: Sequence[int], base: int) -> int | None:
     return min(steps) if steps else None
 
 
+def _space_step(lines: Sequence[str]) -> int | None:
+    """The indentation step of space-indented lines (their widths' common divisor),
+    block-comment continuation lines (`` * text``) aside; None below 2."""
+    step = 0
+    for line in lines:
+        indent = indent_of(line)
+        if indent and set(indent) == {" "} and not line.lstrip().startswith("*"):
+            step = gcd(step, len(indent))
+    return step if step >= 2 else None
+
+
 def match_indent_style(lines: Sequence[str], old: Sequence[str], neighbours: Sequence[str] = ()) -> list[str]:
     """`lines` with leading tabs and spaces converted to the file's style, when the
     reply consistently uses the other one and every indentation converts exactly;
@@ -192,16 +211,14 @@ def match_indent_style(lines: Sequence[str], old: Sequence[str], neighbours: Seq
         if unit is None:  # every line at one depth: the old region's depth says the step
             tabs = min(file_style[1])
             unit = base // tabs if base % tabs == 0 else None
-        if not unit or any(w % unit for w in widths):
+        if not unit or unit < 2 or any(w % unit for w in widths):
             return list(lines)
         for line in lines:
             indent = indent_of(line)
             out.append("\t" * (len(indent) // unit) + line[len(indent) :] if line.strip() else line)
         return out
-    unit = 0  # tabs -> spaces, the file's step per tab
-    for width in file_style[1] + (_style(neighbours) or ("", []))[1]:
-        unit = gcd(unit, width)
-    if unit < 2:
+    unit = _space_step([*old, *neighbours]) or _space_step(old)  # tabs -> spaces, the file's step per tab
+    if not unit:
         return list(lines)
     for line in lines:
         indent = indent_of(line)
