@@ -63,8 +63,9 @@ def find_fences(lines: list[str]) -> Fences:
             i += 1
             continue
         indent, fence, info = opened
+        least = fence[:3]
         for j in range(i + 1, len(lines)):
-            if _closes(lines[j], fence):
+            if least in lines[j] and _closes(lines[j], fence):
                 body = tuple(ln.removeprefix(indent) for ln in lines[i + 1 : j])
                 blocks.append(FencedBlock(info, body, i, fence))
                 i = j + 1

@@ -51,6 +51,10 @@ def is_unified_diff(
         return False
     if tag in _DIFF_TAGS:
         return True
+    if not after_prose:
+        first = next((ln for ln in lines if ln.strip()), "")
+        if not first.startswith(("--- ", "diff --git ", "@@")):
+            return False
     start = diff_start(lines)
     if start is None or any(_HUNK.match(ln) for ln in old_lines):
         return False
