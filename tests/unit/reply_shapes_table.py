@@ -136,6 +136,21 @@ export function greet(name: string): string {
 }
 '''
 
+TS_CLASS = '''\
+export class Counter {
+  private count = 0;
+
+  increment(by: number): number {
+    this.count += by;
+    return this.count;
+  }
+}
+
+export const shared = new Counter();
+'''
+TS_METHOD_OLD = "  increment(by: number): number {\n    this.count += by;\n    return this.count;\n  }\n"
+TS_METHOD_NEW = "  increment(by = 1): number {\n    this.count += by;\n    return this.count;\n  }\n"
+
 JS = '''\
 function total(items) {
   let sum = 0;
@@ -170,6 +185,7 @@ PY_LOOP_DOC = Doc(PY_LOOP, "python", PY_LOOP[PY_LOOP.index("    def total") :], 
 GO_DOC = Doc(GO, "go", GO_OLD, "return b + a", "main.go")
 TS_DOC = Doc(TS, "typescript", TS_OLD, "log(greeting)", "greet.ts")
 JS_DOC = Doc(JS, "javascript", JS_OLD, "sum += item", "total.js")
+TS_CLASS_DOC = Doc(TS_CLASS, "typescript", TS_METHOD_OLD, "this.count += by", "counter.ts")
 CRLF_DOC = Doc(PY.replace("\n", "\r\n"), "python", PY_OLD.replace("\n", "\r\n"), "return math.pi", "win.py")
 NO_EOL_DOC = Doc(NO_EOL, "python", NO_EOL_OLD, "return 2", "tail.py")
 
@@ -257,6 +273,8 @@ FAST_SHAPES: list[FastShape] = [
               TS_NEW),
     FastShape("TypeScript: region dedented and tab-indented", TS_DOC,
               fenced(TS_NEW.replace("  ", "\t")), TS_NEW),
+    FastShape("TypeScript: class method dedented (its closing brace is not an echo)", TS_CLASS_DOC,
+              fenced(TS_METHOD_NEW.replace("\n  ", "\n").removeprefix("  "), tag="ts"), TS_METHOD_NEW),
     FastShape("JavaScript: // ... existing code ... elision", JS_DOC,
               fenced("function total(items) {\n  let sum = 0;\n  // ... existing code ...\n  return sum;\n}\n", tag="js"),
               None, r"left part of the code out.*existing code"),

@@ -6,16 +6,26 @@ import re
 
 import pytest
 
+from sparkls.config import Settings
+from sparkls.deep.blocks import fence_path
+from sparkls.documents.store import DocumentStore
+from sparkls.edits.elision import is_elision
+from sparkls.edits.reply import RegionView, new_region_text
+from sparkls.engine import EditRequest, run_fast_edit
 from sparkls.errors import SparkError
 from tests.unit.reply_shapes_table import (
     DEEP_SHAPES,
     FAST_SHAPES,
     FILES,
+    PY_DOC,
+    PY_OLD,
     STEP_SHAPES,
     DeepShape,
     FastShape,
     Outcome,
     StepShape,
+    StubSession,
+    fenced,
     run_deep,
     run_fast,
     run_step,
@@ -71,11 +81,36 @@ def test_deep_reply_shape(shape: DeepShape):
 
 async def test_identical_block_reports_no_edit():
     """A block equal to the old region gives an outcome with no edits (the callers say 'no change')."""
-    from sparkls.engine import run_fast_edit
-    from tests.unit.reply_shapes_table import PY_DOC, PY_OLD, StubSession, fenced, EditRequest, DocumentStore, Settings
-
     store = DocumentStore()
     doc = store.open("file:///work/shapes.py", PY_DOC.text, 1, "python")
     at = doc.position(PY_DOC.text.index(PY_DOC.inside))
     outcome = await run_fast_edit(store, StubSession(fenced(PY_OLD)), Settings(), EditRequest(doc.uri, at, at, "x"))
     assert outcome.edits == []
+
+
+def test_marker_text_the_document_holds_is_code():
+    """In a file that holds the marker strings itself, they are code, not echoes."""
+    text = 'START = "<|editable_region_start|>"\n\n\ndef f():\n    return START\n'
+    region = 'def f():\n    return START + "<|editable_region_end|>"\n'
+    view = RegionView(text, text.index("def f"), len(text), "python")
+    assert new_region_text(f"```python\n{region}```", view) == region
+
+
+@pytest.mark.parametrize(
+    "line",
+    ["    # Return the value unchanged", "    ...", "x = [...]", "    # TODO: handle more...", "--i;",
+     "#include <stdio.h>", "    # Rest of the items go below"],
+)
+def test_lines_that_are_not_elisions(line):
+    """Comments that mention 'unchanged' or end in '...', and code with '...', are kept."""
+    assert not is_elision(line)
+
+
+@pytest.mark.parametrize(
+    ("line", "path"),
+    [("```python src/a.py", "src/a.py"), ("```src/a.py", "src/a.py"), ("```py:src/a.py", "src/a.py"),
+     ('```python title="src/a.py"', "src/a.py"), ("```python", None), ("```", None), ("~~~ a.py", "a.py")],
+)
+def test_paths_on_fence_lines(line, path):
+    """A fence line names a path after its language, as its only word with a / or ., or as title=."""
+    assert fence_path(line) == path

@@ -148,8 +148,10 @@ def _between_markers(lines: tuple[str, ...], document: str = "") -> tuple[list[s
     """The block's lines within echoed region markers, and which markers bounded them.
     Markers that the document itself holds (as text) are code, not echoes: kept."""
     text = "\n".join(lines)
-    if REGION_START in document or REGION_END in document or CURSOR in document:
-        return list(lines), False, False
+    if CURSOR not in document:
+        text = text.replace(CURSOR, "")
+    if REGION_START in document or REGION_END in document:
+        return text.split("\n"), False, False
     start, end = text.find(REGION_START), text.rfind(REGION_END)
     bounded_start = bounded_end = False
     if start >= 0 and end >= 0 and end < start:
@@ -163,7 +165,7 @@ def _between_markers(lines: tuple[str, ...], document: str = "") -> tuple[list[s
         # The end marker's own line: what precedes it on that line is code, if anything.
         text = head[:-1] if head.endswith("\n") else head
         bounded_end = True
-    inner = [ln for ln in text.replace(CURSOR, "").split("\n") if ln.strip() not in (REGION_START, REGION_END)]
+    inner = [ln for ln in text.split("\n") if ln.strip() not in (REGION_START, REGION_END)]
     return inner, bounded_start, bounded_end
 
 
