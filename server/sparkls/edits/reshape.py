@@ -118,9 +118,10 @@ def strip_echo(lines: Sequence[str], old: Sequence[str], around: Around) -> list
     Leading lines are stripped when they equal the last lines before the region (in
     the document, or in the excerpt as shown, or the excerpt's headers without its
     placeholder line), exactly; trailing lines when they equal the first lines after
-    it. Only when what is stripped holds a non-blank line, what is left holds one too, and the stripped lines are not, indentation aside, how the old
-    region itself begins (or ends). Blank lines left between an echo and the region
-    go too, unless the old region has them.
+    it. Only when what is stripped holds a non-blank line, what is left holds one
+    too, and the stripped lines are not, indentation aside, how the old region itself
+    begins (or ends). Blank lines left between an echo and the region go too, unless
+    the old region has them.
 
     Refused, as lines outside the region changed: a reply that begins with the file's
     first line but is not stripped; one with two or more lines from before the region
