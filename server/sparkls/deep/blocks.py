@@ -103,13 +103,6 @@ def fence_path(line: str) -> str | None:
     return clean_path_line(word)
 
 
-def _named_path(line: str, known: tuple[str, ...]) -> str | None:
-    """The one known path a prose line mentions (``Now in `b.py`:``), if exactly one."""
-    words = {w.strip("`*'\"()[],:;") for w in line.split()}
-    named = [path for path in known if path in words]
-    return named[0] if len(named) == 1 else None
-
-
 def _preview(text: str) -> str:
     return " ".join(text.split())[:80]
 
@@ -212,7 +205,7 @@ class _Scanner:
                 "file path line before it; nothing was changed.",
                 block=self.number,
             )
-        path = clean_path_line(candidate) or _named_path(candidate, self.known_paths) or only
+        path = clean_path_line(candidate) or only
         if path is None:
             raise MalformedBlocks(
                 f"Block {self.number} of the deep tier's reply (line {self.lineno}) is not "
@@ -242,8 +235,8 @@ class _Scanner:
 def parse_blocks(reply: str, known_paths: Sequence[str] = ()) -> list[SearchReplaceBlock]:
     """Every SEARCH/REPLACE block of a complete reply, in order.
 
-    `known_paths` are the files shown to the model: a block whose path line is missing
-    or is prose takes the one of them the prose names, or the only one shown.
+    `known_paths` are the files shown to the model: when only one was shown, a block
+    whose path line is missing (or is prose) edits that one.
     Raises MalformedBlocks for a broken block, or when the reply holds no block at all.
     """
     scanner = _Scanner(tuple(known_paths))

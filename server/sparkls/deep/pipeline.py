@@ -42,7 +42,7 @@ def edit_from_reply(
     """The WorkspaceEdit data for a complete reply; raises DeepEditError subclasses
     (`read_file` may refuse a file by raising one), or whatever `check` raises about
     the changes before any edit is built. `shown_paths` are the files the model was
-    shown: a block without a path line edits the one its prose names, or the only one."""
+    shown: when it was shown one, a block without a path line edits that one."""
     resolved = resolve_blocks(parse_blocks(reply, shown_paths), folders, fs)
     states = {name: read_file(path) for name, path in resolved.files.items()}
     changes = apply_blocks(resolved.blocks, {name: state.text for name, state in states.items()})
