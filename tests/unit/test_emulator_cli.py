@@ -64,7 +64,7 @@ def test_process_prints_ready_line_and_stops_on_sigterm():
             assert line.startswith(prefix) and line.endswith("/v1")
             url = line.removeprefix("sparkls emulator listening on ")
             reply = httpx.post(url + "/responses", json={"model": "m", "input": "COMPLETE ok"})
-            assert reply.json()["output"][0]["content"][0]["text"] == "```\nok\n```"
+            assert reply.json()["output"][-1]["content"][0]["text"] == "```\nok\n```"
             process.send_signal(signal.SIGTERM)
             assert process.wait(timeout=10) == 0
             assert process.stdout.read() == ""

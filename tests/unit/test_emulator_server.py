@@ -26,7 +26,9 @@ EXPECTED_TEXT = "```\ndef bar():\n    return bar(1)\n```"
 EXPECTED_TYPES_HEAD = [
     "response.created",
     "response.in_progress",
-    "response.output_item.added",
+    "response.output_item.added",  # the reasoning item
+    "response.output_item.done",
+    "response.output_item.added",  # the message
     "response.content_part.added",
 ]
 EXPECTED_TYPES_TAIL = [
@@ -92,23 +94,28 @@ async def test_websocket_streams_full_event_sequence(emulator):
     assert [event["sequence_number"] for event in received] == list(range(len(received)))
     assert "".join(d["delta"] for d in deltas) == EXPECTED_TEXT
     assert len(deltas) == len(split_tokens(EXPECTED_TEXT))
-    item_id = received[2]["item"]["id"]
-    assert item_id.startswith("msg_")
-    assert all(d["item_id"] == item_id and d["output_index"] == 0 for d in deltas)
-    assert all(d["content_index"] == 0 for d in deltas)
+    reasoning = received[3]["item"]
+    assert reasoning["type"] == "reasoning" and reasoning["summary"] == []
+    assert reasoning["id"].startswith("rs_") and reasoning["encrypted_content"]
+    message = received[4]["item"]
+    assert message["id"].startswith("msg_") and message["phase"] == "final_answer"
+    assert all(d["item_id"] == message["id"] and d["output_index"] == 1 for d in deltas)
+    assert all(d["content_index"] == 0 and d["obfuscation"] for d in deltas)
     response = received[-1]["response"]
     assert response["id"].startswith("resp_")
     assert response["id"] == received[0]["response"]["id"]
     assert response["object"] == "response" and response["status"] == "completed"
     assert response["model"] == "spark"
-    assert response["output"][0]["content"][0] == {
+    assert response["output"][0] == reasoning
+    assert response["output"][1]["content"][0] == {
         "type": "output_text", "text": EXPECTED_TEXT, "annotations": [], "logprobs": []
     }
     usage = response["usage"]
-    assert usage["output_tokens"] == len(deltas)
+    reasoning_tokens = usage["output_tokens_details"]["reasoning_tokens"]
+    assert reasoning_tokens > 0
+    assert usage["output_tokens"] == len(deltas) + reasoning_tokens
     assert usage["total_tokens"] == usage["input_tokens"] + usage["output_tokens"]
-    assert usage["input_tokens_details"] == {"cached_tokens": 0}
-    assert usage["output_tokens_details"] == {"reasoning_tokens": 0}
+    assert usage["input_tokens_details"] == {"cached_tokens": 0, "cache_write_tokens": 0}
 
 
 async def test_warmup_returns_id_without_output(emulator):
@@ -240,9 +247,9 @@ async def test_sse_stream_and_keep_alive_reuse(emulator):
     events = sse_events(first.text)
     assert all(name == json.loads(data)["type"] for name, data in events)
     types = [name for name, _ in events]
-    assert types[:4] == EXPECTED_TYPES_HEAD and types[-4:] == EXPECTED_TYPES_TAIL
+    assert types[:6] == EXPECTED_TYPES_HEAD and types[-4:] == EXPECTED_TYPES_TAIL
     completed = json.loads(events[-1][1])
-    assert completed["response"]["output"][0]["content"][0]["text"] == EXPECTED_TEXT
+    assert completed["response"]["output"][-1]["content"][0]["text"] == EXPECTED_TEXT
     assert second.status_code == 200
     assert emulator.stats["tcp_connections"] == 1
     assert emulator.stats["http_requests"] == 2
@@ -254,7 +261,7 @@ async def test_post_without_stream_returns_response_object(emulator):
         reply = await client.post("/responses", json={"model": "spark", "input": REGION_REQUEST})
     response = reply.json()
     assert response["object"] == "response" and response["status"] == "completed"
-    assert response["output"][0]["content"][0]["text"] == EXPECTED_TEXT
+    assert response["output"][-1]["content"][0]["text"] == EXPECTED_TEXT
 
 
 async def test_post_previous_response_id_of_stored_response(emulator):
@@ -297,7 +304,9 @@ async def test_chat_completions_without_stream(emulator):
         completion = (await client.post("/chat/completions", json=body)).json()
     assert completion["object"] == "chat.completion"
     assert completion["choices"][0]["message"]["content"] == EXPECTED_TEXT
-    assert completion["usage"]["completion_tokens"] == len(split_tokens(EXPECTED_TEXT))
+    usage = completion["usage"]
+    reasoning_tokens = usage["completion_tokens_details"]["reasoning_tokens"]
+    assert usage["completion_tokens"] == len(split_tokens(EXPECTED_TEXT)) + reasoning_tokens
 
 
 async def test_drop_after_deltas_closes_websocket_without_completed(emulator):
@@ -368,8 +377,8 @@ async def test_faults_set_through_control_endpoint(emulator):
         first = (await client.post("/responses", json={"model": "s", "input": REGION_REQUEST}))
         second = (await client.post("/responses", json={"model": "s", "input": REGION_REQUEST}))
     assert set_reply.json()["reply"] == "bare"
-    assert first.json()["output"][0]["content"][0]["text"] == "def bar():\n    return bar(1)"
-    assert second.json()["output"][0]["content"][0]["text"] == EXPECTED_TEXT
+    assert first.json()["output"][-1]["content"][0]["text"] == "def bar():\n    return bar(1)"
+    assert second.json()["output"][-1]["content"][0]["text"] == EXPECTED_TEXT
 
 
 async def test_invalid_faults_are_refused(emulator):
@@ -398,7 +407,7 @@ async def test_empty_reply_fault_streams_no_text(emulator):
         await ws.send(create())
         received = await collect(ws)
     assert not any(e["type"] == "response.output_text.delta" for e in received)
-    assert received[-1]["response"]["output"][0]["content"][0]["text"] == ""
+    assert received[-1]["response"]["output"][-1]["content"][0]["text"] == ""
 
 
 async def test_stats_count_websocket_traffic(emulator):
@@ -449,9 +458,9 @@ async def test_unknown_model_is_404_in_band():
     assert "gpt-nope" in event["error"]["message"]
 
 
-async def test_connection_limit_errors_and_closes():
-    """Past max_connection_seconds, a request gets an error and the socket closes."""
-    async with Emulator(max_connection_seconds=0) as server:
+async def test_connection_limit_errors_and_closes_when_asked():
+    """With close_on_connection_limit, a request past the limit gets an error and the socket closes."""
+    async with Emulator(max_connection_seconds=0, close_on_connection_limit=True) as server:
         async with connect(server.ws_url) as ws:
             await ws.send(create())
             (event,) = await collect(ws)

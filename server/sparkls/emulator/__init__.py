@@ -7,11 +7,15 @@ fast-tier model protocol and obeys ``REPLACE``/``COMPLETE`` directives, plus fau
 injection and counters for tests, benchmarks and the demo. It is never presented as a
 model.
 
-Modules: ``model`` (what it answers), ``events`` (wire shapes), ``httpwire`` (HTTP/1.1
-and SSE bytes), ``control`` (faults, stats, request checks), ``streaming`` (pacing and
-event order), ``websocket`` (one WebSocket connection), ``routes`` (plain HTTP
-routes and the ``/_emulator/`` control endpoint), ``app`` (the server and shared
-state), ``cli`` (``sparkls emulate`` flags and process life).
+Modules, from the bottom up: ``protocol`` (region markers), ``shapes`` (reply
+shapes), ``deep`` and ``model`` (what it answers), ``events`` (ids, templates, error
+shapes), ``responses`` and ``chat`` (the two APIs' wire objects), ``behaviours``
+(what a model does: reasoning, commentary, refusals, cut-offs, rate limits),
+``control`` (faults, stats, request checks), ``httpwire`` (HTTP/1.1 and SSE bytes),
+``streaming`` (sinks, pacing), ``replies`` (a behaviour played as events or chunks),
+``websocket`` (one WebSocket connection), ``routes`` and ``control_routes`` (plain
+HTTP routes and the ``/_emulator/`` control endpoint), ``app`` (the server and
+shared state), ``cli`` (``sparkls emulate`` flags and process life).
 """
 
 from sparkls.emulator.app import Emulator

@@ -24,17 +24,12 @@ import ssl
 import time
 from typing import Any, Callable
 
-from sparkls.emulator import httpwire, model, routes
-from sparkls.emulator.control import (
-    INVALID_API_KEY,
-    Faults,
-    FaultState,
-    Stats,
-    check_request,
-    injected_error,
-)
-from sparkls.emulator.events import ResponseEvents, http_error_body, responses_usage
-from sparkls.emulator.streaming import Sink, SseSink, Wire, stream_response, stream_warmup
+from sparkls.emulator import behaviours, httpwire, model, routes
+from sparkls.emulator.control import INVALID_API_KEY, Faults, FaultState, Stats, check_request, refusal
+from sparkls.emulator.events import http_error_body
+from sparkls.emulator.replies import stream_response, stream_warmup
+from sparkls.emulator.responses import ResponseEvents, responses_usage
+from sparkls.emulator.streaming import Sink, Wire
 from sparkls.emulator.websocket import WebSocketSession
 
 logger = logging.getLogger(__name__)
@@ -48,8 +43,11 @@ class Emulator:
     ``host`` must be a loopback address. ``port`` 0 picks a free port (see
     :meth:`start`). ``faults`` are the defaults that ``/_emulator/reset`` returns to;
     ``models``, when given, is the only models accepted; ``max_connection_seconds``
-    limits a WebSocket connection's age. With ``ssl_context`` (a server-side context
-    holding a certificate) every connection is TLS and the URLs are https/wss.
+    limits a WebSocket connection's age: past it, every ``response.create`` on that
+    connection gets ``websocket_connection_limit_reached`` and the socket stays open,
+    as the service does (closed too with ``close_on_connection_limit``). With
+    ``ssl_context`` (a server-side context holding a certificate) every connection is
+    TLS and the URLs are https/wss.
     """
 
     def __init__(
@@ -61,6 +59,7 @@ class Emulator:
         faults: Faults | None = None,
         models: list[str] | tuple[str, ...] | None = None,
         max_connection_seconds: float | None = None,
+        close_on_connection_limit: bool = False,
         ssl_context: ssl.SSLContext | None = None,
     ) -> None:
         if not _is_loopback(host):
@@ -70,6 +69,8 @@ class Emulator:
         self.api_key = api_key or None
         self.models = frozenset(models) if models else None
         self.max_connection_seconds = max_connection_seconds
+        self.close_on_connection_limit = close_on_connection_limit
+        self._connection_limit_defaults = (max_connection_seconds, close_on_connection_limit)
         self.ssl_context = ssl_context
         self.fault_state = FaultState(faults or Faults())
         self.counters = Stats()
@@ -110,11 +111,18 @@ class Emulator:
         self.fault_state.set(faults)
 
     def reset(self) -> None:
-        """Zero the counters and return to the default faults."""
+        """Zero the counters and return to the default faults and connection limit."""
         self.counters.reset()
         self.fault_state.reset()
         self.prompt_cache.clear()
         self.refuse_websocket = False
+        self.max_connection_seconds, self.close_on_connection_limit = self._connection_limit_defaults
+
+    def set_connection_limit(self, seconds: float | None, *, close: bool = False) -> None:
+        """Limit WebSocket connections' age from now on (open ones included); *close*
+        closes a socket that reached it instead of leaving it open."""
+        self.max_connection_seconds = seconds
+        self.close_on_connection_limit = close
 
     def disconnect_websockets(self) -> int:
         """Cut every open WebSocket at the TCP level (a dead peer, a restarted server)."""
@@ -186,37 +194,39 @@ class Emulator:
         *,
         previous_known: Callable[[str], bool],
     ) -> str | None:
-        """Check and stream one Responses request; return its id once completed.
+        """Check and stream one Responses request; return its id once the stream ended
+        in order (completed, or incomplete, failed, errored), None when it was cut.
 
         Raises :class:`ApiError` before anything is sent when the request is refused.
-        Returns None when the stream was cut short.
         """
         check_request(body, models=self.models, previous_known=previous_known)
         stats = self.counters
+        model_name = body["model"]
         request_text = model.responses_request_text(body)
         cached = self.prompt_cache.lookup(request_text)
-        reply = ResponseEvents(body, model=body["model"], created_at=int(time.time()))
+        input_tokens = model.count_tokens(request_text)
+        options = body.get("stream_options")
+        obfuscate = not (isinstance(options, dict) and options.get("include_obfuscation") is False)
+        reply = ResponseEvents(body, model=model_name, created_at=int(time.time()), obfuscate=obfuscate)
         if body.get("generate") is False:
             stats.warmups += 1
-            usage = responses_usage(model.count_tokens(request_text), 0, cached)
-            if not stream_warmup(reply, usage, sink):
+            if not stream_warmup(reply, responses_usage(input_tokens, 0, cached), sink):
                 return None
             self.remember(reply.response_id)
             return reply.response_id
-        faults = self.fault_state.take(body["model"])
-        error = injected_error(faults)
+        faults = self.fault_state.take(model_name).for_request(request_text)
+        error = refusal(faults, model_name)
         if error is not None:
             raise error
-        stats.count_response(body["model"], "http" if isinstance(sink, SseSink) else "websocket")
-        text = model.answer(request_text, reply=faults.reply)
-        usage = responses_usage(
-            model.count_tokens(request_text), len(model.split_tokens(text)), cached
-        )
-        if not await stream_response(reply, text, usage, faults, sink, stats):
+        stats.count_response(model_name, "websocket" if sink.transport == "websocket" else "http")
+        script = behaviours.script(faults.behaviour, model.answer(request_text, reply=faults.reply), request_text)
+        usage = responses_usage(input_tokens, script.output_tokens, cached, script.reasoning_tokens)
+        outcome = await stream_response(reply, script, usage, faults, sink, stats)
+        if outcome == "cut":
             return None
-        # No await from the completed event to here: a client that answers it at once
-        # must find this response finished (and its id resolvable).
-        if body.get("store", True) is not False:
+        # No await from the last event to here: a client that answers it at once must
+        # find this response finished (and its id resolvable).
+        if outcome == "completed" and body.get("store", True) is not False:
             self.remember(reply.response_id)
         return reply.response_id
 

@@ -18,7 +18,10 @@ import ssl
 import sys
 
 from sparkls.emulator.app import Emulator
+from sparkls.emulator.behaviours import BEHAVIOURS
+from sparkls.emulator.chat import CHAT_FLAVOURS
 from sparkls.emulator.control import Faults
+from sparkls.emulator.shapes import REPLY_STYLES
 
 DESCRIPTION = (
     "Run a local stand-in for the OpenAI Responses API (WebSocket mode, SSE, Chat "
@@ -56,11 +59,31 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     )
     parser.add_argument("--error-code", default=None, help="error code for --error-status")
     parser.add_argument(
+        "--behaviour", default=None, choices=BEHAVIOURS, metavar="NAME",
+        help="what the model does: " + ", ".join(BEHAVIOURS) + " (default: final_answer)",
+    )
+    parser.add_argument(
+        "--reply", default=None, choices=REPLY_STYLES, metavar="SHAPE",
+        help="the answer's shape: " + ", ".join(REPLY_STYLES) + " (default: fenced)",
+    )
+    parser.add_argument(
+        "--chat-flavour", default=None, choices=CHAT_FLAVOURS, metavar="NAME",
+        help="Chat Completions chunks as " + ", ".join(CHAT_FLAVOURS) + " send them (default: openai)",
+    )
+    parser.add_argument(
+        "--retry-after", type=float, default=None, metavar="SECONDS",
+        help="the wait the rate_limited behaviour asks for (default: 1.3)",
+    )
+    parser.add_argument(
         "--models", default=None, help="comma-separated models to accept (default: any)"
     )
     parser.add_argument(
         "--max-connection-seconds", type=float, default=None,
-        help="refuse requests on WebSocket connections older than this",
+        help="refuse requests on WebSocket connections older than this (the socket stays open)",
+    )
+    parser.add_argument(
+        "--close-on-connection-limit", action="store_true",
+        help="also close a WebSocket that reached --max-connection-seconds",
     )
     parser.add_argument(
         "--tls-cert", default=None, metavar="FILE",
@@ -94,6 +117,10 @@ def build_emulator(args: argparse.Namespace) -> Emulator:
             "drop_after_deltas": args.drop_after,
             "error_status": args.error_status,
             "error_code": args.error_code,
+            "behaviour": args.behaviour,
+            "reply": args.reply,
+            "chat_flavour": args.chat_flavour,
+            "retry_after": args.retry_after,
         }
     )
     models = [m.strip() for m in args.models.split(",") if m.strip()] if args.models else None
@@ -105,6 +132,7 @@ def build_emulator(args: argparse.Namespace) -> Emulator:
         faults=faults,
         models=models,
         max_connection_seconds=args.max_connection_seconds,
+        close_on_connection_limit=args.close_on_connection_limit,
         ssl_context=tls_context(args.tls_cert, args.tls_key),
     )
 

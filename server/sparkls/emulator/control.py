@@ -3,11 +3,11 @@
 This module owns three small pieces of pure state and logic, shared by every
 transport and by the control endpoint (``/_emulator/...``):
 
-- :class:`Faults`, a value object (pacing, delay, drop, injected error, reply style,
-  and per-model changes to them), and :class:`FaultState`, which holds the startup
+- :class:`Faults`, a value object (pacing, delay, drop, injected error, reply shape,
+  behaviour, chat flavour, and per-model changes to them), and :class:`FaultState`, which holds the startup
   defaults plus an optional override that lasts ``count`` responses;
 - :class:`Stats`, the counters served by ``GET /_emulator/stats``;
-- :class:`ApiError` and :func:`check_request`, the checks every model request passes
+- :func:`check_request`, the checks every model request passes
   (model named and known, ``previous_response_id`` resolvable), with the exact
   error codes the emulator answers.
 
@@ -19,6 +19,9 @@ from __future__ import annotations
 import dataclasses
 from typing import Any, Callable
 
+from sparkls.emulator.behaviours import BEHAVIOURS, emulate_directives, rate_limit_error
+from sparkls.emulator.chat import CHAT_FLAVOURS
+from sparkls.emulator.events import ApiError
 from sparkls.emulator.model import REPLY_STYLES
 
 # Error codes the emulator answers with (besides injected ones). Public: tests match them.
@@ -40,12 +43,19 @@ class Faults:
     """How the emulator misbehaves. The defaults describe a perfect, instant model.
 
     - ``tokens_per_second``: pace deltas at this rate (None: as fast as possible);
-    - ``delay_ms``: wait this long before the first delta;
+    - ``delay_ms``: no first token for this long: the opening events go out, then
+      nothing (SSE keep-alive comments) until the first output;
     - ``drop_after_deltas``: cut the TCP connection after this many deltas, with no
       completed event (only when the reply has more deltas than that);
     - ``error_status`` / ``error_code``: answer model requests with this error instead;
-    - ``reply``: ``fenced`` (the protocol), ``bare`` (no fence), ``empty`` (no text) or
-      ``broken`` (the answer plus a line that does not parse);
+    - ``reply``: the answer's shape: ``fenced`` (the protocol), ``bare`` (no fence),
+      ``empty`` (no text), ``broken`` (the answer plus a line that does not parse), or
+      one of the shapes real fast models produce (``shapes.py``);
+    - ``behaviour``: what the model does (``behaviours.py``): ``final_answer`` (the
+      default), ``commentary``, ``refusal``, ``max_output_tokens``, ``rate_limited``…;
+    - ``chat_flavour``: whose Chat Completions chunks to send: ``openai``,
+      ``llama.cpp``, ``ollama`` or ``vllm`` (``chat.py``);
+    - ``retry_after``: the wait, in seconds, that ``rate_limited`` asks for;
     - ``count``: in an override, how many model requests it lasts (None: until reset);
     - ``models``: per-model changes to the fields above (not ``count``), e.g.
       ``{"gpt-5.3-codex": {"tokens_per_second": 70}}``, so two tiers can be paced
@@ -59,6 +69,9 @@ class Faults:
     error_status: int | None = None
     error_code: str | None = None
     reply: str = "fenced"
+    behaviour: str = "final_answer"
+    chat_flavour: str = "openai"
+    retry_after: float = 1.3
     count: int | None = None
     models: dict[str, dict[str, Any]] | None = None
 
@@ -71,6 +84,11 @@ class Faults:
         if not changes:
             return self
         return dataclasses.replace(self._validated(changes), models=None)
+
+    def for_request(self, request_text: str) -> Faults:
+        """These faults with the ``EMULATE <name>`` directives of *request_text* applied."""
+        changes = emulate_directives(request_text)
+        return dataclasses.replace(self, **changes) if changes else self
 
     def merged(self, changes: dict[str, Any]) -> Faults:
         """Return a copy with *changes* (JSON field values) applied, after validation.
@@ -93,9 +111,15 @@ class Faults:
             values["tokens_per_second"] = float(values["tokens_per_second"])
         if values.get("delay_ms") is None and "delay_ms" in values:
             values["delay_ms"] = 0
-        if values.get("reply") is None and "reply" in values:
-            values["reply"] = "fenced"
+        for name in ("reply", "behaviour", "chat_flavour", "retry_after"):
+            if name in values and values[name] is None:
+                values[name] = _DEFAULTS[name]
+        if values.get("retry_after") is not None:
+            values["retry_after"] = float(values["retry_after"])
         return dataclasses.replace(self, **values)
+
+
+_DEFAULTS = {f.name: f.default for f in dataclasses.fields(Faults)}
 
 
 def _checked_models(models: Any) -> dict[str, dict[str, Any]]:
@@ -128,6 +152,12 @@ def _check_field(name: str, value: Any) -> None:
         ok = isinstance(value, str) and bool(value)
     elif name == "reply":
         ok = value in REPLY_STYLES
+    elif name == "behaviour":
+        ok = value in BEHAVIOURS
+    elif name == "chat_flavour":
+        ok = value in CHAT_FLAVOURS
+    elif name == "retry_after":
+        ok = isinstance(value, (int, float)) and not isinstance(value, bool) and value >= 0
     elif name == "count":
         ok = _is_int(value) and value >= 1
     elif name == "models":
@@ -220,20 +250,6 @@ class Stats:
         self.by_model = {}
 
 
-class ApiError(Exception):
-    """An error the emulator answers: in-band on a WebSocket, an HTTP status otherwise.
-
-    A None *code* means the default code for *status* (see ``events.error_code``).
-    """
-
-    def __init__(self, status: int, code: str | None, message: str, param: str | None = None):
-        super().__init__(message)
-        self.status = status
-        self.code = code
-        self.message = message
-        self.param = param
-
-
 def check_request(
     body: Any,
     *,
@@ -268,7 +284,7 @@ def check_request(
 
 
 def injected_error(faults: Faults) -> ApiError | None:
-    """The error a fault asks for, if any."""
+    """The error a fault asks for, if any (``error_status``)."""
     if faults.error_status is None:
         return None
     return ApiError(
@@ -276,3 +292,12 @@ def injected_error(faults: Faults) -> ApiError | None:
         faults.error_code,
         f"Injected by the sparkls emulator (status {faults.error_status}).",
     )
+
+
+def refusal(faults: Faults, model: str) -> ApiError | None:
+    """The error a model request gets instead of a reply, if any: an injected
+    ``error_status``, or the ``rate_limited`` behaviour's 429."""
+    error = injected_error(faults)
+    if error is None and faults.behaviour == "rate_limited":
+        error = rate_limit_error(model, faults.retry_after)
+    return error

@@ -183,10 +183,13 @@ def full_response(
     return response_head(status, all_headers) + body
 
 
-def json_response(status: int, obj: Any, *, keep_alive: bool) -> bytes:
-    """A complete JSON response."""
+def json_response(
+    status: int, obj: Any, *, keep_alive: bool, headers: dict[str, str] | None = None
+) -> bytes:
+    """A complete JSON response (with extra *headers*, e.g. ``retry-after`` on a 429)."""
     body = json.dumps(obj, separators=(",", ":")).encode()
-    return full_response(status, body, content_type=JSON_CONTENT_TYPE, keep_alive=keep_alive)
+    extra = list(headers.items()) if headers else None
+    return full_response(status, body, content_type=JSON_CONTENT_TYPE, keep_alive=keep_alive, headers=extra)
 
 
 def stream_head(*, content_type: str = SSE_CONTENT_TYPE, keep_alive: bool = True) -> bytes:

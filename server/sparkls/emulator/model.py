@@ -13,8 +13,9 @@ events, and does no I/O. It follows the fast-tier model protocol (docs/, DESIGN.
   non-space token, a ``"double-quoted"`` string or a ```backticked``` string; inside
   the quoted forms ``\\n`` and ``\\t`` mean newline and tab.
 - The answer is the complete new region, without the cursor marker, in one fenced
-  code block. Without region markers the answer is the COMPLETE text in a fence, or
-  the sentence :data:`NO_REGION_ANSWER`.
+  code block (or in another reply shape, ``shapes.py``). Without region markers the
+  answer is the COMPLETE text in a fence, or the sentence :data:`NO_REGION_ANSWER`.
+  The markers themselves and finding the region are ``protocol.py``'s.
 - A request in the shape of the deep-tier prompt (SEARCH/REPLACE instructions or a
   plan request, files as path lines and fences, a ``Task:`` line) is answered by the
   scripted deep tier instead: SEARCH/REPLACE blocks or a plan (``deep.py``).
@@ -33,23 +34,22 @@ from collections import deque
 from typing import Any, Iterable
 
 from sparkls.emulator import deep
+from sparkls.emulator.protocol import CURSOR, FENCE, REGION_END, REGION_START, fence, find_region
+from sparkls.emulator.shapes import BROKEN_TAIL, REPLY_STYLES, render
 
-REGION_START = "<|editable_region_start|>"
-REGION_END = "<|editable_region_end|>"
-CURSOR = "<|cursor|>"
+__all__ = [
+    "BROKEN_TAIL", "CURSOR", "FENCE", "NO_REGION_ANSWER", "REGION_END", "REGION_START",
+    "REPLY_STYLES", "PromptCache", "answer", "chat_request_text", "count_tokens", "edit_region",
+    "fence", "find_region", "parse_directives", "responses_request_text", "split_tokens",
+]
+
 NO_REGION_ANSWER = "No editable region in the request."
-FENCE = "```"
-
-REPLY_STYLES = ("fenced", "bare", "empty", "broken")
-BROKEN_TAIL = "(((\n"  # what `broken` adds: unclosed brackets, a syntax error in every language
 
 # An operand: "double-quoted" (backslash escapes), `backticked`, or a bare token.
 # Operands never span lines; a newline inside one is written \n.
 _OPERAND = r'"(?:\\.|[^"\\\n])*"|`[^`\n]*`|[^\s]+'
 _REPLACE_RE = re.compile(rf"(?<!\w)REPLACE[ \t]+({_OPERAND})[ \t]+WITH[ \t]+({_OPERAND})")
 _COMPLETE_RE = re.compile(rf"(?<!\w)COMPLETE[ \t]+({_OPERAND})")
-_START_LINE_RE = re.compile(rf"^{re.escape(REGION_START)}[ \t]*\r?$", re.MULTILINE)
-_END_LINE_RE = re.compile(rf"^{re.escape(REGION_END)}[ \t]*\r?$", re.MULTILINE)
 _TOKEN_RE = re.compile(r"\s+|\w+|[^\w\s]")
 _ESCAPES = {"n": "\n", "t": "\t", "r": "\r", "\\": "\\", '"': '"', "`": "`"}
 
@@ -92,29 +92,6 @@ def parse_directives(text: str) -> Directives:
     return Directives(replaces, completes)
 
 
-def find_region(text: str) -> tuple[int, int] | None:
-    """Return the (start, end) offsets of the editable region's text, or None.
-
-    When the marker lines occur more than once (an example in the instructions, say),
-    the last start line that has an end line after it wins: the variable part of a
-    prompt comes last.
-    """
-    for start_match in reversed(list(_START_LINE_RE.finditer(text))):
-        start = start_match.end()
-        if start < len(text) and text[start] == "\n":
-            start += 1
-        end_match = _END_LINE_RE.search(text, start_match.end())
-        if end_match is None:
-            continue
-        end = end_match.start()
-        if end > start and text[end - 1] == "\n":
-            end -= 1
-            if end > start and text[end - 1] == "\r":
-                end -= 1
-        return start, end
-    return None
-
-
 def edit_region(region: str, directives: Directives) -> str:
     """Apply *directives* to *region*; return the new region without the cursor."""
     # Replacements run over each stretch of consecutive lines without a directive, so
@@ -142,18 +119,12 @@ def edit_region(region: str, directives: Directives) -> str:
     return text[:cursor] + insertion + text[cursor + len(CURSOR) :].replace(CURSOR, "")
 
 
-def fence(text: str) -> str:
-    """Wrap *text* in one fenced code block."""
-    return f"{FENCE}\n{text}\n{FENCE}"
-
-
 def answer(request_text: str, *, reply: str = "fenced") -> str:
     """Return the scripted model's complete answer to *request_text*.
 
-    *reply* shapes it: ``fenced`` (the protocol), ``bare`` (the same text without the
-    fence, to exercise a client's tolerance), ``empty`` (no text at all), ``broken``
-    (the protocol's answer with a line of unclosed brackets added: a reply that does
-    not parse, to exercise validation).
+    *reply* is the answer's shape (``shapes.py``): ``fenced`` (the protocol), ``bare``,
+    ``empty``, ``broken``, or one of the shapes real fast models produce. A deep-tier
+    request is answered by the scripted deep tier whatever the shape (``empty`` aside).
     """
     if reply not in REPLY_STYLES:
         raise ValueError(f"unknown reply style {reply!r}; expected one of {REPLY_STYLES}")
@@ -164,14 +135,11 @@ def answer(request_text: str, *, reply: str = "fenced") -> str:
     directives = parse_directives(request_text)
     bounds = find_region(request_text)
     if bounds is not None:
-        body = edit_region(request_text[bounds[0] : bounds[1]], directives)
-        if reply == "broken":
-            body = body.rstrip("\n") + "\n" + BROKEN_TAIL
-    elif directives.completes:
-        body = "".join(directives.completes)
-    else:
-        return NO_REGION_ANSWER
-    return body if reply == "bare" else fence(body)
+        old = request_text[bounds[0] : bounds[1]]
+        return render(reply, edit_region(old, directives), old, request_text)
+    if directives.completes:
+        return render(reply, "".join(directives.completes), None, request_text)
+    return NO_REGION_ANSWER
 
 
 def split_tokens(text: str) -> list[str]:

@@ -2,11 +2,10 @@
 
 This module owns what one HTTP request gets: ``POST /v1/responses`` (SSE when
 ``"stream": true``, else one JSON response object), ``POST /v1/chat/completions``
-(SSE chunks then ``data: [DONE]``, or one ``chat.completion``), ``GET /v1/models``,
-the control endpoint (``/_emulator/stats``, ``/_emulator/faults``,
-``/_emulator/reset``, ``/_emulator/disconnect``, ``/_emulator/refuse_websocket``, also
-under ``/v1/_emulator/``), and 404 for the rest. Errors
-are an HTTP status with ``{"error": {"message", "type", "code", "param"}}``.
+(SSE chunks then ``data: [DONE]``, or one ``chat.completion``, in the faults' chat
+flavour), ``GET /v1/models``, the control endpoint (handed to ``control_routes.py``),
+and 404 for the rest. Errors are an HTTP status with ``{"error": {"message", "type",
+"code", "param"}}`` and the error's headers (``retry-after`` on a 429).
 
 State (faults, stats, stored response ids) lives on the :class:`Emulator`; the
 Responses stream itself is :meth:`Emulator.serve_response`, shared with WebSocket mode.
@@ -17,40 +16,19 @@ from __future__ import annotations
 import time
 from typing import TYPE_CHECKING, Any, Sequence
 
-from sparkls.emulator import httpwire, model
-from sparkls.emulator.control import (
-    INVALID_API_KEY,
-    INVALID_FAULTS,
-    INVALID_JSON,
-    UNKNOWN_URL,
-    ApiError,
-    check_request,
-    injected_error,
-)
-from sparkls.emulator.events import (
-    ChatChunks,
-    ResponseEvents,
-    chat_usage,
-    http_error_body,
-    models_list,
-    responses_usage,
-)
-from sparkls.emulator.streaming import (
-    Item,
-    SseSink,
-    Wire,
-    stream_chat,
-    wait_as_generating,
-    will_drop,
-)
+from sparkls.emulator import behaviours, httpwire, model
+from sparkls.emulator.chat import ChatChunks
+from sparkls.emulator.control import INVALID_API_KEY, INVALID_JSON, UNKNOWN_URL, check_request, refusal
+from sparkls.emulator.control_routes import control_route, serve_control
+from sparkls.emulator.events import ApiError, api_error_body, models_list
+from sparkls.emulator.replies import ChatReply, stream_chat, whole_chat, whole_response
+from sparkls.emulator.responses import ResponseEvents, responses_usage
+from sparkls.emulator.streaming import Item, SseSink, Wire, wait_as_generating, will_drop
 
 if TYPE_CHECKING:
     from sparkls.emulator.app import Emulator
 
 DEFAULT_MODELS = ("gpt-5.3-codex-spark", "gpt-5.3-codex")
-# The control endpoint answers under the API root too, so that a client whose base
-# URL is ".../v1" reaches it with a relative path.
-CONTROL_PREFIXES = ("/_emulator/", "/v1/_emulator/")
 
 
 async def serve_http(emulator: Emulator, request: httpwire.HttpRequest, wire: Wire) -> bool:
@@ -59,7 +37,7 @@ async def serve_http(emulator: Emulator, request: httpwire.HttpRequest, wire: Wi
     if control is not None:
         wire.counted = False  # reading the stats must not change them
         try:
-            _serve_control(emulator, request.method, control, request, wire)
+            serve_control(emulator, control, request, wire)
         finally:
             wire.counted = True
         return True
@@ -94,9 +72,11 @@ def write_error(
     body: dict[str, Any] | None = None,
 ) -> None:
     emulator.counters.errors += 1
-    if body is None:
-        body = http_error_body(error.status, error.code, error.message, error.param)
-    wire.write(httpwire.json_response(error.status, body, keep_alive=keep_alive))
+    wire.write(
+        httpwire.json_response(
+            error.status, body or api_error_body(error), keep_alive=keep_alive, headers=error.headers
+        )
+    )
 
 
 def _json_body(request: httpwire.HttpRequest) -> Any:
@@ -132,27 +112,29 @@ async def _respond_whole(emulator: Emulator, body: Any, wire: Wire, keep_alive: 
     """``POST /v1/responses`` without streaming: one JSON response object."""
     check_request(body, models=emulator.models, previous_known=emulator.is_stored)
     stats = emulator.counters
+    model_name = body["model"]
     request_text = model.responses_request_text(body)
     cached = emulator.prompt_cache.lookup(request_text)
-    reply = ResponseEvents(body, model=body["model"], created_at=int(time.time()))
+    reply = ResponseEvents(body, model=model_name, created_at=int(time.time()))
     input_tokens = model.count_tokens(request_text)
     if body.get("generate") is False:
         stats.warmups += 1
-        response = reply.response("completed", [], responses_usage(input_tokens, 0, cached))
+        response = reply.response("completed", responses_usage(input_tokens, 0, cached))
     else:
-        faults = emulator.fault_state.take(body["model"])
-        error = injected_error(faults)
+        faults = emulator.fault_state.take(model_name).for_request(request_text)
+        error = refusal(faults, model_name)
         if error is not None:
             raise error
-        stats.count_response(body["model"], "http")
+        stats.count_response(model_name, "http")
         text = model.answer(request_text, reply=faults.reply)
-        pieces = model.split_tokens(text)
+        script = behaviours.script(faults.behaviour, text, request_text)
         await wait_as_generating(text, faults)
-        if will_drop(faults, len(pieces)):
+        if will_drop(faults, len(model.split_tokens(text))):
             await wire.abort()
             return False
-        response = reply.final_response(text, responses_usage(input_tokens, len(pieces), cached))
-    if body.get("store", True) is not False:
+        usage = responses_usage(input_tokens, script.output_tokens, cached, script.reasoning_tokens)
+        response = whole_response(reply, script, usage)
+    if body.get("store", True) is not False and response["status"] == "completed":
         emulator.remember(reply.response_id)
     wire.write(httpwire.json_response(200, response, keep_alive=keep_alive))
     return True
@@ -163,8 +145,9 @@ async def _post_chat(emulator: Emulator, request: httpwire.HttpRequest, wire: Wi
     try:
         body = _json_body(request)
         check_request(body, models=emulator.models, previous_known=lambda _: False)
-        faults = emulator.fault_state.take(body["model"])
-        error = injected_error(faults)
+        request_text = model.chat_request_text(body)
+        faults = emulator.fault_state.take(body["model"]).for_request(request_text)
+        error = refusal(faults, body["model"])
         if error is not None:
             raise error
     except ApiError as error:
@@ -172,66 +155,38 @@ async def _post_chat(emulator: Emulator, request: httpwire.HttpRequest, wire: Wi
         return True
     stats = emulator.counters
     stats.count_response(body["model"], "chat")
-    request_text = model.chat_request_text(body)
     cached = emulator.prompt_cache.lookup(request_text)
     text = model.answer(request_text, reply=faults.reply)
-    pieces = model.split_tokens(text)
-    usage = chat_usage(model.count_tokens(request_text), len(pieces), cached)
-    chunks = ChatChunks(model=body["model"], created=int(time.time()))
+    script = behaviours.script(faults.behaviour, text, request_text)
+    reply = ChatReply(script, faults.chat_flavour, model.count_tokens(request_text), cached)
+    options = body.get("stream_options") if isinstance(body.get("stream_options"), dict) else {}
+    chunks = ChatChunks(
+        model=body["model"],
+        created=int(time.time()),
+        flavour=faults.chat_flavour,
+        include_usage=bool(options.get("include_usage")),
+        obfuscate=options.get("include_obfuscation") is not False,
+    )
     if body.get("stream"):
-        options = body.get("stream_options")
-        include_usage = isinstance(options, dict) and bool(options.get("include_usage"))
         sink = SseSink(wire, named=False)
         wire.write(httpwire.stream_head(keep_alive=keep_alive))
-        usage_chunk = usage if include_usage else None
-        if not await stream_chat(chunks, text, usage_chunk, faults, sink, stats):
+        outcome = await stream_chat(chunks, reply, faults, sink, stats)
+        if outcome == "cut":
             return False
-        sink.finish(done_marker=True)
+        sink.finish(done_marker=outcome == "completed")
         await wire.drain()
         return True
-    await wait_as_generating(text, faults)
-    if will_drop(faults, len(pieces)):
+    await wait_as_generating(reply.thinking + reply.text, faults)
+    if will_drop(faults, len(reply.pieces)):
         await wire.abort()
         return False
-    completion = chunks.completion(text, usage)
+    try:
+        completion = whole_chat(chunks, reply)
+    except ApiError as error:
+        write_error(emulator, wire, error, keep_alive)
+        return True
     wire.write(httpwire.json_response(200, completion, keep_alive=keep_alive))
     return True
-
-
-def _serve_control(
-    emulator: Emulator, method: str, name: str, request: httpwire.HttpRequest, wire: Wire
-) -> None:
-    keep_alive = request.keep_alive
-    route = (method, name)
-    status = 200
-    if route == ("GET", "stats"):
-        result: Any = emulator.stats
-    elif route == ("GET", "faults"):
-        result = emulator.faults.to_json()
-    elif route == ("POST", "faults"):
-        try:
-            changes = request.json() if request.body.strip() else {}
-            if not isinstance(changes, dict):
-                raise ValueError("the body must be a JSON object")
-            result = emulator.fault_state.override(changes).to_json()
-        except ValueError as exc:
-            status, result = 400, http_error_body(400, INVALID_FAULTS, str(exc))
-    elif route == ("POST", "reset"):
-        emulator.reset()
-        result = {"reset": True}
-    elif route == ("POST", "disconnect"):
-        result = {"disconnected": emulator.disconnect_websockets()}
-    elif route == ("POST", "refuse_websocket"):
-        try:
-            body = request.json() if request.body.strip() else {}
-            emulator.refuse_websocket = bool(body.get("refuse", True))
-            result = {"refuse_websocket": emulator.refuse_websocket}
-        except (ValueError, AttributeError) as exc:
-            status, result = 400, http_error_body(400, INVALID_FAULTS, str(exc))
-    else:
-        message = f"Invalid URL ({request.method} {request.path})"
-        status, result = 404, http_error_body(404, UNKNOWN_URL, message)
-    wire.write(httpwire.json_response(status, result, keep_alive=keep_alive))
 
 
 class _LazySseSink(SseSink):
@@ -244,16 +199,15 @@ class _LazySseSink(SseSink):
         super().__init__(wire, named=True)
         self._head: bytes | None = httpwire.stream_head(keep_alive=keep_alive)
 
-    def send(self, items: Sequence[Item]) -> bool:
+    def _start(self) -> None:
         if self._head is not None:
             self.wire.write(self._head)
             self._head = None
+
+    def send(self, items: Sequence[Item]) -> bool:
+        self._start()
         return super().send(items)
 
-
-def control_route(path: str) -> str | None:
-    """The control endpoint's name ("stats", "faults", "reset") for *path*, if any."""
-    for prefix in CONTROL_PREFIXES:
-        if path.startswith(prefix):
-            return path[len(prefix) :]
-    return None
+    def keep_alive(self) -> None:
+        self._start()
+        super().keep_alive()

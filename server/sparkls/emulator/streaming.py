@@ -1,15 +1,15 @@
-"""Streaming a reply, whatever the transport: pacing, faults and event order.
+"""When each event of a reply goes out, whatever the transport: sinks and pacing.
 
-This module owns *when* each event of a reply goes out: the Responses event sequence
-(:func:`stream_response`, :func:`stream_warmup`), the Chat chunk sequence
-(:func:`stream_chat`), and the pacing of deltas (:func:`pace_deltas`: delay before
-the first delta, an absolute schedule at ``tokens_per_second``, dropping the
-connection after N deltas).
+This module owns the timing layer under ``replies.py``: :class:`Pacer` (no first
+token for ``delay_ms``, with SSE keep-alive comments meanwhile; deltas on an absolute
+schedule at ``tokens_per_second``; cutting the connection after
+``drop_after_deltas``) and :func:`wait_as_generating` for requests without
+streaming.
 
 Transports plug in as a :class:`Sink`: WebSocket frames (``websocket.py``) or a
 chunked SSE body (:class:`SseSink`). :class:`Wire` wraps the asyncio writer with byte
-counting and a flush-then-cut abort. What the events contain is ``events.py``'s
-business; what the model says is ``model.py``'s.
+counting and a flush-then-cut abort. What the events contain is ``responses.py``'s and
+``chat.py``'s business; their order is ``replies.py``'s.
 """
 
 from __future__ import annotations
@@ -19,11 +19,13 @@ from typing import Callable, Protocol, Sequence
 
 from sparkls.emulator import httpwire
 from sparkls.emulator.control import Faults, Stats
-from sparkls.emulator.events import ChatChunks, ResponseEvents, dumps
 from sparkls.emulator.model import split_tokens
 
 Item = tuple[str, str]  # (event type, JSON text)
-DELTA_TYPE = "response.output_text.delta"
+# How often an SSE stream that has nothing to send yet sends a comment line, so that
+# proxies and clients see the connection alive (tests patch it).
+KEEPALIVE_SECONDS = 1.0
+KEEPALIVE_COMMENT = b": keep-alive\n\n"
 
 
 class Wire:
@@ -73,8 +75,14 @@ class Wire:
 class Sink(Protocol):
     """Where a reply's events go."""
 
+    transport: str  # "websocket" or "sse"
+
     def send(self, items: Sequence[Item]) -> bool:
         """Write *items* now; False when the peer can no longer receive them."""
+        ...
+
+    def keep_alive(self) -> None:
+        """Show the peer the stream is alive while nothing else is sent."""
         ...
 
     async def drain(self) -> None: ...
@@ -91,6 +99,8 @@ class SseSink:
     lines are sent (Chat Completions).
     """
 
+    transport = "sse"
+
     def __init__(self, wire: Wire, *, named: bool) -> None:
         self.wire = wire
         self.named = named
@@ -105,6 +115,10 @@ class SseSink:
         self.wire.write(httpwire.chunk(text.encode()))
         return True
 
+    def keep_alive(self) -> None:
+        if not self.wire.closing:
+            self.wire.write(httpwire.chunk(KEEPALIVE_COMMENT))
+
     def finish(self, *, done_marker: bool) -> None:
         """End the body (after ``data: [DONE]`` when *done_marker*)."""
         if done_marker:
@@ -118,107 +132,72 @@ class SseSink:
         await self.wire.abort()
 
 
-def event_item(event: dict) -> Item:
-    return event["type"], dumps(event)
-
-
 def will_drop(faults: Faults, delta_count: int) -> bool:
     """Whether *faults* cut a reply of *delta_count* deltas short."""
     return faults.drop_after_deltas is not None and faults.drop_after_deltas < delta_count
 
 
-async def pace_deltas(
-    pieces: Sequence[str],
-    faults: Faults,
-    sink: Sink,
-    make_delta: Callable[[str], Item],
-    stats: Stats,
-) -> bool:
-    """Send one delta per piece as *faults* say; False when the stream did not finish.
+class Pacer:
+    """Sends one reply's deltas as *faults* say, across all its output items.
 
-    Pacing follows an absolute schedule (delta *k* is due at ``start + k / rate``) and
-    sends every delta already due in one write, so the average rate stays exact even
-    when the event loop wakes late.
+    Pacing follows an absolute schedule from the first delta (delta *k* is due at
+    ``start + k / rate``) and sends every delta already due in one write, so the
+    average rate stays exact even when the event loop wakes late.
     """
-    dropping = will_drop(faults, len(pieces))
-    limit = faults.drop_after_deltas if dropping else len(pieces)
-    assert limit is not None
-    if faults.delay_ms:
-        await sink.drain()
-        await asyncio.sleep(faults.delay_ms / 1000)
-    loop = asyncio.get_running_loop()
-    rate = faults.tokens_per_second
-    start = loop.time()
-    sent = 0
-    while sent < limit:
-        if rate is None:
-            upto = limit
-        else:
-            due = int((loop.time() - start) * rate) + 1
-            upto = min(limit, max(due, sent + 1))
-        if not sink.send([make_delta(piece) for piece in pieces[sent:upto]]):
+
+    def __init__(self, faults: Faults, sink: Sink, stats: Stats) -> None:
+        self.faults = faults
+        self.sink = sink
+        self.stats = stats
+        self.sent = 0
+        self._start: float | None = None
+
+    async def first_token_wait(self) -> None:
+        """Send nothing for ``delay_ms`` (an SSE stream gets keep-alive comments)."""
+        if not self.faults.delay_ms:
+            return
+        await self.sink.drain()
+        loop = asyncio.get_running_loop()
+        deadline = loop.time() + self.faults.delay_ms / 1000
+        while (left := deadline - loop.time()) > 0:
+            self.sink.keep_alive()
+            await asyncio.sleep(min(left, KEEPALIVE_SECONDS))
+
+    async def deltas(self, pieces: Sequence[str], make_delta: Callable[[str], Item]) -> bool:
+        """Send one delta per piece; False when the stream cannot go on (the peer is
+        gone, or the drop fault cut the connection)."""
+        drop = self.faults.drop_after_deltas
+        limit = len(pieces)
+        dropping = drop is not None and self.sent + limit > drop
+        if dropping:
+            assert drop is not None
+            limit = drop - self.sent
+        loop = asyncio.get_running_loop()
+        rate = self.faults.tokens_per_second
+        if self._start is None:
+            self._start = loop.time()
+        start, base, done = self._start, self.sent, 0
+        sink, stats = self.sink, self.stats
+        while done < limit:
+            if rate is None:
+                upto = limit
+            else:
+                due = int((loop.time() - start) * rate) + 1 - base
+                upto = min(limit, max(due, done + 1))
+            if not sink.send([make_delta(piece) for piece in pieces[done:upto]]):
+                return False
+            stats.deltas += upto - done
+            done = upto
+            self.sent = base + done
+            if rate is not None and done < limit:
+                await sink.drain()
+                wait = start + self.sent / rate - loop.time()
+                if wait > 0:
+                    await asyncio.sleep(wait)
+        if dropping:
+            await sink.abort()
             return False
-        stats.deltas += upto - sent
-        sent = upto
-        if rate is not None and sent < limit:
-            await sink.drain()
-            wait = start + sent / rate - loop.time()
-            if wait > 0:
-                await asyncio.sleep(wait)
-    if dropping:
-        await sink.abort()
-        return False
-    return True
-
-
-async def stream_response(
-    events: ResponseEvents,
-    text: str,
-    usage: dict,
-    faults: Faults,
-    sink: Sink,
-    stats: Stats,
-) -> bool:
-    """Stream a full Responses reply; False when it was cut short."""
-    opening = [events.created(), events.in_progress(), events.item_added(), events.part_added()]
-    if not sink.send([event_item(event) for event in opening]):
-        return False
-    make_delta = lambda piece: (DELTA_TYPE, events.delta(piece))  # noqa: E731
-    if not await pace_deltas(split_tokens(text), faults, sink, make_delta, stats):
-        return False
-    closing = [
-        events.text_done(text),
-        events.part_done(text),
-        events.item_done(text),
-        events.completed(text, usage),
-    ]
-    return sink.send([event_item(event) for event in closing])
-
-
-def stream_warmup(events: ResponseEvents, usage: dict, sink: Sink) -> bool:
-    """A ``"generate": false`` reply: created, then completed with no output."""
-    return sink.send([event_item(events.created()), event_item(events.completed(None, usage))])
-
-
-async def stream_chat(
-    chunks: ChatChunks,
-    text: str,
-    usage: dict | None,
-    faults: Faults,
-    sink: Sink,
-    stats: Stats,
-) -> bool:
-    """Stream a Chat Completions reply (without ``[DONE]``); False when cut short."""
-    kind = "chat.completion.chunk"
-    if not sink.send([(kind, dumps(chunks.role()))]):
-        return False
-    make_delta = lambda piece: (kind, chunks.content(piece))  # noqa: E731
-    if not await pace_deltas(split_tokens(text), faults, sink, make_delta, stats):
-        return False
-    closing = [(kind, dumps(chunks.stop()))]
-    if usage is not None:
-        closing.append((kind, dumps(chunks.usage(usage))))
-    return sink.send(closing)
+        return True
 
 
 async def wait_as_generating(text: str, faults: Faults) -> None:

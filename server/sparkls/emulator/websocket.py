@@ -9,8 +9,9 @@ rules of the real service:
 - one response in flight: a second ``response.create`` meanwhile gets an error event
   (``response_already_in_progress``) and the first stream goes on;
 - ``previous_response_id`` resolves only to the connection's most recent response;
-- past ``max_connection_seconds``, a request gets ``websocket_connection_limit_reached``
-  and the connection is closed;
+- past ``max_connection_seconds`` (the service's 60 minutes), every request gets
+  ``websocket_connection_limit_reached`` and the socket stays open, as the service
+  leaves it; with ``close_on_connection_limit`` it is also closed;
 - a client that closes the connection while a response streams has abandoned it
   (closing is the API's only hard cancel): counted in ``abandoned``. A stream cut by
   the ``drop_after_deltas`` fault is the emulator's doing and not counted.
@@ -60,6 +61,8 @@ CLOSE_TIMEOUT = 5.0
 class WebSocketSession:
     """A WebSocket connection after the HTTP request that asked for it was read."""
 
+    transport = "websocket"
+
     def __init__(self, emulator: Emulator, reader: asyncio.StreamReader, wire: Wire) -> None:
         self.emulator = emulator
         self.reader = reader
@@ -102,6 +105,9 @@ class WebSocketSession:
         self.wire.write(b"".join([_text_frame(text.encode()) for _, text in items]))
         return True
 
+    def keep_alive(self) -> None:
+        """Nothing: a WebSocket waiting for its first token sends nothing at all."""
+
     async def drain(self) -> None:
         await self.wire.drain()
 
@@ -111,8 +117,7 @@ class WebSocketSession:
 
     def send_error(self, error: ApiError) -> None:
         self.emulator.counters.errors += 1
-        event = events.error_event(error.status, error.code, error.message, error.param)
-        self.send([("error", events.dumps(event))])
+        self.send([("error", events.dumps(events.api_error_event(error)))])
 
     # -- handshake -------------------------------------------------------------
 
@@ -208,11 +213,11 @@ class WebSocketSession:
                 ApiError(
                     400,
                     CONNECTION_LIMIT_REACHED,
-                    f"WebSocket connection limit of {limit:g} seconds reached; "
-                    "open a new connection.",
+                    f"Responses websocket connection limit reached ({_duration(limit)}). "
+                    "Create a new websocket connection to continue.",
                 )
             )
-            if self.protocol.state is State.OPEN:
+            if self.emulator.close_on_connection_limit and self.protocol.state is State.OPEN:
                 self.protocol.send_close(1000, CONNECTION_LIMIT_REACHED)
                 self.flush()
             return
@@ -257,6 +262,12 @@ class WebSocketSession:
     def _abandoned(self) -> None:
         if not self._cut_by_fault:
             self.emulator.counters.abandoned += 1
+
+
+def _duration(seconds: float) -> str:
+    if seconds >= 60 and seconds % 60 == 0:
+        return f"{int(seconds // 60)} minutes"
+    return f"{seconds:g} seconds"
 
 
 def _text_frame(payload: bytes) -> bytes:
