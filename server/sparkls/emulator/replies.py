@@ -30,6 +30,8 @@ TEXT_DELTA = "response.output_text.delta"
 REFUSAL_DELTA = "response.refusal.delta"
 CHUNK = "chat.completion.chunk"
 SERVER_ERROR = "server_error"
+# A chat completion's finish_reason for the reason a response is incomplete.
+FINISH_REASONS = {"max_output_tokens": "length", "content_filter": "content_filter"}
 
 
 def _items(events: list[dict[str, Any]]) -> list[Item]:
@@ -129,7 +131,7 @@ class ChatReply:
         self.text = "".join(self.pieces)
         shown = flavour != "openai"  # OpenAI keeps reasoning hidden; local servers stream it
         self.thinking = script.reasoning if shown else ""
-        self.finish_reason = script.reason if script.ending == "incomplete" else "stop"
+        self.finish_reason = FINISH_REASONS.get(script.reason or "", "stop")
         reasoning_tokens = script.reasoning_tokens
         completion_tokens = len(self.pieces) + reasoning_tokens
         self.usage = chat_usage(flavour, prompt_tokens, completion_tokens, cached_tokens, reasoning_tokens)
@@ -157,7 +159,7 @@ async def stream_chat(chunks: ChatChunks, reply: ChatReply, faults: Faults, sink
     if reply.broken:
         stats.errors += 1
         return "ended" if sink.send([(CHUNK, chunks.error(STREAM_ERROR_MESSAGE))]) else "cut"
-    closing = chunks.closing(reply.finish_reason or "stop", reply.usage, reply.timings)
+    closing = chunks.closing(reply.finish_reason, reply.usage, reply.timings)
     return "completed" if sink.send([(CHUNK, chunk) for chunk in closing]) else "cut"
 
 
@@ -170,7 +172,7 @@ def whole_chat(chunks: ChatChunks, reply: ChatReply) -> dict[str, Any]:
         content=None if reply.refusal else reply.text,
         reasoning=reply.thinking,
         refusal=reply.text if reply.refusal else None,
-        finish_reason=reply.finish_reason or "stop",
+        finish_reason=reply.finish_reason,
         usage=reply.usage,
         timing=reply.timings,
     )

@@ -113,7 +113,6 @@ class ResponseEvents:
             "reasoning": {"effort": reasoning.get("effort", "medium"), "summary": reasoning.get("summary")},
             "safety_identifier": request.get("safety_identifier"),
             "service_tier": "default",
-            "store": request.get("store", True),
             "temperature": request.get("temperature", 1.0),
             "text": {"format": {"type": "text"}, "verbosity": "medium"},
             "tool_choice": request.get("tool_choice", "auto"),
