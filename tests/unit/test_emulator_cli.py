@@ -34,6 +34,22 @@ def test_flags_become_default_faults():
     assert (faults.error_status, faults.error_code) == (429, "slow_down")
 
 
+def test_behaviour_flags_become_default_faults():
+    """--behaviour, --reply, --chat-flavour and --retry-after become default faults."""
+    args = parse("--behaviour", "commentary", "--reply", "diff", "--chat-flavour", "llama.cpp",
+                 "--retry-after", "2.5", "--close-on-connection-limit")
+    emulator = cli.build_emulator(args)
+    faults = emulator.faults
+    assert (faults.behaviour, faults.reply, faults.chat_flavour) == ("commentary", "diff", "llama.cpp")
+    assert faults.retry_after == 2.5 and emulator.close_on_connection_limit
+
+
+def test_unknown_behaviour_flag_is_a_usage_error():
+    """--behaviour with an unknown name is refused by the parser."""
+    with pytest.raises(SystemExit):
+        parse("--behaviour", "sulk")
+
+
 def test_models_and_key_flags(monkeypatch):
     """--models splits on commas; the key falls back to SPARKLS_EMULATOR_API_KEY."""
     monkeypatch.setenv(cli.API_KEY_ENV, "sk-env")

@@ -208,6 +208,6 @@ class _LazySseSink(SseSink):
         self._start()
         return super().send(items)
 
-    def keep_alive(self) -> None:
+    def keep_alive(self) -> bool:
         self._start()
-        super().keep_alive()
+        return super().keep_alive()

@@ -81,8 +81,9 @@ class Sink(Protocol):
         """Write *items* now; False when the peer can no longer receive them."""
         ...
 
-    def keep_alive(self) -> None:
-        """Show the peer the stream is alive while nothing else is sent."""
+    def keep_alive(self) -> bool:
+        """Show the peer the stream is alive while nothing else is sent; False when
+        the peer is gone."""
         ...
 
     async def drain(self) -> None: ...
@@ -115,9 +116,11 @@ class SseSink:
         self.wire.write(httpwire.chunk(text.encode()))
         return True
 
-    def keep_alive(self) -> None:
-        if not self.wire.closing:
-            self.wire.write(httpwire.chunk(KEEPALIVE_COMMENT))
+    def keep_alive(self) -> bool:
+        if self.wire.closing:
+            return False
+        self.wire.write(httpwire.chunk(KEEPALIVE_COMMENT))
+        return True
 
     def finish(self, *, done_marker: bool) -> None:
         """End the body (after ``data: [DONE]`` when *done_marker*)."""
@@ -153,14 +156,14 @@ class Pacer:
         self._start: float | None = None
 
     async def first_token_wait(self) -> None:
-        """Send nothing for ``delay_ms`` (an SSE stream gets keep-alive comments)."""
+        """Send nothing for ``delay_ms`` (an SSE stream gets keep-alive comments);
+        stop early when the peer is gone (the next send finds out)."""
         if not self.faults.delay_ms:
             return
         await self.sink.drain()
         loop = asyncio.get_running_loop()
         deadline = loop.time() + self.faults.delay_ms / 1000
-        while (left := deadline - loop.time()) > 0:
-            self.sink.keep_alive()
+        while (left := deadline - loop.time()) > 0 and self.sink.keep_alive():
             await asyncio.sleep(min(left, KEEPALIVE_SECONDS))
 
     async def deltas(self, pieces: Sequence[str], make_delta: Callable[[str], Item]) -> bool:

@@ -105,8 +105,9 @@ class WebSocketSession:
         self.wire.write(b"".join([_text_frame(text.encode()) for _, text in items]))
         return True
 
-    def keep_alive(self) -> None:
-        """Nothing: a WebSocket waiting for its first token sends nothing at all."""
+    def keep_alive(self) -> bool:
+        """Send nothing: a WebSocket waiting for its first token is silent."""
+        return self.protocol.state is State.OPEN and not self.wire.closing
 
     async def drain(self) -> None:
         await self.wire.drain()
