@@ -1,7 +1,8 @@
 """The `sparkls` command.
 
 `sparkls` or `sparkls --stdio` runs the language server over stdio (stdout is the
-protocol: nothing else may write there; logs go to stderr or `--log-file`).
+protocol: nothing else may write there; logs go to stderr or `--log-file`). It exits
+0 after the editor's `shutdown` and `exit`, 1 when the session ends without `shutdown`.
 Subcommands: `emulate` (the local Responses API emulator) and `demo` (the quick-start
 demo: emulator, server and an LSP client, printing diffs and timings).
 """
@@ -87,5 +88,4 @@ def main(argv: list[str] | None = None) -> int:
     from sparkls.server import build_server
     from sparkls.stdio import serve
 
-    serve(build_server())
-    return 0
+    return serve(build_server())  # LSP's exit code: 0 after shutdown, else 1

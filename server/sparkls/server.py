@@ -15,8 +15,15 @@ from typing import Any
 
 from lsprotocol import types
 from tree_sitter import Tree
+from pygls.exceptions import (
+    JsonRpcException,
+    JsonRpcInvalidParams,
+    JsonRpcInvalidRequest,
+    JsonRpcMethodNotFound,
+    JsonRpcParseError,
+    JsonRpcServerNotInitialized,
+)
 from pygls.lsp.server import LanguageServer
-from pygls.protocol import LanguageServerProtocol, lsp_method
 
 from sparkls import __version__
 from sparkls.config import Settings, load_settings
@@ -27,6 +34,7 @@ from sparkls.documents.store import Document, DocumentStore
 from sparkls.errors import SparkError
 from sparkls.context.prompt import FAST_INSTRUCTIONS
 from sparkls.models.session import TierSession, TierStatus
+from sparkls.protocol import SparkProtocol
 from sparkls.speculation import Speculation
 from sparkls.completion.service import CompletionService
 from sparkls.workspace import WorkspaceIndex
@@ -37,56 +45,15 @@ STATUS_NOTIFICATION = "sparkls/status"
 STATUS_DELAY = 0.05  # seconds: status updates are coalesced, never ahead of an edit
 REPARSE_DELAY = 0.02  # seconds of quiet after a change before the tree is refreshed
 INDEX_DELAY = 1.0  # seconds of quiet after a change before the buffer is reindexed
+# Errors about a message, not about our work: logged, never shown. (A failed handler
+# arrives as JsonRpcInternalError and is shown.)
+PROTOCOL_NOISE = (JsonRpcInvalidParams, JsonRpcInvalidRequest, JsonRpcMethodNotFound, JsonRpcParseError, JsonRpcServerNotInitialized)
 
 
 def _warm(doc: Document) -> None:
     """Parse (if needed) and cache what a request will ask of the document."""
     file_imports(doc)  # parses, and caches the imports...
     file_symbols(doc)  # ...and the definitions, before a request needs them
-
-
-def _user_handler_only(method: str) -> Any:
-    @lsp_method(method)
-    def handler(self: LanguageServerProtocol, params: Any) -> Any:
-        if (user := self.fm.features.get(method)) is not None:
-            yield user, (params,), None
-
-    return handler
-
-
-class SparkProtocol(LanguageServerProtocol):
-    """pygls's protocol minus its own copy of every open document.
-
-    sparkls keeps documents (with their trees) in `DocumentStore`; pygls's second copy
-    would cost a pass over the whole file on every keystroke for nothing.
-    """
-
-    lsp_text_document__did_open = _user_handler_only(types.TEXT_DOCUMENT_DID_OPEN)
-    lsp_text_document__did_change = _user_handler_only(types.TEXT_DOCUMENT_DID_CHANGE)
-    lsp_text_document__did_close = _user_handler_only(types.TEXT_DOCUMENT_DID_CLOSE)
-
-    # $/cancelRequest for commands: pygls runs `workspace/executeCommand` as a generator
-    # whose result future it cancels, but the command's own task keeps running. We
-    # remember which task serves which request and cancel that too.
-
-    def __init__(self, *args: Any, **kwargs: Any) -> None:
-        super().__init__(*args, **kwargs)
-        self._inner: dict[int, Any] = {}  # id(result future) -> the handler's future
-
-    def _run_generator(self, future: Any, *, gen: Any, result_future: Any) -> None:
-        before = set(self._request_futures)
-        super()._run_generator(future, gen=gen, result_future=result_future)
-        started = [f for key, f in self._request_futures.items() if key not in before]
-        if started:
-            self._inner[id(result_future)] = started[0]
-            result_future.add_done_callback(lambda f: self._inner.pop(id(f), None))
-
-    def _handle_cancel_notification(self, msg_id: Any) -> None:
-        outer = self._request_futures.get(msg_id)
-        inner = self._inner.pop(id(outer), None) if outer is not None else None
-        super()._handle_cancel_notification(msg_id)
-        if inner is not None:
-            inner.cancel()
 
 
 class SparkServer(LanguageServer):
@@ -133,9 +100,11 @@ class SparkServer(LanguageServer):
 
     def report_server_error(self, error: Exception, source: Any) -> None:
         """pygls's hook for errors no request owns: logged, and shown to the user only
-        while that cannot fail again (a failed write reported by writing would loop)."""
+        for a failure of our own handlers. Protocol noise (a message that could not be
+        read, a JSON-RPC error) is never a popup; nor is a failed write, while reporting
+        it by writing would fail again and loop."""
         logger.error("server error (%s): %s", getattr(source, "__name__", source), error)
-        if self._reporting or isinstance(error, (OSError, ValueError)):
+        if self._reporting or isinstance(error, (OSError, ValueError, *PROTOCOL_NOISE)) or source is JsonRpcException:
             return
         self._reporting = True
         try:

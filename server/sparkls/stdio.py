@@ -1,8 +1,10 @@
-"""Serve LSP on stdin/stdout with a native asyncio reader.
+"""Serve LSP on stdin/stdout: bytes in, through the frame parser, to the protocol.
 
-pygls's default stdio reader reads every header line and body through a thread pool,
-a thread hop per read; on a pipe, asyncio can read directly. Anything that is not a
-pipe (a file, a TTY on some systems) and Windows keep pygls's own reader.
+On a pipe (what editors give a language server) asyncio reads stdin directly and each
+chunk goes through `rpc.FrameParser` as it arrives: no thread hop, no await per
+header line. Anything else (a file, a TTY, Windows) is read in a worker thread, chunk
+by chunk, through the same parser. The protocol (protocol.py) decides what each
+message means; this module only moves bytes and logs what the parser skipped.
 """
 
 from __future__ import annotations
@@ -13,36 +15,23 @@ import os
 import stat
 import sys
 import threading
+from concurrent.futures import CancelledError
 from typing import TYPE_CHECKING, BinaryIO
 
-from pygls.io_ import run_async
+from sparkls.rpc import FrameParser, Noise
 
 if TYPE_CHECKING:
-    from pygls.lsp.server import LanguageServer
+    from sparkls.server import SparkServer
 
 logger = logging.getLogger(__name__)
 
-
-class _PipeReader:
-    """The reader interface pygls's `run_async` wants, over an asyncio StreamReader."""
-
-    def __init__(self, stream: asyncio.StreamReader) -> None:
-        self._stream = stream
-
-    async def readline(self) -> bytes:
-        return await self._stream.readline()
-
-    async def readexactly(self, n: int) -> bytes:
-        try:
-            return await self._stream.readexactly(n)
-        except asyncio.IncompleteReadError:
-            return b""  # the editor went away mid-message: end of input
+READ_CHUNK = 256 * 1024  # bytes per read in the worker-thread reader
 
 
 class _StdoutWriter:
     """pygls's writer interface over stdout that drops what comes after the end.
 
-    After `exit` (pygls closes the writer) or once the editor has gone (a broken
+    After `exit` (the protocol closes the writer) or once the editor has gone (a broken
     pipe), a late notification — a status flush, a progress end, a log line from a
     task being cancelled — has nowhere to go. pygls answers a failed write by
     reporting it to the editor, which writes again: dropping it here ends that loop.
@@ -67,6 +56,51 @@ class _StdoutWriter:
             logger.info("the editor's end of stdout is closed; later messages are dropped")
 
 
+class _Session:
+    """One input stream feeding one server: the end comes with `exit` or end of input."""
+
+    def __init__(self, server: SparkServer) -> None:
+        self.server = server
+        self.parser = FrameParser()
+        self.ended: asyncio.Future[int] = asyncio.get_running_loop().create_future()
+
+    def feed(self, data: bytes) -> None:
+        if self.ended.done():
+            return
+        for item in self.parser.feed(data):
+            if isinstance(item, Noise):
+                logger.warning("input skipped: %s", item.problem)
+                continue
+            code = self.server.protocol.receive(item)
+            if code is not None:
+                self.ended.set_result(code)
+                return
+
+    def end_of_input(self) -> None:
+        if self.ended.done():
+            return
+        if self.parser.buffered:
+            logger.warning("the input ended inside a message (%d bytes unread)", self.parser.buffered)
+        code = self.server.protocol.gate.exit_code()
+        logger.info("the editor closed stdin; exiting with %d", code)
+        self.ended.set_result(code)
+
+
+class _PipeProtocol(asyncio.Protocol):
+    def __init__(self, session: _Session) -> None:
+        self.session = session
+
+    def data_received(self, data: bytes) -> None:
+        self.session.feed(data)
+
+    def eof_received(self) -> bool:
+        self.session.end_of_input()
+        return False
+
+    def connection_lost(self, exc: Exception | None) -> None:
+        self.session.end_of_input()
+
+
 def can_read_natively(stdin: BinaryIO) -> bool:
     if sys.platform == "win32":
         return False
@@ -77,35 +111,50 @@ def can_read_natively(stdin: BinaryIO) -> bool:
     return stat.S_ISFIFO(mode) or stat.S_ISSOCK(mode)
 
 
-def serve(server: LanguageServer, stdin: BinaryIO | None = None, stdout: BinaryIO | None = None) -> None:
-    """Run `server` on stdio until the input ends or the client says exit."""
+def _read_in_thread(stdin: BinaryIO, session: _Session, loop: asyncio.AbstractEventLoop) -> None:
+    """Read `stdin` in a daemon thread (a blocked read must not hold up the exit), one
+    chunk at a time: the next read waits until the loop has taken the last chunk."""
+    read = getattr(stdin, "read1", stdin.read)
+
+    async def feed(data: bytes) -> None:
+        session.feed(data) if data else session.end_of_input()
+
+    def run() -> None:
+        data = b"-"
+        while data:
+            try:
+                data = read(READ_CHUNK)
+            except (OSError, ValueError):
+                data = b""
+            try:
+                asyncio.run_coroutine_threadsafe(feed(data), loop).result()
+            except (RuntimeError, CancelledError):  # the loop is gone: the session is over
+                return
+
+    threading.Thread(target=run, name="sparkls-stdin", daemon=True).start()
+
+
+async def _serve(server: SparkServer, stdin: BinaryIO, stdout: BinaryIO) -> int:
+    session = _Session(server)
+    server.protocol.set_writer(_StdoutWriter(stdout))
+    if can_read_natively(stdin):
+        transport, _ = await asyncio.get_running_loop().connect_read_pipe(lambda: _PipeProtocol(session), stdin)
+        try:
+            return await session.ended
+        finally:
+            transport.close()
+    _read_in_thread(stdin, session, asyncio.get_running_loop())
+    return await session.ended
+
+
+def serve(server: SparkServer, stdin: BinaryIO | None = None, stdout: BinaryIO | None = None) -> int:
+    """Run `server` on stdio until the client says exit or the input ends; the exit code:
+    0 after `shutdown`, 1 without it (as LSP says)."""
     stdin = stdin or sys.stdin.buffer
     stdout = stdout or sys.stdout.buffer
-    if not can_read_natively(stdin):
-        server.start_io(stdin, stdout)
-        return
-
-    stop_event = threading.Event()
-    server._stop_event = stop_event
-
-    async def main() -> None:
-        loop = asyncio.get_running_loop()
-        stream = asyncio.StreamReader(limit=2**31)
-        await loop.connect_read_pipe(lambda: asyncio.StreamReaderProtocol(stream), stdin)
-        server.protocol.set_writer(_StdoutWriter(stdout))
-        await run_async(
-            stop_event=stop_event,
-            reader=_PipeReader(stream),
-            protocol=server.protocol,
-            logger=logger,
-            error_handler=server.report_server_error,
-        )
-
     try:
-        asyncio.run(main())
-    except BrokenPipeError:
-        logger.error("The connection to the editor is lost; shutting down.")
-    except (KeyboardInterrupt, SystemExit):
-        pass
+        return asyncio.run(_serve(server, stdin, stdout))
+    except KeyboardInterrupt:
+        return 1
     finally:
         server.shutdown()

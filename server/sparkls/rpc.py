@@ -1,0 +1,290 @@
+"""JSON-RPC under LSP, as pure logic: cutting the input into messages, and the rules
+a message must pass before a handler sees it.
+
+Owns:
+
+- `FrameParser`: LSP's base protocol (``Content-Length: N`` headers, a blank line,
+  N bytes of body), incremental over chunks split anywhere. It resynchronises after
+  a bad header block (garbage, no or a non-numeric ``Content-Length``) and refuses a
+  body above `MAX_CONTENT_LENGTH`, skipping its bytes without holding them. It never
+  holds more than `MAX_CONTENT_LENGTH` plus one header line.
+- `Gate`: what to do with one body under JSON-RPC 2.0 and the LSP lifecycle: deliver
+  it, answer it with an error, drop it with a log line, or exit (with LSP's exit code).
+
+Does not own: reading or writing bytes (stdio.py) and pygls's handling of a delivered
+message (protocol.py, which gives the gate its `handles` and `structure` functions).
+"""
+
+from __future__ import annotations
+
+import json
+import logging
+import re
+from collections.abc import Callable
+from dataclasses import dataclass
+from enum import Enum
+from typing import Any
+
+# A didOpen carries a whole file, JSON-escaped: 64 MiB leaves room for a 20 MB file
+# escaped three times over, and bounds what one message can make the server hold.
+MAX_CONTENT_LENGTH = 64 * 2**20
+MAX_HEADER_LINE = 4096  # bytes; real header lines are under 100
+
+PARSE_ERROR = -32700
+INVALID_REQUEST = -32600
+METHOD_NOT_FOUND = -32601
+INVALID_PARAMS = -32602
+SERVER_NOT_INITIALIZED = -32002
+
+_TOKEN = b"content-length:"
+_KEEP = len(_TOKEN) - 1  # bytes kept when a long line is cut: a token may straddle the cut
+_HEADER = re.compile(rb"[A-Za-z0-9-]+:")  # a header's name and colon, as RFC 7230 has it (near enough)
+_MAX_DIGITS = 18  # more digits than this is over any limit (and int() of 5,000 digits raises)
+
+
+@dataclass(frozen=True, slots=True)
+class Noise:
+    """Input that was not a well-framed message and was skipped: a line for the log."""
+
+    problem: str
+
+
+class FrameParser:
+    """Bytes in, message bodies (`bytes`) and `Noise` out, in input order."""
+
+    def __init__(self, *, max_content_length: int = MAX_CONTENT_LENGTH, max_header_line: int = MAX_HEADER_LINE) -> None:
+        self.max_content_length = max_content_length
+        self.max_header_line = max(max_header_line, len(_TOKEN) + _MAX_DIGITS + 2)
+        self._buf = bytearray()
+        self._body: int | None = None  # the length of the body being read
+        self._skip = 0  # bytes of a refused body still to pass over
+        self._length: int | None = None  # Content-Length of the header block being read
+        self._problem: str | None = None  # what was wrong in this block, if nothing right came after
+        self._lines = 0  # non-blank lines in this header block
+
+    @property
+    def buffered(self) -> int:
+        """Bytes held: part of a body, or part of a header line."""
+        return len(self._buf)
+
+    def feed(self, data: bytes) -> list[bytes | Noise]:
+        out: list[bytes | Noise] = []
+        view = memoryview(data)
+        if self._skip:
+            taken = min(self._skip, len(view))
+            self._skip -= taken
+            view = view[taken:]
+        buf = self._buf
+        buf += view
+        pos = 0
+        while True:
+            if self._skip:  # a refused body: pass over what is here, hold none of it
+                taken = min(self._skip, len(buf) - pos)
+                self._skip -= taken
+                pos += taken
+                if self._skip:
+                    break
+            if self._body is not None:
+                end = pos + self._body
+                if len(buf) < end:
+                    break
+                out.append(bytes(buf[pos:end]))
+                pos, self._body = end, None
+                continue
+            newline = buf.find(b"\n", pos)
+            if newline < 0:
+                pos = self._cut_long_line(pos, out)
+                break
+            line = bytes(buf[pos:newline])
+            pos = newline + 1
+            if line in (b"", b"\r"):
+                self._end_of_headers(out)
+            else:
+                self._header(line, out)
+        del buf[:pos]
+        return out
+
+    def _cut_long_line(self, pos: int, out: list[bytes | Noise]) -> int:
+        """Drop the start of an unfinished header line longer than a header can be."""
+        partial = len(self._buf) - pos
+        if partial <= self.max_header_line:
+            return pos
+        token = bytes(self._buf[pos:]).lower().rfind(_TOKEN)
+        keep = partial - token if token >= 0 and partial - token <= self.max_header_line else _KEEP
+        out.append(Noise(f"skipped {partial - keep} bytes of a header line with no end"))
+        self._lines += 1
+        return len(self._buf) - keep
+
+    def _header(self, line: bytes, out: list[bytes | Noise]) -> None:
+        self._lines += 1
+        token = line.lower().rfind(_TOKEN)
+        if token < 0 or len(line) - token > self.max_header_line:
+            if not _HEADER.match(line):  # not Content-Type or any other header: garbage
+                out.append(Noise(f"skipped a line that is not a header: {line[:40]!r}"))
+            return
+        if token > 0:
+            out.append(Noise(f"skipped {token} bytes before Content-Length: {line[:min(token, 40)]!r}"))
+        value = line[token + len(_TOKEN) :].strip()
+        if value.isdigit():  # ASCII digits only, so no sign
+            self._length = int(value) if len(value) <= _MAX_DIGITS else self.max_content_length + 1
+            self._problem = None
+        else:
+            self._length = None
+            self._problem = f"Content-Length {value[:40]!r} is not a length"
+
+    def _end_of_headers(self, out: list[bytes | Noise]) -> None:
+        length, problem, lines = self._length, self._problem, self._lines
+        self._length, self._problem, self._lines = None, None, 0
+        if length is None:
+            if lines:
+                out.append(Noise(f"a header block without a valid Content-Length was skipped ({problem or 'none'})"))
+        elif length > self.max_content_length:
+            out.append(Noise(f"a message of {length} bytes is over the limit of {self.max_content_length}: skipped"))
+            self._skip = length
+        else:
+            self._body = length
+
+
+def encode_frame(body: bytes) -> bytes:
+    return b"Content-Length: %d\r\n\r\n" % len(body) + body
+
+
+# What the gate decides for one message.
+
+
+@dataclass(frozen=True, slots=True)
+class Deliver:
+    """A well-formed message for pygls, already structured."""
+
+    message: Any
+
+
+@dataclass(frozen=True, slots=True)
+class Answer:
+    """An error response to send (the request is not handled)."""
+
+    id: int | str | None
+    code: int
+    message: str
+
+    def to_json(self) -> dict[str, Any]:
+        return {"jsonrpc": "2.0", "id": self.id, "error": {"code": self.code, "message": self.message}}
+
+
+@dataclass(frozen=True, slots=True)
+class Drop:
+    """A message not handled and not answered (JSON-RPC never answers a notification)."""
+
+    reason: str
+    level: int = logging.DEBUG
+
+
+@dataclass(frozen=True, slots=True)
+class Exit:
+    code: int
+
+
+Verdict = Deliver | Answer | Drop | Exit
+
+
+class BadParams(Exception):
+    """Raised by a gate's `structure` when params do not fit the method's type."""
+
+
+class Phase(Enum):
+    NEW = "new"  # before `initialize`
+    RUNNING = "running"
+    SHUT_DOWN = "shut down"  # after the `shutdown` request
+
+
+def _keys(message: dict[str, Any]) -> str:
+    return "keys " + ", ".join(sorted(map(str, message))[:8])
+
+
+def _valid_id(value: object) -> bool:
+    return isinstance(value, (str, int)) and not isinstance(value, bool)
+
+
+class Gate:
+    """JSON-RPC 2.0 and the LSP lifecycle over decoded messages.
+
+    `handles(method)` says whether a handler exists; `structure(message)` turns a
+    message dict into what pygls takes, raising `BadParams` when its params do not fit.
+    """
+
+    def __init__(self, handles: Callable[[str], bool], structure: Callable[[dict[str, Any]], Any]) -> None:
+        self._handles = handles
+        self._structure = structure
+        self.phase = Phase.NEW
+
+    def exit_code(self) -> int:
+        """LSP's exit code for an exit now: 0 after `shutdown`, else 1."""
+        return 0 if self.phase is Phase.SHUT_DOWN else 1
+
+    def receive(self, body: bytes) -> Verdict:
+        try:
+            message = json.loads(body)
+        except (ValueError, RecursionError) as exc:  # RecursionError: absurdly nested JSON
+            return Answer(None, PARSE_ERROR, f"Parse error: {str(exc)[:200]}")
+        return self.check(message)
+
+    def check(self, message: object) -> Verdict:
+        if isinstance(message, list):
+            return Answer(None, INVALID_REQUEST, "Invalid request: a batch (LSP does not use batches)")
+        if not isinstance(message, dict):
+            return Answer(None, INVALID_REQUEST, "Invalid request: a message must be a JSON object")
+        if "method" not in message:
+            return self._response(message)
+        method, msg_id, has_id = message["method"], message.get("id"), "id" in message
+        reply_to = msg_id if _valid_id(msg_id) else None
+        if message.get("jsonrpc") != "2.0":
+            return Answer(reply_to, INVALID_REQUEST, 'Invalid request: "jsonrpc" must be "2.0"')
+        if not isinstance(method, str):
+            return Answer(reply_to, INVALID_REQUEST, "Invalid request: the method must be a string")
+        if has_id and reply_to is None:
+            return Answer(None, INVALID_REQUEST, f"Invalid request: {method}: the id must be a string or an integer")
+        if message.get("params") is not None and not isinstance(message["params"], (dict, list)):
+            return Answer(reply_to, INVALID_REQUEST, f"Invalid request: {method}: params must be an object or an array")
+        if method == "exit":
+            return Exit(self.exit_code())
+        if has_id:
+            return self._request(msg_id, method, message)
+        return self._notification(method, message)
+
+    def _response(self, message: dict[str, Any]) -> Verdict:
+        if "id" not in message:
+            return Answer(None, INVALID_REQUEST, "Invalid request: a message needs a method, or an id and a result")
+        if ("result" in message) == ("error" in message):
+            return Drop(f"a message with an id but no method and not one of result/error, ignored: {_keys(message)}", logging.WARNING)
+        if message.get("jsonrpc") != "2.0" or not _valid_id(message["id"]):
+            return Drop(f"a malformed response was ignored: {_keys(message)}", logging.WARNING)
+        return Deliver(self._structure(message))
+
+    def _request(self, msg_id: int | str, method: str, message: dict[str, Any]) -> Verdict:
+        if self.phase is Phase.NEW and method != "initialize":
+            return Answer(msg_id, SERVER_NOT_INITIALIZED, f"Server not initialized: {method} came before initialize")
+        if self.phase is Phase.SHUT_DOWN:
+            return Answer(msg_id, INVALID_REQUEST, f"Invalid request: {method} came after shutdown")
+        if self.phase is Phase.RUNNING and method == "initialize":
+            return Answer(msg_id, INVALID_REQUEST, "Invalid request: initialize came twice")
+        if not self._handles(method):
+            return Answer(msg_id, METHOD_NOT_FOUND, f"Method not found: {method}")
+        try:
+            structured = self._structure(message)
+        except BadParams as exc:
+            return Answer(msg_id, INVALID_PARAMS, f"Invalid params for {method}: {exc}")
+        if method == "initialize":
+            self.phase = Phase.RUNNING
+        elif method == "shutdown":
+            self.phase = Phase.SHUT_DOWN
+        return Deliver(structured)
+
+    def _notification(self, method: str, message: dict[str, Any]) -> Verdict:
+        if self.phase is not Phase.RUNNING:
+            return Drop(f"{method} notification ignored: the server is {self.phase.value}")
+        if not self._handles(method):
+            return Drop(f"{method} notification ignored: no handler")
+        try:
+            return Deliver(self._structure(message))
+        except BadParams as exc:
+            return Drop(f"Invalid params for {method} notification, ignored: {exc}", logging.WARNING)
