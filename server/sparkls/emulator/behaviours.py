@@ -61,11 +61,18 @@ _EMULATE_RE = re.compile(r"(?<!\w)EMULATE[ \t]+([A-Za-z_.]+)")
 
 @dataclasses.dataclass(frozen=True, slots=True)
 class Message:
-    """One assistant message item: its text, its ``phase``, whether it is a refusal."""
+    """One assistant message item: its text, its ``phase``, whether it is a refusal,
+    and the text cut into the pieces its deltas carry (computed once: long replies
+    have thousands)."""
 
     text: str
     phase: str | None = None
     refusal: bool = False
+    pieces: tuple[str, ...] = dataclasses.field(default=(), compare=False)
+
+    def __post_init__(self) -> None:
+        if not self.pieces and self.text:
+            object.__setattr__(self, "pieces", tuple(split_tokens(self.text)))
 
 
 @dataclasses.dataclass(frozen=True, slots=True)
@@ -94,8 +101,8 @@ class Script:
     def visible_tokens(self) -> int:
         """Deltas the messages send (the last one cut short where the script says)."""
         *earlier, last = self.messages
-        sent = len(split_tokens(last.text)) if self.cut is None else self.cut
-        return sum(len(split_tokens(m.text)) for m in earlier) + sent
+        sent = len(last.pieces) if self.cut is None else self.cut
+        return sum(len(m.pieces) for m in earlier) + sent
 
     @property
     def output_tokens(self) -> int:
@@ -108,13 +115,14 @@ def script(behaviour: str, answer: str, request_text: str) -> Script:
         raise ValueError(f"unknown behaviour {behaviour!r}; expected one of {BEHAVIOURS}")
     thinking = reasoning_text(request_text)
     final = Message(answer, "final_answer")
-    pieces = len(split_tokens(answer))
+    pieces = len(final.pieces)
     if behaviour == "commentary":
         return Script((Message(commentary_text(request_text), "commentary"), final), thinking)
+    unlabelled = Message(answer, pieces=final.pieces)
     if behaviour == "unlabelled":
-        return Script((Message(commentary_text(request_text)), Message(answer)), thinking)
+        return Script((Message(commentary_text(request_text)), unlabelled), thinking)
     if behaviour == "plain":
-        return Script((Message(answer),))
+        return Script((unlabelled,))
     if behaviour == "refusal":
         return Script((Message(REFUSAL_TEXT, "final_answer", refusal=True),), thinking)
     if behaviour in ("max_output_tokens", "content_filter"):

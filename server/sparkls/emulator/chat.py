@@ -24,9 +24,9 @@ from __future__ import annotations
 import dataclasses
 import secrets
 import string
-from typing import Any
+from typing import Any, Sequence
 
-from sparkls.emulator.events import HOLE, dumps, encode_string, json_template, obfuscations
+from sparkls.emulator.events import HOLE, OBFUSCATION_POOL, dumps, encode_string, json_template
 
 CHAT_FLAVOURS = ("openai", "llama.cpp", "ollama", "vllm")
 _ALNUM = string.ascii_letters + string.digits
@@ -103,9 +103,9 @@ def timings(prompt_tokens: int, predicted_tokens: int, cached_tokens: int = 0) -
 class ChatChunks:
     """Builds the chunks of one streamed chat completion, or the whole completion.
 
-    Stream order: :meth:`opening`, :meth:`reasoning` pieces, :meth:`content` (or
-    :meth:`refusal`) pieces, then :meth:`closing` — or :meth:`error` to break off.
-    Every builder returns JSON text.
+    Stream order: :meth:`opening`, :meth:`reasonings`, :meth:`contents` (or
+    :meth:`refusals`), then :meth:`closing` — or :meth:`error` to break off. Every
+    builder returns JSON text, or a list of them.
     """
 
     def __init__(
@@ -123,7 +123,8 @@ class ChatChunks:
         self.model = model
         self.created = created
         self.include_usage = include_usage
-        self._obfuscation = obfuscations() if obfuscate and self.flavour.padded else None
+        self._padded = obfuscate and self.flavour.padded
+        self._sent = 0  # chunks so far: picks each chunk's obfuscation string
         self._templates = {kind: self._template(kind) for kind in ("content", "reasoning", "refusal")}
 
     # -- pieces ------------------------------------------------------------------
@@ -142,7 +143,7 @@ class ChatChunks:
         chunk["choices"] = choices
         if self.flavour.padded and self.include_usage:
             chunk["usage"] = None
-        if self._obfuscation is not None:
+        if self._padded:
             chunk["obfuscation"] = padding if padding is not None else HOLE
         return chunk
 
@@ -164,14 +165,19 @@ class ChatChunks:
         key = {"content": "content", "refusal": "refusal", "reasoning": self.flavour.reasoning_key or "content"}[kind]
         return json_template(self._chunk([self._choice(self._delta(**{key: HOLE}))]))
 
-    def _fill(self, kind: str, piece: str) -> str:
-        if self._obfuscation is None:
-            return self._templates[kind] % encode_string(piece)
-        return self._templates[kind] % (encode_string(piece), next(self._obfuscation))
+    def _fill(self, kind: str, pieces: Sequence[str]) -> list[str]:
+        template, encode = self._templates[kind], encode_string
+        if not self._padded:
+            return [template % encode(p) for p in pieces]
+        start = self._sent
+        self._sent = start + len(pieces)
+        pool, size = OBFUSCATION_POOL, len(OBFUSCATION_POOL)
+        return [template % (encode(p), pool[(start + i) % size]) for i, p in enumerate(pieces)]
 
     def _dumps(self, chunk: dict[str, Any]) -> str:
-        if self._obfuscation is not None:
-            return dumps(chunk).replace(dumps(HOLE), next(self._obfuscation))
+        if self._padded:
+            self._sent += 1
+            return dumps(chunk).replace(dumps(HOLE), OBFUSCATION_POOL[self._sent % len(OBFUSCATION_POOL)])
         return dumps(chunk)
 
     # -- stream --------------------------------------------------------------------
@@ -187,16 +193,21 @@ class ChatChunks:
             delta = {"role": "assistant", "content": None if name == "llama.cpp" else ""}
         return [self._dumps(self._chunk([self._choice(delta)]))]
 
+    def contents(self, pieces: Sequence[str]) -> list[str]:
+        """Content chunks, one per piece (the hot path)."""
+        return self._fill("content", pieces)
+
+    def reasonings(self, pieces: Sequence[str]) -> list[str]:
+        """Chunks of visible thinking (flavours that show it)."""
+        return self._fill("reasoning", pieces)
+
+    def refusals(self, pieces: Sequence[str]) -> list[str]:
+        """Chunks of a refusal: ``delta.refusal`` (OpenAI), else content."""
+        return self._fill("refusal" if self.flavour.refusal_field else "content", pieces)
+
     def content(self, piece: str) -> str:
-        return self._fill("content", piece)
-
-    def reasoning(self, piece: str) -> str:
-        """A piece of visible thinking (flavours that show it)."""
-        return self._fill("reasoning", piece)
-
-    def refusal(self, piece: str) -> str:
-        """A piece of a refusal: ``delta.refusal`` (OpenAI), else content."""
-        return self._fill("refusal" if self.flavour.refusal_field else "content", piece)
+        """One content chunk."""
+        return self.contents((piece,))[0]
 
     def closing(self, finish_reason: str, usage: dict[str, Any], timing: dict[str, Any] | None = None) -> list[str]:
         """The finish chunk, then the usage chunk when the request asked for usage."""

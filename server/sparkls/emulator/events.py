@@ -10,11 +10,10 @@ stream, :func:`http_error_body` with an HTTP status). Pure; no I/O.
 
 from __future__ import annotations
 
-import itertools
 import json
 import secrets
 import string
-from typing import Any, Iterator
+from typing import Any
 
 encode_string = json.encoder.encode_basestring_ascii  # type: ignore[attr-defined]
 
@@ -66,11 +65,6 @@ def json_template(obj: Any) -> str:
     """*obj*'s compact JSON as a %-template: each :data:`HOLE` value becomes ``%s``
     (filled with JSON text, in order of appearance); any other ``%`` is escaped."""
     return dumps(obj).replace("%", "%%").replace(_HOLE_JSON, "%s")
-
-
-def obfuscations() -> Iterator[str]:
-    """An endless supply of JSON-encoded ``obfuscation`` strings."""
-    return itertools.cycle(OBFUSCATION_POOL)
 
 
 def error_type(status: int) -> str:

@@ -54,15 +54,12 @@ async def stream_response(
         return "cut"
     last = len(script.messages) - 1
     for index, message in enumerate(script.messages):
-        pieces = split_tokens(message.text)
         cut = script.cut if index == last else None
-        if cut is not None:
-            pieces = pieces[:cut]
+        pieces = message.pieces if cut is None else message.pieces[:cut]
         if not sink.send(_items(events.open_message(message.phase, refusal=message.refusal))):
             return "cut"
         kind = REFUSAL_DELTA if message.refusal else TEXT_DELTA
-        delta = events.delta
-        if not await pacer.deltas(pieces, lambda piece: (kind, delta(piece))):
+        if not await pacer.deltas(kind, pieces, events.deltas):
             return "cut"
         text = "".join(pieces)
         if cut is None:
@@ -100,7 +97,7 @@ def whole_response(events: ResponseEvents, script: Script, usage: dict[str, Any]
         events.reasoning_item()
     last = len(script.messages) - 1
     for index, message in enumerate(script.messages):
-        pieces = split_tokens(message.text)
+        pieces = message.pieces
         cut = script.cut if index == last else None
         events.open_message(message.phase, refusal=message.refusal)
         text = "".join(pieces if cut is None else pieces[:cut])
@@ -122,9 +119,7 @@ class ChatReply:
     def __init__(self, script: Script, flavour: str, prompt_tokens: int, cached_tokens: int) -> None:
         *earlier, last = script.messages
         prefix = "".join(message.text + "\n\n" for message in earlier)
-        last_pieces = split_tokens(last.text)
-        if script.cut is not None:
-            last_pieces = last_pieces[: script.cut]
+        last_pieces = list(last.pieces if script.cut is None else last.pieces[: script.cut])
         self.script = script
         self.refusal = last.refusal and flavour == "openai"
         self.pieces = split_tokens(prefix) + last_pieces
@@ -149,12 +144,9 @@ async def stream_chat(chunks: ChatChunks, reply: ChatReply, faults: Faults, sink
         return "cut"
     pacer = Pacer(faults, sink, stats)
     await pacer.first_token_wait()
-    if reply.thinking:
-        thinking = chunks.reasoning
-        if not await pacer.deltas(split_tokens(reply.thinking), lambda piece: (CHUNK, thinking(piece))):
-            return "cut"
-    content = chunks.refusal if reply.refusal else chunks.content
-    if not await pacer.deltas(reply.pieces, lambda piece: (CHUNK, content(piece))):
+    if reply.thinking and not await pacer.deltas(CHUNK, split_tokens(reply.thinking), chunks.reasonings):
+        return "cut"
+    if not await pacer.deltas(CHUNK, reply.pieces, chunks.refusals if reply.refusal else chunks.contents):
         return "cut"
     if reply.broken:
         stats.errors += 1

@@ -18,9 +18,17 @@ from __future__ import annotations
 import base64
 import secrets
 import time
-from typing import Any
+from typing import Any, Sequence
 
-from sparkls.emulator.events import HOLE, encode_string, json_template, new_id, obfuscations, sse_error_event, error_event
+from sparkls.emulator.events import (
+    HOLE,
+    OBFUSCATION_POOL,
+    encode_string,
+    error_event,
+    json_template,
+    new_id,
+    sse_error_event,
+)
 
 CACHE_MINIMUM_TOKENS = 1024  # the service caches prompts from this size on
 
@@ -49,10 +57,10 @@ class ResponseEvents:
     """Builds the events of one response, numbering them in order.
 
     Stream order: :meth:`created` (:meth:`queued`) :meth:`in_progress`, then per item
-    :meth:`reasoning_item`, or :meth:`open_message`, :meth:`delta`…, :meth:`close_message`;
+    :meth:`reasoning_item`, or :meth:`open_message`, :meth:`deltas`…, :meth:`close_message`;
     then one ending: :meth:`completed`, :meth:`incomplete`, :meth:`failed` or
-    :meth:`stream_error`. Builders return dicts or lists of them; :meth:`delta` returns
-    JSON text. With *obfuscate*, text deltas carry an ``obfuscation`` string.
+    :meth:`stream_error`. Builders return dicts or lists of them; :meth:`deltas` returns
+    JSON texts. With *obfuscate*, text deltas carry an ``obfuscation`` string.
     """
 
     def __init__(
@@ -70,7 +78,7 @@ class ResponseEvents:
         self.request = request
         self.sequence_number = 0
         self.output: list[dict[str, Any]] = []  # closed items, in output order
-        self._obfuscation = obfuscations() if obfuscate else None
+        self._obfuscate = obfuscate
         self._template = ""
         self._padded = False
         self._open: dict[str, Any] | None = None  # the message being streamed
@@ -174,7 +182,7 @@ class ResponseEvents:
         item_id, index = new_id("msg_"), len(self.output)
         self._open = {"id": item_id, "index": index, "phase": phase, "refusal": refusal}
         where = {"item_id": item_id, "output_index": index, "content_index": 0}
-        self._padded = self._obfuscation is not None and not refusal
+        self._padded = self._obfuscate and not refusal
         delta: dict[str, Any] = {
             "type": "response.refusal.delta" if refusal else "response.output_text.delta",
             "sequence_number": HOLE, **where, "delta": HOLE,
@@ -191,13 +199,20 @@ class ResponseEvents:
             {"type": "response.content_part.added", "sequence_number": self._next(), **where, "part": empty},
         ]
 
-    def delta(self, piece: str) -> str:
-        """The JSON text of one text (or refusal) delta of the open message."""
-        number = self.sequence_number
-        self.sequence_number = number + 1
+    def deltas(self, pieces: Sequence[str]) -> list[str]:
+        """The JSON texts of the open message's next deltas, one per piece (the hot
+        path: one template fill per piece, no call per piece)."""
+        start = self.sequence_number
+        self.sequence_number = start + len(pieces)
+        template, encode = self._template, encode_string
         if self._padded:
-            return self._template % (number, encode_string(piece), next(self._obfuscation))  # type: ignore[arg-type]
-        return self._template % (number, encode_string(piece))
+            pool, size = OBFUSCATION_POOL, len(OBFUSCATION_POOL)
+            return [template % (start + i, encode(p), pool[(start + i) % size]) for i, p in enumerate(pieces)]
+        return [template % (start + i, encode(p)) for i, p in enumerate(pieces)]
+
+    def delta(self, piece: str) -> str:
+        """The JSON text of one delta of the open message."""
+        return self.deltas((piece,))[0]
 
     def close_message(self, text: str, status: str = "completed") -> list[dict[str, Any]]:
         """The done events of the open message holding *text* (``status``: completed,

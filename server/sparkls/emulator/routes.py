@@ -129,7 +129,7 @@ async def _respond_whole(emulator: Emulator, body: Any, wire: Wire, keep_alive: 
         text = model.answer(request_text, reply=faults.reply)
         script = behaviours.script(faults.behaviour, text, request_text)
         await wait_as_generating(text, faults)
-        if will_drop(faults, len(model.split_tokens(text))):
+        if will_drop(faults, script.visible_tokens):
             await wire.abort()
             return False
         usage = responses_usage(input_tokens, script.output_tokens, cached, script.reasoning_tokens)

@@ -81,6 +81,10 @@ class Sink(Protocol):
         """Write *items* now; False when the peer can no longer receive them."""
         ...
 
+    def send_texts(self, kind: str, texts: Sequence[str]) -> bool:
+        """Write events of one *kind*, given as JSON texts (the delta hot path)."""
+        ...
+
     def keep_alive(self) -> bool:
         """Show the peer the stream is alive while nothing else is sent; False when
         the peer is gone."""
@@ -114,6 +118,13 @@ class SseSink:
         else:
             text = "".join([f"data: {data}\n\n" for _, data in items])
         self.wire.write(httpwire.chunk(text.encode()))
+        return True
+
+    def send_texts(self, kind: str, texts: Sequence[str]) -> bool:
+        if self.wire.closing:
+            return False
+        head = f"event: {kind}\ndata: " if self.named else "data: "
+        self.wire.write(httpwire.chunk("".join([f"{head}{text}\n\n" for text in texts]).encode()))
         return True
 
     def keep_alive(self) -> bool:
@@ -166,9 +177,10 @@ class Pacer:
         while (left := deadline - loop.time()) > 0 and self.sink.keep_alive():
             await asyncio.sleep(min(left, KEEPALIVE_SECONDS))
 
-    async def deltas(self, pieces: Sequence[str], make_delta: Callable[[str], Item]) -> bool:
-        """Send one delta per piece; False when the stream cannot go on (the peer is
-        gone, or the drop fault cut the connection)."""
+    async def deltas(self, kind: str, pieces: Sequence[str], build: Callable[[Sequence[str]], list[str]]) -> bool:
+        """Send one *kind* event per piece, built by *build* (pieces in, JSON texts
+        out); False when the stream cannot go on (the peer is gone, or the drop fault
+        cut the connection)."""
         drop = self.faults.drop_after_deltas
         limit = len(pieces)
         dropping = drop is not None and self.sent + limit > drop
@@ -187,7 +199,7 @@ class Pacer:
             else:
                 due = int((loop.time() - start) * rate) + 1 - base
                 upto = min(limit, max(due, done + 1))
-            if not sink.send([make_delta(piece) for piece in pieces[done:upto]]):
+            if not sink.send_texts(kind, build(pieces[done:upto])):
                 return False
             stats.deltas += upto - done
             done = upto

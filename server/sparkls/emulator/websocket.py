@@ -90,10 +90,14 @@ class WebSocketSession:
 
     def send(self, items: Sequence[Item]) -> bool:
         """Send each item's JSON as one text frame (the :class:`Sink` interface)."""
+        return self.send_texts("", [text for _, text in items])
+
+    def send_texts(self, kind: str, texts: Sequence[str]) -> bool:
+        """Send each JSON text as one text frame."""
         if self.protocol.state is not State.OPEN or self.wire.closing:
             return False
         if self.protocol.extensions:  # none are offered, but stay correct if they were
-            for _, text in items:
+            for text in texts:
                 self.protocol.send_text(text.encode())
             self.flush()
             return True
@@ -102,7 +106,7 @@ class WebSocketSession:
         # protocol object keeps no state about outgoing data frames, so building them
         # here costs a fraction of send_text()'s per-frame work.
         self.flush()
-        self.wire.write(b"".join([_text_frame(text.encode()) for _, text in items]))
+        self.wire.write(b"".join([_text_frame(text.encode()) for text in texts]))
         return True
 
     def keep_alive(self) -> bool:
