@@ -88,7 +88,8 @@ class FrameParser:
                 end = pos + self._body
                 if len(buf) < end:
                     break
-                out.append(bytes(buf[pos:end]))
+                with memoryview(buf) as view:  # one copy of the body, not two
+                    out.append(bytes(view[pos:end]))
                 pos, self._body = end, None
                 continue
             newline = buf.find(b"\n", pos)

@@ -1,0 +1,161 @@
+"""Benchmark: what the stdio reader and the JSON-RPC layer cost, end to end, in raw bytes.
+
+A real `sparkls --stdio` behind pipes, no LSP client library, no model:
+
+- **round trip**: a cheap real request (`textDocument/codeAction` on a document that is
+  not open: pygls structures the params, the handler returns `[]`) sent one at a time;
+- **typing burst**: on an open 5,000-line file, 200 one-character `didChange`
+  notifications written at once, then one request: the time until it is answered;
+- **big didOpen**: a 10 MB file opened, then one request: the time until it is answered.
+
+    python bench/jsonrpc.py [--rounds 3] [--pings 1000] [--bursts 20] [--compare DIR] [--json out.json]
+
+`--compare DIR` also measures the sparkls whose sources are in DIR (for example the
+`server/` of `git archive HEAD~1`), alternating with this tree round by round so
+machine drift hits both alike. Prints p50/p95 in ms. Timings, not assertions.
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import json
+import os
+import statistics
+import sys
+import time
+from pathlib import Path
+from typing import Any
+
+HERE = str(Path(__file__).resolve().parents[1] / "server")
+URI = "file:///bench/big.py"
+SMALL_URI = "file:///bench/typing.py"
+
+
+def frame(payload: dict[str, Any]) -> bytes:
+    body = json.dumps(payload).encode()
+    return b"Content-Length: %d\r\n\r\n" % len(body) + body
+
+
+def ping(msg_id: int) -> bytes:
+    params = {
+        "textDocument": {"uri": "file:///bench/not-open.py"},
+        "range": {"start": {"line": 0, "character": 0}, "end": {"line": 0, "character": 0}},
+        "context": {"diagnostics": []},
+    }
+    return frame({"jsonrpc": "2.0", "id": msg_id, "method": "textDocument/codeAction", "params": params})
+
+
+def did_open(uri: str, text: str) -> bytes:
+    document = {"uri": uri, "languageId": "python", "version": 1, "text": text}
+    return frame({"jsonrpc": "2.0", "method": "textDocument/didOpen", "params": {"textDocument": document}})
+
+
+def did_change(uri: str, version: int, line: int) -> bytes:
+    change = {"range": {"start": {"line": line, "character": 0}, "end": {"line": line, "character": 0}}, "text": "x"}
+    params = {"textDocument": {"uri": uri, "version": version}, "contentChanges": [change]}
+    return frame({"jsonrpc": "2.0", "method": "textDocument/didChange", "params": params})
+
+
+def source(lines: int) -> str:
+    block = "def f_{k}(a, b):\n    total = a + b * {k}\n    return total\n\n\n"
+    out, k = [], 0
+    while len(out) < lines:
+        out.extend(block.format(k=k).splitlines(keepends=True))
+        k += 1
+    return "".join(out[:lines])
+
+
+class Server:
+    def __init__(self, proc: asyncio.subprocess.Process) -> None:
+        self.proc = proc
+        self.next_id = 1
+
+    @classmethod
+    async def start(cls, path: str) -> Server:
+        env = {**os.environ, "PYTHONPATH": path}
+        env.pop("OPENAI_API_KEY", None)
+        proc = await asyncio.create_subprocess_exec(
+            sys.executable, "-m", "sparkls", "--stdio", "--log-level", "WARNING",
+            stdin=asyncio.subprocess.PIPE, stdout=asyncio.subprocess.PIPE, stderr=asyncio.subprocess.DEVNULL, env=env,
+        )
+        server = cls(proc)
+        params = {"processId": None, "rootUri": None, "capabilities": {}}
+        await server.request(frame({"jsonrpc": "2.0", "id": 0, "method": "initialize", "params": params}), 0)
+        return server
+
+    async def message(self) -> dict[str, Any]:
+        length = 0
+        while (line := await self.proc.stdout.readline()) not in (b"\r\n", b""):
+            if line.lower().startswith(b"content-length:"):
+                length = int(line.split(b":")[1])
+        return json.loads(await self.proc.stdout.readexactly(length))
+
+    async def request(self, data: bytes, msg_id: int) -> None:
+        self.proc.stdin.write(data)
+        await self.proc.stdin.drain()
+        while (await self.message()).get("id") != msg_id:
+            pass
+
+    async def timed_ping(self, before: bytes = b"") -> float:
+        msg_id, self.next_id = self.next_id, self.next_id + 1
+        start = time.perf_counter()
+        await self.request(before + ping(msg_id), msg_id)
+        return (time.perf_counter() - start) * 1000
+
+    async def stop(self) -> None:
+        self.proc.kill()
+        await self.proc.wait()
+
+
+async def measure(path: str, args: argparse.Namespace, figures: dict[str, list[float]]) -> None:
+    server = await Server.start(path)
+    try:
+        for _ in range(20):  # warm-up
+            await server.timed_ping()
+        figures["round trip"] += [await server.timed_ping() for _ in range(args.pings)]
+        await server.request(did_open(SMALL_URI, source(5000)) + ping(-1), -1)
+        version = 1
+        for _ in range(args.bursts):
+            burst = b"".join(did_change(SMALL_URI, version + i + 1, (i * 37) % 5000) for i in range(200))
+            version += 200
+            figures["typing burst (200 changes)"].append(await server.timed_ping(burst))
+        for _ in range(2):
+            figures["big didOpen (10 MB)"].append(await server.timed_ping(did_open(URI, BIG)))
+    finally:
+        await server.stop()
+
+
+BIG = source(10 * 2**20 // 40)
+
+
+def summary(values: list[float]) -> str:
+    q = statistics.quantiles(values, n=20) if len(values) > 1 else values * 19
+    return f"p50 {statistics.median(values):8.3f}   p95 {q[18]:8.3f}   (n={len(values)})"
+
+
+async def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--rounds", type=int, default=3)
+    parser.add_argument("--pings", type=int, default=1000)
+    parser.add_argument("--bursts", type=int, default=20)
+    parser.add_argument("--compare", help="the server/ directory of another sparkls to measure alongside")
+    parser.add_argument("--json", help="write the raw figures here")
+    args = parser.parse_args()
+    builds = {"this tree": HERE, **({"compare": args.compare} if args.compare else {})}
+    results: dict[str, dict[str, list[float]]] = {
+        name: {"round trip": [], "typing burst (200 changes)": [], "big didOpen (10 MB)": []} for name in builds
+    }
+    for _ in range(args.rounds):
+        for name, path in builds.items():
+            await measure(path, args, results[name])
+    for name, figures in results.items():
+        print(f"{name} ({builds[name]}), ms:")
+        for figure, values in figures.items():
+            print(f"  {figure:28s} {summary(values)}")
+    if args.json:
+        Path(args.json).write_text(json.dumps(results, indent=1))
+
+
+if __name__ == "__main__":
+    asyncio.run(main())
