@@ -64,7 +64,7 @@ async def test_connection_limit_with_every_socket_expired():
 async def test_idle_sockets_are_rotated_before_the_limit():
     """Sockets that come of age while idle are replaced in the background: no refusal."""
     variant = Variant("idle rotation", "websocket", [answer()], ANSWER, 1,
-                      tier={"max_connection_age": 0.2, "pool_size": 2}, retire_after=0.5, idle_before=0.7)
+                      tier={"max_connection_age": 0.2, "pool_size": 2}, retire_after=1.2, idle_before=1.4)
     async with Peer(variant.scripts, retire_after=variant.retire_after) as peer:
         session = TierSession("fast", settings_for(peer, variant), warm_instructions="Edit.")
         await session.warm()

@@ -30,6 +30,11 @@ from sparkls.models.websocket import ResponsesSocket
 
 logger = logging.getLogger(__name__)
 
+# An idle socket is rotated in the background no sooner than this after it opened, so
+# a tiny `max_age` (a test's) cannot turn rotation into a reconnect loop; requests
+# still never get a socket past `max_age` (checkout rotates it).
+MIN_BACKGROUND_ROTATION = 1.0
+
 
 class SocketPool:
     def __init__(
@@ -90,7 +95,7 @@ class SocketPool:
         rotate it when it comes of age while idle."""
         watched = sock.opened_at
         try:
-            async with asyncio.timeout(max(0.0, self.max_age - sock.age)):
+            async with asyncio.timeout(max(MIN_BACKGROUND_ROTATION, self.max_age) - sock.age):
                 await sock.wait_closed()
             expired = False
         except TimeoutError:
