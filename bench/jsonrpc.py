@@ -6,9 +6,13 @@ A real `sparkls --stdio` behind pipes, no LSP client library, no model:
   not open: pygls structures the params, the handler returns `[]`) sent one at a time;
 - **typing burst**: on an open 5,000-line file, 200 one-character `didChange`
   notifications written at once, then one request: the time until it is answered;
-- **big didOpen**: a 10 MB file opened, then one request: the time until it is answered.
+- **big didOpen**: a 10 MB file opened, then one request: the time until it is answered;
+- **in process, CPU per message** (`--in-process`): the same typing burst read and
+  dispatched inside one process, no pipes, on a 50-line file: pygls's own reader (`run_async` over an
+  asyncio StreamReader, what sparkls used before) against sparkls's (`FrameParser`,
+  then the gate, then pygls's `handle_message`), in CPU microseconds per didChange.
 
-    python bench/jsonrpc.py [--rounds 3] [--pings 1000] [--bursts 20] [--compare DIR] [--json out.json]
+    python bench/jsonrpc.py [--rounds 3] [--pings 1000] [--bursts 20] [--compare DIR] [--in-process] [--json out.json]
 
 `--compare DIR` also measures the sparkls whose sources are in DIR (for example the
 `server/` of `git archive HEAD~1`), alternating with this tree round by round so
@@ -129,6 +133,49 @@ async def measure(path: str, args: argparse.Namespace, figures: dict[str, list[f
 BIG = source(10 * 2**20 // 40)
 
 
+async def in_process(rounds: int) -> dict[str, list[float]]:
+    """CPU µs per didChange through each reader, in this process (this tree's sparkls)."""
+    import threading
+
+    from pygls.io_ import run_async
+
+    from sparkls.rpc import FrameParser
+    from sparkls.server import build_server
+
+    class Sink:
+        def write(self, data: bytes) -> None:
+            pass
+
+        def close(self) -> None:
+            pass
+
+    def fresh():
+        server = build_server()
+        server.protocol.set_writer(Sink())
+        params = {"processId": None, "rootUri": None, "capabilities": {}}
+        server.protocol.receive(json.dumps({"jsonrpc": "2.0", "id": 0, "method": "initialize", "params": params}).encode())
+        server.documents.open(SMALL_URI, source(50), 1)  # small: the handler's share stays small
+        return server
+
+    burst = b"".join(did_change(SMALL_URI, i + 2, (i * 7) % 50) for i in range(200))
+    figures: dict[str, list[float]] = {"pygls run_async": [], "sparkls FrameParser + gate": []}
+    for _ in range(rounds * 10):
+        server = fresh()
+        stream = asyncio.StreamReader()
+        stream.feed_data(burst)
+        stream.feed_eof()
+        start = time.process_time()
+        await run_async(threading.Event(), stream, server.protocol)
+        figures["pygls run_async"].append((time.process_time() - start) / 200 * 1e6)
+        server, parser = fresh(), FrameParser()
+        start = time.process_time()
+        for at in range(0, len(burst), 65536):
+            for body in parser.feed(burst[at : at + 65536]):
+                server.protocol.receive(body)
+        figures["sparkls FrameParser + gate"].append((time.process_time() - start) / 200 * 1e6)
+    return figures
+
+
 def summary(values: list[float]) -> str:
     q = statistics.quantiles(values, n=20) if len(values) > 1 else values * 19
     return f"p50 {statistics.median(values):8.3f}   p95 {q[18]:8.3f}   (n={len(values)})"
@@ -140,6 +187,7 @@ async def main() -> None:
     parser.add_argument("--pings", type=int, default=1000)
     parser.add_argument("--bursts", type=int, default=20)
     parser.add_argument("--compare", help="the server/ directory of another sparkls to measure alongside")
+    parser.add_argument("--in-process", action="store_true", help="also compare the two readers inside one process")
     parser.add_argument("--json", help="write the raw figures here")
     args = parser.parse_args()
     builds = {"this tree": HERE, **({"compare": args.compare} if args.compare else {})}
@@ -153,6 +201,13 @@ async def main() -> None:
         print(f"{name} ({builds[name]}), ms:")
         for figure, values in figures.items():
             print(f"  {figure:28s} {summary(values)}")
+    if args.in_process:
+        sys.path.insert(0, HERE)
+        figures = await in_process(args.rounds)
+        print("in process, CPU µs per didChange (reading + dispatch + the handler):")
+        for figure, values in figures.items():
+            print(f"  {figure:28s} {summary(values)}")
+        results["in process"] = figures
     if args.json:
         Path(args.json).write_text(json.dumps(results, indent=1))
 

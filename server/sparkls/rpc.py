@@ -69,13 +69,13 @@ class FrameParser:
 
     def feed(self, data: bytes) -> list[bytes | Noise]:
         out: list[bytes | Noise] = []
-        view = memoryview(data)
-        if self._skip:
-            taken = min(self._skip, len(view))
+        fresh = memoryview(data)
+        if self._skip:  # still passing over a refused body: do not even copy it in
+            taken = min(self._skip, len(fresh))
             self._skip -= taken
-            view = view[taken:]
+            fresh = fresh[taken:]
         buf = self._buf
-        buf += view
+        buf += fresh
         pos = 0
         while True:
             if self._skip:  # a refused body: pass over what is here, hold none of it
@@ -88,8 +88,8 @@ class FrameParser:
                 end = pos + self._body
                 if len(buf) < end:
                     break
-                with memoryview(buf) as view:  # one copy of the body, not two
-                    out.append(bytes(view[pos:end]))
+                with memoryview(buf) as held:  # one copy of the body, not two
+                    out.append(bytes(held[pos:end]))
                 pos, self._body = end, None
                 continue
             newline = buf.find(b"\n", pos)
@@ -138,7 +138,7 @@ class FrameParser:
         self._length, self._problem, self._lines = None, None, 0
         if length is None:
             if lines:
-                out.append(Noise(f"a header block without a valid Content-Length was skipped ({problem or 'none'})"))
+                out.append(Noise(f"a header block without a valid Content-Length was skipped ({problem or 'no Content-Length'})"))
         elif length > self.max_content_length:
             out.append(Noise(f"a message of {length} bytes is over the limit of {self.max_content_length}: skipped"))
             self._skip = length

@@ -11,7 +11,7 @@ from importlib.metadata import version
 import pytest
 from lsprotocol import types
 from pygls.protocol import LanguageServerProtocol
-from pygls.exceptions import JsonRpcException
+from pygls.exceptions import FeatureNotificationError, JsonRpcException, JsonRpcInternalError, JsonRpcInvalidParams
 from pygls.protocol.json_rpc import JsonRPCProtocol
 
 from sparkls.protocol import SparkProtocol
@@ -160,15 +160,20 @@ def test_exit_sent_as_a_request_never_reaches_pyglss_exit(session):
     assert receive(msg(id=1, method="exit")) == 1
 
 
-def test_a_protocol_error_reported_by_pygls_is_not_a_popup():
-    """pygls's error hook: a JSON-RPC error about a message is logged; a handler's own failure is shown."""
-    from pygls.exceptions import FeatureNotificationError, JsonRpcInternalError, JsonRpcInvalidParams
-
+def shown_for(error: Exception, source: type) -> list:
     server = build_server()
-    shown = []
+    shown: list = []
     server.window_show_message = shown.append
-    server.report_server_error(JsonRpcInvalidParams(), FeatureNotificationError)
-    server.report_server_error(RuntimeError("unreadable"), JsonRpcException)
-    assert shown == []
-    server.report_server_error(JsonRpcInternalError("KeyError: 'uri'"), FeatureNotificationError)
-    assert len(shown) == 1
+    server.report_server_error(error, source)
+    return shown
+
+
+def test_a_protocol_error_reported_by_pygls_is_not_a_popup():
+    """pygls's error hook: a JSON-RPC error about a message, or one from its reader, is only logged."""
+    assert shown_for(JsonRpcInvalidParams(), FeatureNotificationError) == []
+    assert shown_for(RuntimeError("unreadable"), JsonRpcException) == []
+
+
+def test_a_failure_of_our_handler_is_still_shown():
+    """A notification handler of ours that raises is reported to the user, as before."""
+    assert len(shown_for(JsonRpcInternalError("KeyError: 'uri'"), FeatureNotificationError)) == 1
