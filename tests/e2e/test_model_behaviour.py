@@ -13,18 +13,8 @@ import pytest
 from lsprotocol import types
 
 from tests.e2e.conftest import run_edit, start, wait_status
+from tests.e2e.test_session import FIX, FIXED, SAMPLE, sample  # noqa: F401
 from tests.e2e.test_task import RENAME, _deep, _open_shapes, _renamed, _task, _unchanged, workspace  # noqa: F401
-
-SAMPLE = "def area(radius):\n    return 3.14 * raduis ** 2\n"
-FIX = "REPLACE raduis WITH radius"
-FIXED = SAMPLE.replace("raduis", "radius")
-
-
-@pytest.fixture
-def sample(tmp_path):
-    path = tmp_path / "area.py"
-    path.write_text(SAMPLE)
-    return path.as_uri()
 
 
 async def _edit_with(client, emulator, tmp_path, sample, **faults) -> dict:
