@@ -33,7 +33,8 @@ from sparkls.deep.blocks import parse_blocks  # noqa: E402
 from sparkls.documents.store import DocumentStore  # noqa: E402
 from sparkls.edits.fences import find_fences  # noqa: E402
 from sparkls.edits.reply import RegionView, new_region_text  # noqa: E402
-from sparkls.engine import prepare_edit, region_view  # noqa: E402
+from sparkls.edits.reply import RegionView  # noqa: E402
+from sparkls.engine import prepare_edit  # noqa: E402
 from sparkls.errors import SparkError  # noqa: E402
 from tests.unit import reply_shapes_table as table  # noqa: E402
 
@@ -67,7 +68,7 @@ def _view(doc: table.Doc) -> RegionView:
     document = DocumentStore().open(f"file:///bench/{doc.name}", doc.text, 1, doc.language)
     offset = doc.text.index(doc.inside)
     ctx, _ = prepare_edit(document, offset, offset, path=doc.name, settings=Settings(), instruction="x")
-    return region_view(ctx, doc.text, doc.language)
+    return RegionView.of(ctx, doc.text, doc.language)
 
 
 def _first_body(reply: str) -> str:

@@ -37,8 +37,6 @@ from sparkls.router import RouteRequest, choose_tier
 
 logger = logging.getLogger(__name__)
 
-EXCERPT_PLACEHOLDER = "    ..."  # context/prompt.py's line between the headers and the region
-
 
 @dataclass(frozen=True, slots=True)
 class EditRequest:
@@ -170,7 +168,7 @@ async def run_fast_edit(
         doc, start, end, path=display_path(request.uri, root), settings=settings,
         instruction=request.instruction, diagnostics=request.diagnostics, lookup=lookup,
     )
-    view = region_view(ctx, doc.text, doc.language_id)  # the text the model is shown, not what it becomes
+    view = RegionView.of(ctx, doc.text, doc.language_id)  # the text the model is shown, not what it becomes
     context_done = time.perf_counter()
 
     served_by, attempts, reason, retried = session, 0, None, False
@@ -235,17 +233,6 @@ async def run_fast_edit(
         text_length=len(doc.text),
         warnings=warnings,
         escalation=reason,
-    )
-
-
-def region_view(ctx: EditContext, text: str, language_id: str) -> RegionView:
-    """The region as `render_edit_prompt` shows it, in `text` (the document when the
-    prompt was built), for reading the reply (`new_region_text`)."""
-    shown_before = [*ctx.headers, EXCERPT_PLACEHOLDER] if ctx.headers else []
-    shown_before += ctx.before.splitlines()
-    return RegionView(
-        text, ctx.region.start, ctx.region.end, language_id,
-        tuple(shown_before), tuple(ctx.after.splitlines()), EXCERPT_PLACEHOLDER.strip(),
     )
 
 

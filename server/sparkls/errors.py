@@ -12,7 +12,7 @@
     │   ├── AuthError             401 / 403
     │   ├── ModelNotFound         404 for the model
     │   ├── RateLimited           429; carries `retry_after` seconds when given
-    │   ├── ServerError           5xx
+    │   ├── ServerError           5xx, `response.failed` or an in-band `server_error`
     │   ├── StreamError           the stream broke before the response completed
     │   ├── RequestTimeout        no complete answer in time (not retried: it may still run)
     │   ├── ReplyCutOff           the model stopped early (max_output_tokens, content_filter,
@@ -20,7 +20,7 @@
     │   ├── ModelRefused          the model declined (a refusal); the message quotes it
     │   └── ApiError              any other error the API reported (in-band or status)
     └── EditError                 the reply could not become a safe edit
-        ├── NoUsableReply         no fenced code block in the reply
+        ├── NoUsableReply         no usable code block: none, unclosed, empty, or a part only
         │   ├── AmbiguousReply    the reply could mean several edits (blocks, diff hunk places)
         │   └── CodeLeftOut       the reply stands in for code it left out ("# ... rest unchanged")
         ├── InvalidEdit           the new text does not parse where the old did

@@ -41,8 +41,8 @@ from sparkls.taskfiles import ShownFiles, TaskRequest, gather_files, read_state
 from sparkls.documents.languages import language_id_for
 from sparkls.documents.positions import Encoding
 from sparkls.documents.store import Document, DocumentStore
-from sparkls.edits.reply import new_region_text
-from sparkls.engine import prepare_edit, region_view
+from sparkls.edits.reply import RegionView, new_region_text
+from sparkls.engine import prepare_edit
 from sparkls.errors import DeepEditError, EditError, PathRefused, SparkError
 from sparkls.models.session import Reply, TierSession
 from sparkls.router import Route, RouteRequest, choose_tier
@@ -215,7 +215,7 @@ async def _run_step(env: TaskEnv, step: PlanStep, path: ResolvedPath, state: Fil
             instruction=redact(step.instruction)[0], lookup=env.lookup,
         )
         reply = await env.fast.complete(prompt, notify=env.notify)
-        view = region_view(ctx, text, doc.language_id)
+        view = RegionView.of(ctx, text, doc.language_id)
         region = new_region_text(reply.text, view)
     except (EditError, DeepEditError) as exc:
         raise type(exc)(f"{where}: {exc}") from None

@@ -26,7 +26,7 @@ from sparkls.completion.scheduler import LatestOnly
 from sparkls.config import Settings
 from sparkls.context.definitions import Lookup
 from sparkls.documents.store import Document
-from sparkls.edits.reply import extract_region
+from sparkls.edits.reply import RegionView, new_region_text
 from sparkls.context.builder import EditContext
 from sparkls.context.prompt import render_edit_prompt
 from sparkls.context.region import Region
@@ -97,11 +97,9 @@ async def ask_model(
         instruction=COMPLETION_INSTRUCTION, lookup=lookup,
     )
     ctx = cursor_line_only(doc, ctx, offset)
+    view = RegionView.of(ctx, doc.text, doc.language_id)
     reply = await session.complete(render_edit_prompt(ctx, COMPLETION_INSTRUCTION))
-    line_ending = "\r\n" if "\r\n" in ctx.region_text else "\n"
-    new_region = extract_region(reply.text, line_ending=line_ending)
-    if ctx.region_text.endswith(line_ending) and not new_region.endswith(line_ending):
-        new_region += line_ending
+    new_region = new_region_text(reply.text, view)  # the same reading of a reply as an edit's
     found = completion_at_cursor(ctx.region_text, new_region, offset - ctx.region.start)
     return found.shifted(ctx.region.start) if found is not None else None
 

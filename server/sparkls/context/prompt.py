@@ -35,6 +35,8 @@ class Prompt:
     input: str
 
 
+EXCERPT_PLACEHOLDER = "    ..."  # the excerpt's line between the class headers and the region
+
 def _fence(body: str, language: str) -> str:
     fence = "```"
     while fence in body:
@@ -77,7 +79,7 @@ def render_edit_prompt(ctx: EditContext, instruction: str) -> Prompt:
     region = ctx.region_text
     if ctx.cursor is not None:
         region = region[: ctx.cursor] + CURSOR + region[ctx.cursor :]
-    excerpt = [*ctx.headers, "    ..."] if ctx.headers else []
+    excerpt = [*ctx.headers, EXCERPT_PLACEHOLDER] if ctx.headers else []
     if ctx.before:
         excerpt.append(ctx.before.removesuffix("\n").removesuffix("\r"))
     excerpt += [REGION_START, region.removesuffix("\n").removesuffix("\r"), REGION_END]

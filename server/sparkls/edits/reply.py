@@ -29,7 +29,8 @@ from __future__ import annotations
 from dataclasses import dataclass
 from difflib import SequenceMatcher
 
-from sparkls.context.prompt import CURSOR, REGION_END, REGION_START
+from sparkls.context.builder import EditContext
+from sparkls.context.prompt import CURSOR, EXCERPT_PLACEHOLDER, REGION_END, REGION_START
 from sparkls.edits.elision import first_elision
 from sparkls.edits.fences import FencedBlock, Fences, find_fences, opening_fence
 from sparkls.edits.reshape import (
@@ -60,6 +61,17 @@ class RegionView:
     shown_before: tuple[str, ...] = ()
     shown_after: tuple[str, ...] = ()
     placeholder: str = "..."  # the excerpt's line for what lies between a header and the region
+
+    @classmethod
+    def of(cls, ctx: EditContext, text: str, language_id: str) -> RegionView:
+        """The region as `render_edit_prompt` shows it, in `text` (the document when
+        the prompt was built)."""
+        shown_before = [*ctx.headers, EXCERPT_PLACEHOLDER] if ctx.headers else []
+        shown_before += ctx.before.splitlines()
+        return cls(
+            text, ctx.region.start, ctx.region.end, language_id,
+            tuple(shown_before), tuple(ctx.after.splitlines()), EXCERPT_PLACEHOLDER.strip(),
+        )
 
     @property
     def old(self) -> str:
@@ -315,14 +327,3 @@ def new_region_text(reply: str, view: RegionView) -> str:
         text += ending
     return text
 
-
-def extract_region(reply: str, *, line_ending: str = "\n") -> str:
-    """The body of the reply's first fenced block, region markers and cursor markers
-    removed, with `line_ending` line breaks (inline completions use this form).
-
-    Raises NoUsableReply when there is no complete fenced block.
-    """
-    fences = find_fences(reply.replace("\r\n", "\n").split("\n"))
-    if not fences.blocks:
-        raise _no_block(reply)
-    return line_ending.join(_between_markers(fences.blocks[0].lines)[0])
