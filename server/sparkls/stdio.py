@@ -117,7 +117,10 @@ def _read_in_thread(stdin: BinaryIO, session: _Session, loop: asyncio.AbstractEv
     read = getattr(stdin, "read1", stdin.read)
 
     async def feed(data: bytes) -> None:
-        session.feed(data) if data else session.end_of_input()
+        if data:
+            session.feed(data)
+        else:
+            session.end_of_input()
 
     def run() -> None:
         data = b"-"
