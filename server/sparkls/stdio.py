@@ -15,7 +15,6 @@ import os
 import stat
 import sys
 import threading
-from concurrent.futures import CancelledError
 from typing import TYPE_CHECKING, BinaryIO
 
 from sparkls.rpc import FrameParser, Noise
@@ -115,23 +114,30 @@ def _read_in_thread(stdin: BinaryIO, session: _Session, loop: asyncio.AbstractEv
     """Read `stdin` in a daemon thread (a blocked read must not hold up the exit), one
     chunk at a time: the next read waits until the loop has taken the last chunk."""
     read = getattr(stdin, "read1", stdin.read)
+    taken = threading.Event()
 
-    async def feed(data: bytes) -> None:
-        if data:
-            session.feed(data)
-        else:
-            session.end_of_input()
+    def hand_over(data: bytes) -> None:
+        try:
+            if data:
+                session.feed(data)
+            else:
+                session.end_of_input()
+        finally:
+            taken.set()
 
     def run() -> None:
-        data = b"-"
-        while data:
+        while not session.ended.done():
             try:
                 data = read(READ_CHUNK)
             except (OSError, ValueError):
                 data = b""
+            taken.clear()
             try:
-                asyncio.run_coroutine_threadsafe(feed(data), loop).result()
-            except (RuntimeError, CancelledError):  # the loop is gone: the session is over
+                loop.call_soon_threadsafe(hand_over, data)
+            except RuntimeError:  # the loop is closed: the session is over
+                return
+            taken.wait()
+            if not data:
                 return
 
     threading.Thread(target=run, name="sparkls-stdin", daemon=True).start()
