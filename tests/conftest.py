@@ -51,6 +51,10 @@ class EmulatorHandle:
     def refuse_websocket(self, refuse: bool = True) -> None:
         self._control("POST", "refuse_websocket", {"refuse": refuse})
 
+    def prompts(self) -> list[str]:
+        """The request texts the emulator received since the last reset (the last 64)."""
+        return self._control("GET", "prompts")["prompts"]
+
     def connection_limit(self, seconds: float | None, *, close: bool = False) -> None:
         """WebSocket connections older than `seconds` are refused (None: no limit)."""
         self._control("POST", "connection_limit", {"seconds": seconds, "close": close})

@@ -9,6 +9,7 @@ either gets a complete edit or a message, never half an edit.
 from __future__ import annotations
 
 import logging
+import os
 import time
 from collections.abc import Callable
 from dataclasses import dataclass, field, replace
@@ -111,18 +112,27 @@ def prepare_edit(
 
 def check_may_send(uri: str, root: Path | None, path_filter: PathFilter) -> None:
     """Refuse files that must never leave the machine (.gitignore, `context.exclude`,
-    and the built-in list of secret files)."""
+    and the built-in list of secret files), by their own name or by the name of the
+    file a link leads to (`notes.txt -> ~/.aws/credentials`)."""
     fs_path = to_fs_path(uri)
     if fs_path is None:
         return
     path = Path(fs_path)
+    for name in dict.fromkeys((_relative(path, root), _relative(Path(os.path.realpath(path)), _real(root)))):
+        reason = path_filter.reason(name)
+        if reason is not None:
+            raise EditError(f"sparkls does not send {_relative(path, root)} ({reason}); nothing was sent.")
+
+
+def _relative(path: Path, root: Path | None) -> str:
     try:
-        rel = path.relative_to(root).as_posix() if root is not None else path.name
+        return path.relative_to(root).as_posix() if root is not None else path.name
     except ValueError:
-        rel = path.name  # outside the workspace: the built-in list still applies
-    reason = path_filter.reason(rel)
-    if reason is not None:
-        raise EditError(f"sparkls does not send {rel} ({reason}); nothing was sent.")
+        return path.name  # outside the workspace: the built-in list still applies
+
+
+def _real(root: Path | None) -> Path | None:
+    return Path(os.path.realpath(root)) if root is not None else None
 
 
 def display_path(uri: str, root: Path | None) -> str:

@@ -1,7 +1,8 @@
 """The files a deep-tier task shows: the named ones, then the relevant ones.
 
 Named files (`uris`) come first, each refused with a warning (not sent) when it is
-outside the workspace folders, may never be sent (the PathFilter: .gitignore,
+outside the workspace folders by its real path (context/confine.py: a symlink out, a
+`..`, another URI scheme are refused before anything is read), may never be sent (the PathFilter: .gitignore,
 `context.exclude`, secret files) or cannot be read. Then deep/context.py picks the
 relevant ones: files that define the symbols in play (the workspace index) and files
 that mention them (a word search over the files under the root that may be sent,
@@ -22,6 +23,7 @@ from typing import TYPE_CHECKING
 
 from pygls.uris import from_fs_path, to_fs_path
 
+from sparkls.context.confine import Confinement
 from sparkls.context.exclusions import PathFilter, iter_files
 from sparkls.context.secrets import redact
 from sparkls.deep import context
@@ -69,6 +71,7 @@ def read_state(store: DocumentStore, path: ResolvedPath) -> FileState:
 
 
 def _read_disk(absolute: str) -> str | None:
+    """A file the deep tier's reply applies to (resolve_reply_path has confined it)."""
     try:
         with open(absolute, encoding="utf-8", newline="") as fh:
             return fh.read()
@@ -88,11 +91,12 @@ def _rel_to_root(absolute: str, root: Path | None) -> str | None:
 async def gather_files(env: TaskEnv, request: TaskRequest) -> ShownFiles:
     """The files to show for `request` (see the module doc)."""
     shown = ShownFiles([], [], {})
+    confine = Confinement(env.folders)
     named_docs: list[Document] = []
     texts: dict[str, str] = {}
     selection_doc: tuple[Document, int, int] | None = None
     for i, uri in enumerate(dict.fromkeys(request.uris)):
-        named = _named_file(env, uri, shown.warnings)
+        named = _named_file(env, confine, uri, shown.warnings)
         if named is None:
             continue
         path, text, doc = named
@@ -107,14 +111,18 @@ async def gather_files(env: TaskEnv, request: TaskRequest) -> ShownFiles:
             shown.selection = Selection(path, first + 1, last + 1)
     names = context.symbols_in_play(request.instruction, named_docs, selection_doc, env.lookup)
     if names:
-        mentions = await asyncio.to_thread(_scan_disk, env.root, env.path_filter, names)
-        _add_relevant(env, names, mentions, texts, shown)
+        mentions = await asyncio.to_thread(_scan_disk, env.root, env.path_filter, confine, names)
+        _add_relevant(env, confine, names, mentions, texts, shown)
     shown.files = [TaskFile(p, redact(texts[p])[0]) for p in shown.order]
     return shown
 
 
 def _add_relevant(
-    env: TaskEnv, names: list[str], mentions: tuple[list[context.Relevant], dict[str, str]], texts: dict[str, str],
+    env: TaskEnv,
+    confine: Confinement,
+    names: list[str],
+    mentions: tuple[list[context.Relevant], dict[str, str]],
+    texts: dict[str, str],
     shown: ShownFiles,
 ) -> None:
     """Add the relevant files that fit to `texts` and `shown`. `mentions`: the files
@@ -123,11 +131,11 @@ def _add_relevant(
     relevant = []
     for r in [*context.definers(names, env.lookup, set()), *mentions[0]]:
         display = _display_of(env, r.path)
-        if display is None or display in texts:
+        if env.root is None or display is None or display in texts or not confine.contains(env.root / r.path):
             continue
         text = candidates.get(display) or _buffer_text(env, r.path) or mentions[1].get(r.path)
         if text is None:
-            text = _read_relevant(env, r.path)
+            text = _read_relevant(env, confine, r.path)
         if text is not None:
             candidates[display] = text
             relevant.append(replace(r, path=display, rank=(*r.rank[:2], display)))
@@ -152,36 +160,52 @@ def _buffer_text(env: TaskEnv, rel: str) -> str | None:
     return env.store.get(uri).text if uri and env.store.has(uri) else None
 
 
-def _named_file(env: TaskEnv, uri: str, warnings: list[str]) -> tuple[str, str, Document] | None:
-    """(path, text, document) of a named file, or None with a warning saying why not."""
-    fs_path = to_fs_path(uri)
-    absolute = os.path.normpath(fs_path) if fs_path else None
-    path = display_path(absolute, env.folders) if absolute else None
-    if absolute is None or path is None:
+def _named_file(
+    env: TaskEnv, confine: Confinement, uri: str, warnings: list[str]
+) -> tuple[str, str, Document] | None:
+    """(path, text, document) of a named file, or None with a warning saying why not.
+
+    Confined before anything is read, the buffer included: a link inside the
+    workspace to a file outside is refused whether or not it is open."""
+    if (refusal := confine.refusal_for_uri(uri)) is not None:
+        warnings.append(refusal.removesuffix(" not read.") + " not sent.")
+        return None
+    absolute = os.path.normpath(to_fs_path(uri) or "")
+    path = display_path(absolute, env.folders)
+    if path is None:
         warnings.append(f"{uri} is outside the workspace folders; not sent.")
         return None
-    rel = _rel_to_root(absolute, env.root) or path
-    if (reason := env.path_filter.reason(rel)) is not None:
+    if (reason := _never_sent(env, absolute, path)) is not None:
         warnings.append(f"sparkls does not send {path} ({reason}); not sent.")
         return None
     if env.store.has(uri):
         return path, env.store.get(uri).text, env.store.get(uri)
-    text = _read_disk(absolute)
+    text = confine.read_text(absolute)
     if text is None:
         warnings.append(f"{path} could not be read; not sent.")
         return None
     return path, text, Document(uri, text, 0, language_id_for(uri), env.encoding)
 
 
-def _read_relevant(env: TaskEnv, rel: str) -> str | None:
+def _never_sent(env: TaskEnv, absolute: str, path: str) -> str | None:
+    """The PathFilter's reason against the file, by its own name or by what it links to."""
+    rel = _rel_to_root(absolute, env.root) or path
+    if (reason := env.path_filter.reason(rel)) is not None:
+        return reason
+    real_root = Path(os.path.realpath(env.root)) if env.root is not None else None
+    real_rel = _rel_to_root(os.path.realpath(absolute), real_root)
+    return env.path_filter.reason(real_rel) if real_rel not in (None, rel) else None
+
+
+def _read_relevant(env: TaskEnv, confine: Confinement, rel: str) -> str | None:
     """A relevant file's text by its path relative to the root (buffer, else disk)."""
-    if env.root is None or env.path_filter.reason(rel) is not None:
+    if env.root is None or env.path_filter.reason(rel) is not None or not confine.contains(env.root / rel):
         return None
-    return _buffer_text(env, rel) or _read_disk(str(env.root / rel))
+    return _buffer_text(env, rel) or confine.read_text(env.root / rel)
 
 
 def _scan_disk(
-    root: Path | None, path_filter: PathFilter, names: list[str]
+    root: Path | None, path_filter: PathFilter, confine: Confinement, names: list[str]
 ) -> tuple[list[context.Relevant], dict[str, str]]:
     """Code files under the root that may be sent and mention `names` (from disk; a
     worker thread, so it touches no shared state), and their texts."""
@@ -200,7 +224,7 @@ def _scan_disk(
                 continue
         except OSError:
             continue
-        text = _read_disk(str(file))
+        text = confine.read_text(file)
         hit = context.references(names, [(rel, text)], set()) if text is not None else []
         if hit and text is not None:
             found += hit

@@ -15,6 +15,7 @@ from collections import OrderedDict
 from collections.abc import Callable
 from pathlib import Path
 
+from sparkls.context.confine import Confinement
 from sparkls.context.exclusions import PathFilter
 from sparkls.context.index import BuildStats, SymbolIndex, default_db_path
 from sparkls.context.symbols import Symbol
@@ -28,6 +29,7 @@ MAX_CACHED_FILES = 256  # files whose lines are kept for definition snippets
 class WorkspaceIndex:
     def __init__(self, root: Path, db_path: Path | None = None) -> None:
         self.root = root
+        self.confinement = Confinement([root])
         self.index = SymbolIndex(root, db_path or default_db_path(root))
         self.ready = False
         self.last_build: BuildStats | None = None
@@ -75,7 +77,8 @@ class WorkspaceIndex:
         return self.index.member(path, container, name)
 
     def file_lines(self, path: str) -> list[str] | None:
-        """A workspace file's lines, read once per (mtime, size)."""
+        """A workspace file's lines, read once per (mtime, size); None for a file that
+        is gone, unreadable, or (now) a link out of the workspace."""
         file = self.root / path
         try:
             stat = file.stat()
@@ -83,8 +86,11 @@ class WorkspaceIndex:
             if cached is not None and cached[0] == (stat.st_mtime_ns, stat.st_size):
                 self._lines.move_to_end(path)
                 return cached[1]
-            lines = file.read_text(encoding="utf-8").splitlines()
-        except (OSError, UnicodeDecodeError):
+            text = self.confinement.read_text(file)  # a file swapped for a link since indexing stays unread
+            if text is None:
+                return None
+            lines = text.splitlines()
+        except OSError:
             return None
         self._lines[path] = ((stat.st_mtime_ns, stat.st_size), lines)
         if len(self._lines) > MAX_CACHED_FILES:

@@ -13,6 +13,7 @@ import sys
 from pathlib import Path
 
 from sparkls.config import load_settings, read_project_file
+from sparkls.context.confine import Confinement
 from sparkls.context.exclusions import PathFilter
 from sparkls.context.report import context_report, render_report
 from sparkls.documents.positions import Position
@@ -35,6 +36,10 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 
 def run(args: argparse.Namespace) -> int:
     root = (args.root or Path.cwd()).resolve()
+    refusal = Confinement([root]).refusal(args.file.absolute(), shown=str(args.file))
+    if refusal is not None:  # what the editor would never send, this does not print
+        print(f"sparkls context: {refusal} (Workspace root: {root}; see --root.)", file=sys.stderr)
+        return 2
     path = args.file.resolve()
     try:
         text = path.read_text(encoding="utf-8")

@@ -73,6 +73,8 @@ def serve_control(emulator: Emulator, name: str, request: httpwire.HttpRequest, 
         elif route == ("POST", "refuse_websocket"):
             emulator.refuse_websocket = bool(_object(request).get("refuse", True))
             result = {"refuse_websocket": emulator.refuse_websocket}
+        elif route == ("GET", "prompts"):
+            result = {"prompts": emulator.prompt_cache.recent()}
         elif route == ("GET", "connection_limit"):
             result = _connection_limit(emulator, None)
         elif route == ("POST", "connection_limit"):

@@ -223,6 +223,10 @@ class PromptCache:
             return 0
         return tokens - tokens % self._increment
 
+    def recent(self) -> list[str]:
+        """The prompts it remembers, oldest first (each cut at MAX_PREFIX_CHARS)."""
+        return list(self._prompts)
+
     def clear(self) -> None:
         self._prompts.clear()
 
