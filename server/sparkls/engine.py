@@ -22,6 +22,7 @@ from sparkls.context.builder import DiagnosticInfo, EditContext, build_edit_cont
 from sparkls.context.prompt import Prompt, render_edit_prompt
 from sparkls.documents.positions import Position
 from sparkls.documents.store import Document, DocumentStore
+from sparkls.documents.unicode import restore
 from sparkls.context.region import Region
 from sparkls.edits.diff import Replacement, diff_replacements
 from sparkls.edits.invented import invented_names
@@ -32,11 +33,15 @@ from sparkls.edits.validate import check_region_parses
 from sparkls.context.definitions import Lookup
 from sparkls.context.exclusions import PathFilter
 from sparkls.context.secrets import redact
-from sparkls.errors import DocumentClosed, EditError, InvalidEdit, ModelError, StaleEdit
+from sparkls.errors import DocumentClosed, EditError, InvalidEdit, ModelError, NoUsableReply, StaleEdit
 from sparkls.models.session import TierSession
 from sparkls.router import RouteRequest, choose_tier
 
 logger = logging.getLogger(__name__)
+
+# The most a region may weigh, whatever its line count (`context.max_region_lines`):
+# 300 lines of 160 characters. A minified line or a data blob is refused, not sent.
+MAX_REGION_CHARS = 48_000
 
 
 @dataclass(frozen=True, slots=True)
@@ -101,6 +106,12 @@ def prepare_edit(
         diagnostics=diagnostics,
         lookup=lookup,
     )
+    if len(ctx.region_text) > MAX_REGION_CHARS:
+        raise EditError(
+            f"Lines {ctx.region.start_line + 1}-{ctx.region.end_line + 1} of {path} are "
+            f"{len(ctx.region_text):,} characters (a very long line?), more than sparkls sends to the fast tier "
+            f"({MAX_REGION_CHARS:,}); nothing was sent."
+        )
     if redact(ctx.region_text)[1]:
         raise EditError(
             f"Lines {ctx.region.start_line + 1}-{ctx.region.end_line + 1} of {path} hold what looks "
@@ -193,7 +204,7 @@ async def run_fast_edit(
             raise InvalidEdit(f"{invalid} The deep tier could not take over: {exc}") from exc
         attempts += reply.attempts
         region = _current_region(store, request.uri, doc, version, text_length, ctx)
-        new_region = new_region_text(reply.text, view)
+        new_region = with_surrogates(ctx.region_text, new_region_text(reply.text, view), ctx.path)
         try:
             check_region_parses(doc, region, new_region)
             break
@@ -244,6 +255,19 @@ async def run_fast_edit(
         warnings=warnings,
         escalation=reason,
     )
+
+
+def with_surrogates(old_region: str, new_region: str, path: str) -> str:
+    """The new region with the old one's lone surrogates back (the model saw U+FFFD:
+    documents/unicode.py); refused when they cannot all be put back exactly."""
+    restored = restore(old_region, new_region)
+    if restored is None:
+        raise NoUsableReply(
+            f"The region of {path} holds a broken character (half of a UTF-16 pair, such as half an emoji) "
+            "and the model's rewrite does not keep it in place; nothing was changed. Fix that character "
+            "and run the edit again."
+        )
+    return restored
 
 
 def _current_region(

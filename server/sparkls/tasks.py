@@ -42,7 +42,7 @@ from sparkls.documents.languages import language_id_for
 from sparkls.documents.positions import Encoding
 from sparkls.documents.store import Document, DocumentStore
 from sparkls.edits.reply import RegionView, new_region_text
-from sparkls.engine import prepare_edit
+from sparkls.engine import prepare_edit, with_surrogates
 from sparkls.errors import DeepEditError, EditError, PathRefused, SparkError
 from sparkls.models.session import Reply, TierSession
 from sparkls.router import Route, RouteRequest, choose_tier
@@ -216,7 +216,7 @@ async def _run_step(env: TaskEnv, step: PlanStep, path: ResolvedPath, state: Fil
         )
         reply = await env.fast.complete(prompt, notify=env.notify)
         view = RegionView.of(ctx, text, doc.language_id)
-        region = new_region_text(reply.text, view)
+        region = with_surrogates(ctx.region_text, new_region_text(reply.text, view), path.display)
     except (EditError, DeepEditError) as exc:
         raise type(exc)(f"{where}: {exc}") from None
     except SparkError:

@@ -9,6 +9,8 @@ files that are not open (a multi-file task's) are applied to the disk, all or no
 
 from __future__ import annotations
 
+import re
+
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Union
@@ -19,15 +21,18 @@ from pytest_lsp import LanguageClient, client_capabilities, make_test_lsp_client
 
 
 def _offset(text: str, pos: types.Position, encoding: str) -> int:
-    lines = text.split("\n")
-    if pos.line >= len(lines):
+    """As an editor reads an LSP position: lines end at \r\n, \n or \r; `character`
+    counts `encoding` units (a lone surrogate is one UTF-16 unit, three UTF-8 bytes)."""
+    starts = [0] + [m.end() for m in re.finditer(r"\r\n|\r|\n", text)]
+    if pos.line >= len(starts):
         return len(text)
-    start = sum(len(line) + 1 for line in lines[: pos.line])
-    line = lines[pos.line]
+    start = starts[pos.line]
+    end = starts[pos.line + 1] if pos.line + 1 < len(starts) else len(text)
+    line = text[start:end].rstrip("\r\n")
     codec = {"utf-16": "utf-16-le", "utf-8": "utf-8", "utf-32": "utf-32-le"}[encoding]
     width = {"utf-16": 2, "utf-8": 1, "utf-32": 4}[encoding]
-    encoded = line.encode(codec)[: pos.character * width]
-    return start + len(encoded.decode(codec))
+    encoded = line.encode(codec, "surrogatepass")[: pos.character * width]
+    return start + len(encoded.decode(codec, "surrogatepass"))
 
 
 @dataclass

@@ -30,7 +30,7 @@ from sparkls.edits.reply import RegionView, new_region_text
 from sparkls.context.builder import EditContext
 from sparkls.context.prompt import render_edit_prompt
 from sparkls.context.region import Region
-from sparkls.engine import prepare_edit
+from sparkls.engine import prepare_edit, with_surrogates
 from sparkls.models.session import TierSession
 
 logger = logging.getLogger(__name__)
@@ -99,7 +99,7 @@ async def ask_model(
     ctx = cursor_line_only(doc, ctx, offset)
     view = RegionView.of(ctx, doc.text, doc.language_id)
     reply = await session.complete(render_edit_prompt(ctx, COMPLETION_INSTRUCTION))
-    new_region = new_region_text(reply.text, view)  # the same reading of a reply as an edit's
+    new_region = with_surrogates(ctx.region_text, new_region_text(reply.text, view), path)  # as an edit reads it
     found = completion_at_cursor(ctx.region_text, new_region, offset - ctx.region.start)
     return found.shifted(ctx.region.start) if found is not None else None
 

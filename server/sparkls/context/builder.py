@@ -80,7 +80,7 @@ def file_imports(doc: Document) -> list[tuple[int, int, str]]:
         holders = captures(doc.language_id, "scopes", root, max_depth=record.import_depth - 1)
         definitions = set(holders.get(DEFINITION, ()))
         nodes = [n for n in nodes if not any(a in definitions for a in _ancestors(n))]
-    imports = [(n.start_point.row, n.end_point.row, n.text.decode("utf-8")) for n in nodes]
+    imports = [(n.start_point.row, n.end_point.row, n.text.decode("utf-8", "surrogatepass")) for n in nodes]
     doc.derived["imports"] = imports
     return imports
 

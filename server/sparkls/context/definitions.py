@@ -56,7 +56,7 @@ def file_symbols(doc: Document) -> list[Symbol]:
     if "symbols" not in doc.derived:
         tree = doc.tree
         doc.derived["symbols"] = (
-            extract_symbols(doc.language_id, tree, doc.text.encode("utf-8")) if tree is not None else []
+            extract_symbols(doc.language_id, tree, doc.text.encode("utf-8", "surrogatepass")) if tree is not None else []
         )
     return doc.derived["symbols"]
 

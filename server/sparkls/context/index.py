@@ -46,6 +46,7 @@ from sparkls.context import symbols as symbols_module
 from sparkls.context.exclusions import PathFilter, iter_files
 from sparkls.context.symbols import Symbol, extract_symbols
 from sparkls.documents.languages import grammar_record, language_id_for, new_parser
+from sparkls.documents.positions import tree_bytes, tree_source
 
 log = logging.getLogger(__name__)
 
@@ -128,7 +129,7 @@ def default_db_path(root: Path) -> Path:
         base = os.environ.get("XDG_CACHE_HOME", "")
         if not os.path.isabs(base):  # unset, empty or relative: XDG says to ignore it
             base = str(Path.home() / ".cache")
-    digest = hashlib.sha256(str(Path(root).resolve()).encode("utf-8")).hexdigest()[:16]
+    digest = hashlib.sha256(str(Path(root).resolve()).encode("utf-8", "surrogatepass")).hexdigest()[:16]
     return Path(base) / "sparkls" / f"index-{digest}.sqlite3"
 
 
@@ -325,7 +326,8 @@ class SymbolIndex:
         except OSError as exc:
             log.debug("cannot read %s: %s", rel, exc)
             return None
-        return _Indexed(rel, mtime_ns, size, language_id, extract_symbols(language_id, parser.parse(source), source))
+        tree = parser.parse(tree_source(source))  # rows as the editor counts lines
+        return _Indexed(rel, mtime_ns, size, language_id, extract_symbols(language_id, tree, source))
 
     def _path_filter(self) -> PathFilter:
         if self._filter is None:
@@ -349,7 +351,7 @@ class SymbolIndex:
         if parser is None:
             return
         if text is not None:
-            source = text.encode("utf-8")
+            source = tree_bytes(text)
             too_big = len(source) > MAX_FILE_BYTES
             symbols = [] if too_big else extract_symbols(language_id, parser.parse(source), source)
             item = _Indexed(rel, FROM_BUFFER, len(source), language_id, symbols)

@@ -27,7 +27,7 @@ def syntax_errors(path: str, text: str) -> int | None:
         return None
     parser = new_parser(language_id)
     assert parser is not None
-    return count_syntax_errors(parser.parse(text.encode("utf-8")).root_node)
+    return count_syntax_errors(parser.parse(text.encode("utf-8", "surrogatepass")).root_node)
 
 
 def check_changes(changes: Sequence[FileChange], *, made_by: str = "the deep tier") -> None:

@@ -23,6 +23,22 @@ Encoding = Literal["utf-8", "utf-16", "utf-32"]
 LINE_BREAK = re.compile(r"\r\n|\r|\n")
 
 
+_LONE_CR = re.compile(rb"\r(?!\n)")
+
+
+def tree_bytes(text: str) -> bytes:
+    """`text` as the bytes tree-sitter parses: UTF-8 (a lone surrogate passes through,
+    three bytes, as everywhere here), with each lone "\\r" given as "\\n". Tree-sitter
+    counts rows at "\\n" only, LSP at "\\r" too; the swap keeps every byte offset and
+    makes its rows the document's lines."""
+    return tree_source(text.encode("utf-8", "surrogatepass"))
+
+
+def tree_source(data: bytes) -> bytes:
+    """`tree_bytes` for text already encoded (a file read from disk)."""
+    return _LONE_CR.sub(b"\n", data) if b"\r" in data else data
+
+
 def normalize_encoding(name: str | None) -> Encoding:
     return name if name in ("utf-8", "utf-32") else "utf-16"  # type: ignore[return-value]
 
@@ -32,7 +48,7 @@ def code_units(text: str, encoding: Encoding) -> int:
     if encoding == "utf-32" or text.isascii():
         return len(text)
     if encoding == "utf-8":
-        return len(text.encode("utf-8"))
+        return len(text.encode("utf-8", "surrogatepass"))
     return len(text) + sum(1 for ch in text if ord(ch) > 0xFFFF)
 
 
@@ -56,6 +72,14 @@ def column_to_index(line: str, column: int, encoding: Encoding) -> int:
             return index
         units += width
     return len(line)
+
+
+def index_of_byte(line: str, byte_column: int) -> int:
+    """Code-point index in `line` of a UTF-8 byte column (tree-sitter's); a column inside
+    a character moves to its start. Lone surrogates count three bytes, as `surrogatepass`."""
+    if line.isascii():
+        return min(max(0, byte_column), len(line))
+    return column_to_index(line, byte_column, "utf-8")
 
 
 def index_to_column(line: str, index: int, encoding: Encoding) -> int:
@@ -139,5 +163,5 @@ class LineIndex:
         """(byte offset, (row, byte column)) of a code-point offset, for tree-sitter."""
         offset = max(0, min(offset, len(self.text)))
         line = bisect_right(self.starts, offset) - 1
-        column = len(self.text[self.starts[line] : offset].encode("utf-8"))
-        return len(self.text[:offset].encode("utf-8")), (line, column)
+        column = len(self.text[self.starts[line] : offset].encode("utf-8", "surrogatepass"))
+        return len(self.text[:offset].encode("utf-8", "surrogatepass")), (line, column)

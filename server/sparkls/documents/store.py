@@ -22,7 +22,7 @@ from typing import Any
 from tree_sitter import Parser, Point, Tree
 
 from sparkls.documents.languages import language_id_for, new_parser
-from sparkls.documents.positions import LINE_BREAK, Encoding, LineIndex, Position
+from sparkls.documents.positions import LINE_BREAK, Encoding, LineIndex, Position, tree_bytes
 from sparkls.edits.diff import Replacement
 from sparkls.errors import DocumentClosed
 
@@ -60,11 +60,11 @@ class TextChange:
 
 def _end_point(start: tuple[int, int], inserted: bytes) -> tuple[int, int]:
     """Tree-sitter point just after `inserted` placed at `start`."""
-    breaks = list(LINE_BREAK.finditer(inserted.decode("utf-8")))
+    breaks = list(LINE_BREAK.finditer(inserted.decode("utf-8", "surrogatepass")))
     if not breaks:
         return start[0], start[1] + len(inserted)
-    tail = inserted.decode("utf-8")[breaks[-1].end() :]
-    return start[0] + len(breaks), len(tail.encode("utf-8"))
+    tail = inserted.decode("utf-8", "surrogatepass")[breaks[-1].end() :]
+    return start[0] + len(breaks), len(tail.encode("utf-8", "surrogatepass"))
 
 
 class Document:
@@ -98,7 +98,7 @@ class Document:
         if self._parser is None:
             return None
         if self._tree_stale:
-            source = self.text.encode("utf-8")
+            source = tree_bytes(self.text)
             old = self._tree
             self._tree = self._parser.parse(source, old) if old is not None else self._parser.parse(source)
             self._tree_stale = False
@@ -110,7 +110,7 @@ class Document:
         when the tree is current or the text small enough to parse in place."""
         if self._parser is None or not self._tree_stale or len(self.text) < BACKGROUND_PARSE_BYTES // 4:
             return None
-        source = self.text.encode("utf-8")
+        source = tree_bytes(self.text)
         if len(source) < BACKGROUND_PARSE_BYTES:
             return None
         old = self._tree.copy() if self._tree is not None else None
@@ -172,10 +172,19 @@ class Document:
         return Replacement(start, end, change.text)
 
     def _edit_tree(self, tree: Tree, start: int, end: int, inserted_text: str) -> None:
-        """Tell `tree` that text[start:end] became `inserted_text`."""
+        """Tell `tree` that text[start:end] became `inserted_text`.
+
+        A change beside a "\\r" may join it to a "\\n" or split a "\\r\\n" (a lone "\\r" is
+        a "\\n" to the tree: `tree_bytes`); the range then takes in that neighbour."""
+        text = self.text
+        if "\r" in text or "\r" in inserted_text:
+            if start > 0 and text[start - 1] == "\r":
+                start, inserted_text = start - 1, "\r" + inserted_text
+            if end < len(text) and text[end] == "\n":
+                end, inserted_text = end + 1, inserted_text + "\n"
         start_byte, start_point = self.lines.byte_point(start)
         old_end_byte, old_end_point = self.lines.byte_point(end)
-        inserted = inserted_text.encode("utf-8")
+        inserted = inserted_text.encode("utf-8", "surrogatepass")
         tree.edit(
             start_byte=start_byte,
             old_end_byte=old_end_byte,
@@ -197,7 +206,7 @@ class Document:
         variant = current.copy()
         self._edit_tree(variant, start, end, replacement)
         text = self.text[:start] + replacement + self.text[end:]
-        return self._parser.parse(text.encode("utf-8"), variant)
+        return self._parser.parse(tree_bytes(text), variant)
 
 
 class DocumentStore:

@@ -33,6 +33,7 @@ from dataclasses import dataclass, replace
 from tree_sitter import Node
 
 from sparkls.context.region import Region, find_region
+from sparkls.documents.positions import index_of_byte
 from sparkls.documents.store import Document
 from sparkls.edits.diff import Replacement, apply_replacements, diff_replacements
 from sparkls.edits.validate import check_region_parses
@@ -85,7 +86,7 @@ def _offset(doc: Document, row: int, byte_column: int) -> int:
     if row >= lines.line_count:
         return len(doc.text)
     line = lines.line_text(row)
-    return lines.starts[row] + len(line.encode("utf-8")[:byte_column].decode("utf-8", errors="ignore"))
+    return lines.starts[row] + index_of_byte(line, byte_column)
 
 
 def _comment_at(root: Node, byte: int) -> Node | None:

@@ -26,10 +26,12 @@ region, or raises a `NoUsableReply` naming what was wrong. In order:
 
 from __future__ import annotations
 
+from collections import Counter
 from dataclasses import dataclass
 from difflib import SequenceMatcher
 
 from sparkls.context.builder import EditContext
+from sparkls.documents.positions import LINE_BREAK
 from sparkls.context.prompt import CURSOR, EXCERPT_PLACEHOLDER, REGION_END, REGION_START
 from sparkls.edits.elision import first_elision
 from sparkls.edits.fences import FencedBlock, Fences, find_fences, opening_fence
@@ -79,14 +81,14 @@ class RegionView:
 
     @property
     def line_ending(self) -> str:
-        """The region's line break, else the one of the line before or after it."""
-        old = self.old
-        if "\n" in old:
-            return "\r\n" if "\r\n" in old else "\n"
-        if self.text[max(0, self.start - 2) : self.start] == "\r\n":
-            return "\r\n"
-        after = self.text.find("\n", self.end)
-        return "\r\n" if after > 0 and self.text[after - 1] == "\r" else "\n"
+        """The region's most frequent line break, else the one ending the line before
+        it, else the one after it, else "\\n"."""
+        found = Counter(m.group() for m in LINE_BREAK.finditer(self.old))
+        if found:
+            return found.most_common(1)[0][0]
+        before = LINE_BREAK.search(self.text[max(0, self.start - 2) : self.start])
+        after = LINE_BREAK.search(self.text, self.end)
+        return before.group() if before else after.group() if after else "\n"
 
     def around(self, n: int) -> Around:
         """Up to `n` document lines on each side of the region, and the excerpt's lines."""
@@ -143,8 +145,9 @@ def _file_start(text: str, start: int) -> str | None:
 
 
 def split_lines(text: str) -> list[str]:
-    """`text`'s lines without their breaks (a final break ends the last line)."""
-    lines = text.replace("\r\n", "\n").split("\n")
+    """`text`'s lines without their breaks (\\r\\n, \\r or \\n, as LSP counts lines; a
+    final break ends the last line)."""
+    lines = LINE_BREAK.split(text)
     if lines[-1] == "":
         lines.pop()
     return lines
@@ -290,7 +293,7 @@ def new_region_text(reply: str, view: RegionView) -> str:
     `NoUsableReply` (or its `AmbiguousReply`, `CodeLeftOut`) saying what was wrong."""
     old_text = view.old
     old = split_lines(old_text)
-    lines = reply.replace("\r\n", "\n").split("\n")
+    lines = LINE_BREAK.split(reply)
     fences = find_fences(lines)
     if (fences.unclosed is not None or len(fences.blocks) > 1) and _fence_too_short(lines, fences, old):
         raise AmbiguousReply(
@@ -321,9 +324,25 @@ def new_region_text(reply: str, view: RegionView) -> str:
             f"The model left part of the code out: it wrote {elided[1].strip()!r} (line {elided[0] + 1} of its "
             "code) instead of the code itself; applying it would delete that code, so nothing was changed."
         )
-    ending = view.line_ending
-    text = ending.join(new)
-    if old_text.endswith("\n") and not text.endswith(ending):
-        text += ending
-    return text
+    return join_like(new, old_text, view.line_ending)
+
+
+def join_like(new: list[str], old_text: str, ending: str) -> str:
+    """`new` lines joined as the old region's were: a line the old region had keeps its
+    own break (a file of mixed line endings stays as it was), other lines take `ending`;
+    a final break when the old region ended with one."""
+    old = split_lines(old_text)
+    breaks = [m.group() for m in LINE_BREAK.finditer(old_text)]
+    kept: dict[int, str] = {}
+    if len(set(breaks)) > 1:  # mixed: align, so unchanged lines keep theirs
+        for block in SequenceMatcher(None, old, new, autojunk=False).get_matching_blocks():
+            for k in range(block.size):
+                if block.a + k < len(breaks):
+                    kept[block.b + k] = breaks[block.a + k]
+    final = breaks[-1] if breaks and len(breaks) == len(old) else ""
+    out = []
+    for j, line in enumerate(new):
+        last = j == len(new) - 1
+        out.append(line + (kept.get(j, final or ending) if last and final else "" if last else kept.get(j, ending)))
+    return "".join(out)
 

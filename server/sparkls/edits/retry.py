@@ -24,7 +24,7 @@ def syntax_errors(language_id: str, region: str, limit: int = MAX_ERRORS) -> lis
     parser = new_parser(language_id)
     if parser is None:
         return []
-    source = textwrap.dedent(region).encode("utf-8")
+    source = textwrap.dedent(region).encode("utf-8", "surrogatepass")
     found: list[str] = []
     stack: list[Node] = [parser.parse(source).root_node]
     while stack and len(found) < limit:

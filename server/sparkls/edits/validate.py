@@ -48,7 +48,7 @@ def check_region_parses(doc: Document, region: Region, new_text: str) -> None:
         assert parser is not None
 
         def errors(text: str) -> int:
-            return count_syntax_errors(parser.parse(textwrap.dedent(text).encode("utf-8")).root_node)
+            return count_syntax_errors(parser.parse(textwrap.dedent(text).encode("utf-8", "surrogatepass")).root_node)
 
         after, before = errors(new_text), errors(old_text)
     else:
@@ -58,7 +58,7 @@ def check_region_parses(doc: Document, region: Region, new_text: str) -> None:
             return
         start = doc.lines.byte_point(region.start)[0]
         before = count_syntax_errors(old_tree.root_node, (start, doc.lines.byte_point(region.end)[0]))
-        after = count_syntax_errors(new_tree.root_node, (start, start + len(new_text.encode("utf-8"))))
+        after = count_syntax_errors(new_tree.root_node, (start, start + len(new_text.encode("utf-8", "surrogatepass"))))
     if after and after > before:
         raise InvalidEdit(
             f"The model's edit of lines {region.start_line + 1}-{region.end_line + 1} "

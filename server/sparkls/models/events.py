@@ -18,6 +18,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from sparkls.context.prompt import Prompt
+from sparkls.documents.unicode import for_the_wire
 from sparkls.errors import (
     ApiError,
     AuthError,
@@ -84,8 +85,8 @@ def _responses_fields(
 ) -> dict[str, Any]:
     fields: dict[str, Any] = {
         "model": model,
-        "instructions": prompt.instructions,
-        "input": [{"role": "user", "content": [{"type": "input_text", "text": prompt.input}]}],
+        "instructions": for_the_wire(prompt.instructions),
+        "input": [{"role": "user", "content": [{"type": "input_text", "text": for_the_wire(prompt.input)}]}],
         "store": False,
     }
     if previous_response_id is not None:
@@ -123,8 +124,8 @@ def chat_body(model: str, prompt: Prompt) -> dict[str, Any]:
     return {
         "model": model,
         "messages": [
-            {"role": "system", "content": prompt.instructions},
-            {"role": "user", "content": prompt.input},
+            {"role": "system", "content": for_the_wire(prompt.instructions)},
+            {"role": "user", "content": for_the_wire(prompt.input)},
         ],
         "stream": True,
     }
