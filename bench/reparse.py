@@ -11,9 +11,11 @@ kept off the event loop.
    and of the parse for edits on a definition's first line (`def`, `function`, `fn`,
    `func`) apart, which invalidate more of the tree.
 2. The event loop during a large parse. A 120,000-line Python file (~4 MB) is parsed
-   (a) in place on the loop and (b) as the server does for any text over 256 KiB:
-   `Document.background_parse` in a worker thread with a reader that yields the GIL
-   between 16 KiB chunks. A 1 ms ticker task measures the loop's longest stall.
+   (a) in place on the loop and (b) as the server does for any text over 256 K
+   characters: `documents.background.Preparer` — a snapshot's line index, parse (a
+   reader that yields the GIL between 16 KiB chunks) and `warm` (the server's: imports
+   and symbols, matched a 64 KiB window at a time) in a worker thread, then adopted.
+   A 1 ms ticker task measures the loop's longest stall.
 
     python bench/reparse.py [--edits 300] [--seed 0]
 
@@ -32,7 +34,9 @@ import time
 from common import pct  # bench/common.py
 from corpus import corpus_roots  # bench/corpus.py
 from sparkls.documents.positions import Position
+from sparkls.documents.background import Preparer
 from sparkls.documents.store import DocumentStore, TextChange
+from sparkls.server import _warm
 
 TEMPLATES = {
     "python": ("p.py", "def step_{k}(items, factor={k}):\n    total = 0\n    for item in items:\n"
@@ -128,11 +132,10 @@ async def loop_stall(text: str, background: bool) -> tuple[float, float]:
     await asyncio.sleep(0.02)
     started = time.perf_counter()
     if background:
-        job = doc.background_parse()
-        assert job is not None
-        version, parse = job
-        assert doc.install_tree(version, await asyncio.to_thread(parse))
+        await Preparer(_warm).ready(doc)
+        assert doc.tree_current
     else:
+        _warm(doc)
         assert doc.tree is not None
     wall = time.perf_counter() - started
     await asyncio.sleep(0.01)

@@ -118,6 +118,10 @@ class ContextSettings(_Model):
     max_region_lines: int = Field(default=300, ge=10)
     budget_tokens: int = Field(default=2000, ge=0)  # for the snippets around the region
     index: bool = True  # keep a workspace symbol index (definitions from other files)
+    # An open file larger than this (UTF-8 bytes) gets no syntax tree: a line window
+    # around the edit, and memory of its own text only (a tree weighs ~60x the text).
+    # 0: no limit.
+    max_file_bytes: int = Field(default=2_000_000, ge=0)
     # gitignore-style patterns never sent, on top of .gitignore and the built-in list
     # (.env*, *.pem, *.key, id_rsa*, *credentials*, *.secret*).
     exclude: list[str] = []

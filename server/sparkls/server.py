@@ -9,12 +9,11 @@ from __future__ import annotations
 import asyncio
 import hashlib
 import logging
-from collections.abc import Awaitable, Callable, Coroutine
+from collections.abc import Awaitable, Coroutine
 from pathlib import Path
 from typing import Any
 
 from lsprotocol import types
-from tree_sitter import Tree
 from pygls.exceptions import (
     JsonRpcException,
     JsonRpcInvalidParams,
@@ -30,8 +29,9 @@ from sparkls.config import Settings, load_settings
 from sparkls.context.builder import file_imports
 from sparkls.context.definitions import Lookup, file_symbols
 from sparkls.context.exclusions import PathFilter
+from sparkls.documents.background import Preparer
 from sparkls.documents.store import Document, DocumentStore
-from sparkls.errors import SparkError
+from sparkls.errors import DocumentClosed, SparkError
 from sparkls.context.prompt import FAST_INSTRUCTIONS
 from sparkls.models.session import TierSession, TierStatus
 from sparkls.protocol import SparkProtocol
@@ -65,6 +65,7 @@ class SparkServer(LanguageServer):
             protocol_cls=SparkProtocol,
         )
         self.documents = DocumentStore()
+        self.preparer = Preparer(_warm)
         self.settings = Settings()
         self.root: Path | None = None
         # Raw settings by source, lowest precedence first (see config.py).
@@ -175,7 +176,8 @@ class SparkServer(LanguageServer):
         """Reparse `uri` once changes stop for REPARSE_DELAY seconds.
 
         A burst of keystrokes costs one incremental parse, done between requests; a
-        request that comes sooner parses on demand (`Document.tree` is lazy).
+        request that comes sooner parses on demand (`Document.tree` is lazy). A big
+        document is parsed and warmed in a worker thread (documents/background.py).
         """
         if (timer := self._reparse_timers.pop(uri, None)) is not None:
             timer.cancel()
@@ -185,19 +187,21 @@ class SparkServer(LanguageServer):
             if not self.documents.has(uri):
                 return
             doc = self.documents.get(uri)
-            job = doc.background_parse()
-            if job is not None:
-                self.spawn(self._parse_in_thread(uri, doc, *job), f"parsing {uri}")
+            if doc.is_big:
+                self.preparer.schedule(doc)
             else:
                 _warm(doc)
 
         self._reparse_timers[uri] = asyncio.get_running_loop().call_later(REPARSE_DELAY, run)
 
-    async def _parse_in_thread(self, uri: str, doc: Document, version: int, job: Callable[[], Tree | None]) -> None:
-        """A large document's parse, off the event loop; a change meanwhile schedules another."""
-        tree = await asyncio.to_thread(job)
-        if self.documents.is_open(uri, doc) and doc.install_tree(version, tree):
-            _warm(doc)
+    async def ready(self, uri: str) -> Document:
+        """The open document `uri`, once a request may read its tree without parsing a
+        big text on the event loop (`Preparer.ready`); raises DocumentClosed."""
+        doc = self.documents.get(uri)
+        await self.preparer.ready(doc)
+        if not self.documents.is_open(uri, doc):
+            raise DocumentClosed(f"{uri} was closed before Spark could read it; nothing was sent.")
+        return doc
 
     def notify_user(self, message: str, kind: types.MessageType = types.MessageType.Error) -> None:
         self.window_show_message(types.ShowMessageParams(type=kind, message=f"Spark: {message}"))
@@ -209,6 +213,7 @@ class SparkServer(LanguageServer):
         """Recompute settings from all sources; reconnect a tier whose settings changed."""
         settings, problems = load_settings(*self.settings_sources.values())
         old_settings, self.settings = self.settings, settings
+        self.documents.max_tree_bytes = settings.context.max_file_bytes or None  # for documents opened from now on
         if settings.context.exclude != old_settings.context.exclude or renew:
             self._path_filter = None  # rebuilt on next use
         if renew or _fast_identity(settings) != _fast_identity(old_settings):

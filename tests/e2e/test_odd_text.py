@@ -54,3 +54,34 @@ async def test_a_1mb_line_as_the_region(client, emulator, tmp_path):
     result = await run_edit(client, path.as_uri(), 0, FIX)
     assert result["applied"] is False and "1,000,017 characters" in result["error"]["message"]
     assert client.editor.text(path.as_uri()) == text and emulator.stats()["responses"] == before
+
+
+def _big(functions: int) -> str:
+    return "".join(f"def f{k}(x):\n    return x + {k}\n\n\n" for k in range(functions)) + FUNC
+
+
+async def test_a_file_over_the_size_limit_gets_a_line_window(client, emulator, tmp_path):
+    """Over context.max_file_bytes: one message on open, and an edit there still lands exactly."""
+    text = _big(200_000)  # about 6 MB
+    path = tmp_path / "huge.py"
+    path.write_text("")
+    await start(client, emulator, tmp_path, options={"context": {"maxFileBytes": 1_000_000}})
+    client.editor.open(path.as_uri(), text)
+    message = await client.wait_for_notification("window/showMessage")
+    assert "huge.py is over context.max_file_bytes (1 MB)" in message.message
+    line = text.count("\n") - 1
+    result = await run_edit(client, path.as_uri(), line, FIX)
+    assert result["applied"] is True, result
+    assert client.editor.text(path.as_uri()) == text.replace("raduis", "radius")
+
+
+async def test_a_big_file_is_edited_right_after_it_opens(client, emulator, tmp_path):
+    """Under the limit but big: the first request waits for the background parse, then lands exactly."""
+    text = _big(30_000)  # about 900 KB
+    path = tmp_path / "big.py"
+    path.write_text("")
+    await start(client, emulator, tmp_path)
+    client.editor.open(path.as_uri(), text)
+    result = await run_edit(client, path.as_uri(), text.count("\n") - 1, FIX)
+    assert result["applied"] is True and result["region"]["start_line"] == text.count("\n") - 2, result
+    assert client.editor.text(path.as_uri()) == text.replace("raduis", "radius")

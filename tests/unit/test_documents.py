@@ -61,28 +61,53 @@ def _large_python(functions: int = 9000) -> str:
     return "".join(f"def f{k}(x):\n    return x + {k}\n\n\n" for k in range(functions))
 
 
-def test_a_large_document_is_parsed_by_a_background_job():
-    """Over 256 KiB, the stale tree comes from a job a worker thread runs; the same tree as a direct parse."""
+def test_a_large_document_is_parsed_on_a_snapshot():
+    """Over 256 K characters, a snapshot parses (yielding the GIL) and the document adopts its tree."""
     text = _large_python()
-    assert len(text.encode()) > BACKGROUND_PARSE_BYTES
+    assert len(text) > BACKGROUND_PARSE_BYTES
     doc = DocumentStore().open("file:///w/big.py", text, 1)
-    version, job = doc.background_parse()
-    tree = job()
-    assert doc.install_tree(version, tree)
-    assert doc.background_parse() is None  # the tree is current now
+    assert doc.is_big and not doc.tree_is_cheap
+    snapshot = doc.snapshot()
+    snapshot.tree  # noqa: B018 - what the worker thread does
+    assert doc.adopt(snapshot) and doc.tree_current
     assert str(doc.tree.root_node) == str(DocumentStore().open("file:///w/b.py", text, 1).tree.root_node)
     assert doc.tree.root_node.child_count == 9000
 
 
-def test_a_background_parse_of_an_older_text_is_not_installed():
-    """A change while the job ran makes its tree stale: it is dropped and the document parses the new text."""
+def test_a_snapshot_of_an_older_text_is_brought_forward():
+    """Changes while the snapshot parsed: its tree is edited forward, and the next read
+    reparses incrementally to the same tree as a fresh parse."""
     doc = DocumentStore().open("file:///w/big.py", _large_python(), 1)
-    version, job = doc.background_parse()
+    snapshot = doc.snapshot()
+    snapshot.tree  # noqa: B018
     doc.apply([TextChange("def g():\n    pass\n", (Position(0, 0), Position(0, 0)))], 2)
-    assert not doc.install_tree(version, job())
-    assert doc.tree.root_node.children[0].child_by_field_name("name").text == b"g"
+    doc.apply([TextChange("h", (Position(0, 4), Position(0, 5)))], 3)
+    assert doc.adopt(snapshot) and not doc.tree_current and doc.tree_is_cheap
+    assert doc.tree.root_node.children[0].child_by_field_name("name").text == b"h"
+    assert str(doc.tree.root_node) == str(DocumentStore().open("file:///w/b.py", doc.text, 1).tree.root_node)
+
+
+def test_a_whole_text_change_meanwhile_is_not_adopted():
+    """A snapshot of a text the editor replaced whole is dropped."""
+    doc = DocumentStore().open("file:///w/big.py", _large_python(), 1)
+    snapshot = doc.snapshot()
+    snapshot.tree  # noqa: B018
+    doc.apply([TextChange(_large_python(8000))], 2)
+    assert not doc.adopt(snapshot) and not doc.tree_is_cheap
+
+
+def test_a_document_over_the_limit_has_no_tree():
+    """Over max_tree_bytes: no tree, a line window; growing past it drops the tree."""
+    store = DocumentStore(max_tree_bytes=1000)
+    big = store.open("file:///w/big.py", "x = 1\n" * 200, 1)
+    assert big.too_big and big.tree is None and not big.parses
+    small = store.open("file:///w/small.py", "x = 1\n", 1)
+    assert small.tree is not None
+    small.apply([TextChange("y = 2\n" * 200, (Position(1, 0), Position(1, 0)))], 2)
+    assert small.too_big and small.tree is None
 
 
 def test_a_small_document_needs_no_background_parse():
     """Below the threshold the tree is parsed in place, on demand."""
-    assert DocumentStore().open("file:///w/small.py", "x = 1\n", 1).background_parse() is None
+    doc = DocumentStore().open("file:///w/small.py", "x = 1\n", 1)
+    assert not doc.is_big and doc.tree_is_cheap

@@ -65,6 +65,8 @@ Pure: reads a tree and its source, returns records; no I/O, no LSP.
 
 from __future__ import annotations
 
+import time
+from collections.abc import Iterator
 from dataclasses import dataclass, field
 
 import tree_sitter
@@ -96,6 +98,7 @@ METHOD_HOLDERS = frozenset({"class", "type", SCOPE})
 # How deep below the root, a holder or a @scan node a pattern may start: a function's
 # statements start three levels below it (def > body > statement), so none is searched.
 SCAN_DEPTH = 2
+SCAN_WINDOW = 64 * 1024  # bytes of a big node's children matched per query call
 
 
 @dataclass(frozen=True, slots=True)
@@ -165,6 +168,33 @@ class _Found:
         return definition
 
 
+def _windows(node: Node) -> list[tuple[int, int]]:
+    """Byte ranges covering `node`, each a run of its children of about SCAN_WINDOW."""
+    if node.end_byte - node.start_byte <= SCAN_WINDOW:
+        return [(node.start_byte, node.end_byte)]
+    windows, start = [], node.start_byte
+    for child in node.children:
+        if child.end_byte - start >= SCAN_WINDOW:
+            windows.append((start, child.end_byte))
+            start = child.end_byte
+    if start < node.end_byte or not windows:
+        windows.append((start, node.end_byte))
+    return windows
+
+
+def _matches(cursor: QueryCursor, node: Node) -> Iterator[dict[str, list[Node]]]:
+    """The cursor's matches under `node`, a window at a time: one C call never holds
+    the GIL for a whole big file, and a worker thread hands it over between windows
+    (a match met by two windows comes twice; `_Found.add` merges by node)."""
+    windows = _windows(node)
+    for start, end in windows:
+        cursor.set_byte_range(start, end)
+        for _, match in cursor.matches(node):
+            yield match
+        if len(windows) > 1:
+            time.sleep(0)
+
+
 def _scan(cursor: QueryCursor, root: Node) -> _Found:
     """The matches starting at most SCAN_DEPTH below `root`, and below every holder
     (class, type, impl, module) and @scan node found so, however deep these sit."""
@@ -173,7 +203,7 @@ def _scan(cursor: QueryCursor, root: Node) -> _Found:
     pending = [root]
     scanned = {root}
     while pending:
-        for _, match in cursor.matches(pending.pop()):
+        for match in _matches(cursor, pending.pop()):
             definition = found.add(match)
             if definition is not None:
                 if definition.kind not in HOLDERS:

@@ -4,9 +4,11 @@ The store is fed by `didOpen` / `didChange` / `didClose` and read by the engine.
 change edits the old tree (`Tree.edit`) and marks it stale; the next reader reparses
 incrementally, so a burst of keystrokes costs one parse, not one per keystroke.
 
-A large document is parsed in a worker thread instead (`background_parse`), by a
-parser of its own that reads the text in chunks and gives up the GIL between them,
-so the event loop keeps serving requests while a 10 MB file parses.
+A large document is never parsed from scratch on the event loop: documents/background.py
+parses it (and warms what requests read of it) in a worker thread, on a detached
+`snapshot`, and the document `adopt`s the result if its text has not changed since.
+A document over `max_tree_bytes` (`context.max_file_bytes`) gets no tree at all
+(`too_big`): edits there use a line window, and memory stays the text's own.
 
 Knows nothing of LSP types: changes arrive as `TextChange` values.
 """
@@ -28,7 +30,7 @@ from sparkls.errors import DocumentClosed
 
 
 HISTORY = 256  # changes kept per document for rebasing edits computed against older versions
-BACKGROUND_PARSE_BYTES = 256 * 1024  # a text this large is parsed off the event loop
+BACKGROUND_PARSE_BYTES = 256 * 1024  # a text this large (in characters) is parsed off the event loop
 PARSE_CHUNK = 16 * 1024  # bytes a background parse reads between two yields of the GIL
 
 
@@ -67,19 +69,31 @@ def _end_point(start: tuple[int, int], inserted: bytes) -> tuple[int, int]:
     return start[0] + len(breaks), len(tail.encode("utf-8", "surrogatepass"))
 
 
+def utf8_size_over(text: str, limit: int) -> bool:
+    """Whether `text` takes more than `limit` bytes in UTF-8 (encoded only when in doubt)."""
+    if len(text) > limit:
+        return True
+    return len(text) * 4 > limit and len(text.encode("utf-8", "surrogatepass")) > limit
+
+
 class Document:
     """One open document. `text` and `version` are always current."""
 
-    def __init__(self, uri: str, text: str, version: int, language_id: str, encoding: Encoding) -> None:
+    def __init__(
+        self, uri: str, text: str, version: int, language_id: str, encoding: Encoding, *, max_tree_bytes: int | None = None
+    ) -> None:
         self.uri = uri
         self.text = text
         self.version = version
         self.language_id = language_id
         self.encoding = encoding
+        self.max_tree_bytes = max_tree_bytes
+        self.too_big = max_tree_bytes is not None and utf8_size_over(text, max_tree_bytes)
         self._lines: LineIndex | None = None
-        self._parser = new_parser(language_id)
+        self._parser = None if self.too_big else new_parser(language_id)
         self._tree: Tree | None = None
         self._tree_stale = True
+        self._yielding = False  # a snapshot parsing in a worker thread hands the GIL back between chunks
         # Facts derived from the current text (imports, say), dropped on every change.
         self.derived: dict[str, Any] = {}
         # The last changes as code-point replacements, for rebasing an edit computed
@@ -100,29 +114,83 @@ class Document:
         if self._tree_stale:
             source = tree_bytes(self.text)
             old = self._tree
-            self._tree = self._parser.parse(source, old) if old is not None else self._parser.parse(source)
+            if self._yielding:
+                self._tree = parse_yielding(self._parser, source, old)
+            else:
+                self._tree = self._parser.parse(source, old) if old is not None else self._parser.parse(source)
             self._tree_stale = False
         return self._tree
 
-    def background_parse(self) -> tuple[int, Callable[[], Tree | None]] | None:
-        """(version, job) for a large document whose tree is stale: the job parses
-        the current text in a worker thread; `install_tree` takes its result. None
-        when the tree is current or the text small enough to parse in place."""
-        if self._parser is None or not self._tree_stale or len(self.text) < BACKGROUND_PARSE_BYTES // 4:
-            return None
-        source = tree_bytes(self.text)
-        if len(source) < BACKGROUND_PARSE_BYTES:
-            return None
-        old = self._tree.copy() if self._tree is not None else None
-        parser = new_parser(self.language_id)  # the document's own may parse on the loop meanwhile
-        assert parser is not None
-        return self.version, lambda: parse_yielding(parser, source, old)
+    @property
+    def is_big(self) -> bool:
+        """Too big to parse on the event loop (from scratch, or to extract from whole)."""
+        return len(self.text) >= BACKGROUND_PARSE_BYTES
 
-    def install_tree(self, version: int, tree: Tree | None) -> bool:
-        """Take a background parse's tree if the text has not changed since."""
-        if tree is None or version != self.version or not self._tree_stale:
+    @property
+    def parses(self) -> bool:
+        """Whether it gets a syntax tree at all (a grammar, and not too big)."""
+        return self._parser is not None
+
+    @property
+    def tree_current(self) -> bool:
+        return self._parser is None or not self._tree_stale
+
+    @property
+    def tree_is_cheap(self) -> bool:
+        """Reading `tree` costs at most an incremental reparse (never a big parse from scratch)."""
+        return not self.is_big or self.tree_current or self._tree is not None
+
+    @property
+    def has_old_tree(self) -> bool:
+        """A tree to reparse from incrementally (a few edits behind), as opposed to none."""
+        return self._tree is not None
+
+    def snapshot(self) -> Document:
+        """A detached copy of the current text, for a worker thread: its own parser
+        (yielding the GIL between chunks) and a copy of the tree to reparse from."""
+        copy = Document(self.uri, self.text, self.version, self.language_id, self.encoding)
+        copy._parser = new_parser(self.language_id) if self._parser is not None else None
+        copy._tree = self._tree.copy() if self._tree is not None else None
+        copy._tree_stale, copy._yielding = self._tree_stale, True
+        copy._lines = self._lines
+        return copy
+
+    def prepare(self, warm: Callable[[Document], None] | None = None) -> None:
+        """What a worker thread does on a `snapshot`: the line index, the tree and
+        `warm` (the facts requests read), handing the GIL back as it goes."""
+        if self._lines is None:
+            self._lines = LineIndex.yielding(self.text)
+        if self._parser is not None:
+            self.tree  # noqa: B018 - parses, yielding
+            if warm is not None:
+                warm(self)
+
+    @property
+    def lines_ready(self) -> bool:
+        return self._lines is not None
+
+    def adopt(self, snapshot: Document) -> bool:
+        """Take a snapshot's line index, tree and derived facts if the text has not
+        changed since. When it has, the tree is brought forward through the changes
+        made meanwhile (`Tree.edit`, no parse): the next read reparses incrementally."""
+        same = snapshot.version == self.version and snapshot.text is self.text
+        if same and self._lines is None:
+            self._lines = snapshot._lines
+        if snapshot._tree_stale or snapshot._tree is None or self._parser is None:
+            return same
+        if same:
+            self._tree, self._tree_stale = snapshot._tree, False
+            self.derived.update(snapshot.derived)
+            return True
+        changes = self.changes_since(snapshot.version)
+        if changes is None or any(isinstance(c, WholeText) for c in changes):
             return False
-        self._tree, self._tree_stale = tree, False
+        for change in changes:
+            assert isinstance(change, Replacement)
+            snapshot._replace(change.start, change.end, change.text)
+        if snapshot.text != self.text:  # pragma: no cover - the history is the text's own
+            return False
+        self._tree, self._tree_stale = snapshot._tree, True
         return True
 
     def offset(self, position: Position) -> int:
@@ -145,6 +213,8 @@ class Document:
             self.derived.clear()
         self._history.append((self.version, version, done))
         self.version = version
+        if self._parser is not None and self.max_tree_bytes is not None and utf8_size_over(self.text, self.max_tree_bytes):
+            self._parser, self._tree, self.too_big = None, None, True  # grown past the limit: a line window from now on
 
     def changes_since(self, version: int) -> list[Replacement | WholeText] | None:
         """The changes from `version` to the current one, in order, or None when they
@@ -165,11 +235,15 @@ class Document:
         lines = self.lines
         start = lines.offset(change.range[0], self.encoding)
         end = max(start, lines.offset(change.range[1], self.encoding))
+        return self._replace(start, end, change.text)
+
+    def _replace(self, start: int, end: int, inserted: str) -> Replacement:
+        """text[start:end] becomes `inserted`: the text, its line index and its tree."""
         if self._tree is not None:
-            self._edit_tree(self._tree, start, end, change.text)
-        self._lines = lines.spliced(start, end, change.text)
+            self._edit_tree(self._tree, start, end, inserted)
+        self._lines = self.lines.spliced(start, end, inserted)
         self.text = self._lines.text
-        return Replacement(start, end, change.text)
+        return Replacement(start, end, inserted)
 
     def _edit_tree(self, tree: Tree, start: int, end: int, inserted_text: str) -> None:
         """Tell `tree` that text[start:end] became `inserted_text`.
@@ -210,14 +284,18 @@ class Document:
 
 
 class DocumentStore:
-    """The open documents of one session, by URI."""
+    """The open documents of one session, by URI. Documents over `max_tree_bytes`
+    (UTF-8) get no syntax tree."""
 
-    def __init__(self, encoding: Encoding = "utf-16") -> None:
+    def __init__(self, encoding: Encoding = "utf-16", *, max_tree_bytes: int | None = None) -> None:
         self.encoding: Encoding = encoding
+        self.max_tree_bytes = max_tree_bytes
         self._docs: dict[str, Document] = {}
 
     def open(self, uri: str, text: str, version: int, language_id: str | None = None) -> Document:
-        doc = Document(uri, text, version, language_id_for(uri, language_id), self.encoding)
+        doc = Document(
+            uri, text, version, language_id_for(uri, language_id), self.encoding, max_tree_bytes=self.max_tree_bytes
+        )
         self._docs[uri] = doc
         return doc
 

@@ -191,11 +191,11 @@ def register(server: SparkServer) -> None:
         types.TEXT_DOCUMENT_CODE_ACTION,
         types.CodeActionOptions(code_action_kinds=[QUICKFIX, REWRITE, SHOW_CONTEXT_KIND, TASK_KIND], resolve_provider=True),
     )
-    def code_action(ls: SparkServer, params: types.CodeActionParams) -> list[types.CodeAction]:
+    async def code_action(ls: SparkServer, params: types.CodeActionParams) -> list[types.CodeAction]:
         uri = params.text_document.uri
         if not ls.documents.has(uri):
             return []
-        doc = ls.documents.get(uri)
+        doc = await ls.ready(uri)  # a big file just opened: its lines and tree come off the loop first
         only = params.context.only
         actions: list[types.CodeAction] = []
         if _wanted(QUICKFIX, only):

@@ -104,6 +104,7 @@ def one_argument(command: str, args: tuple[Any, ...], model: type[Argument], sha
 
 
 async def compute_edit(ls: SparkServer, request: EditRequest) -> EditOutcome:
+    await ls.ready(request.uri)
     return await run_fast_edit(
         ls.documents,
         ls.fast,

@@ -54,7 +54,7 @@ def register(server: SparkServer) -> None:
                 request = EditArgs.model_validate(raw).request()
             except ValidationError as exc:
                 raise SparkError(f"{SHOW_CONTEXT}: invalid argument: {exc.errors()[0]['msg']}") from exc
-            doc = ls.documents.get(request.uri)
+            doc = await ls.ready(request.uri)
             check_may_send(request.uri, ls.root, await ls.path_filter())
             start, end = sorted((doc.offset(request.start), doc.offset(request.end)))
             ctx, prompt = prepare_edit(

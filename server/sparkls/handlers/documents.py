@@ -26,8 +26,17 @@ def _path(uri: str) -> Path | None:
 def register(server: SparkServer) -> None:
     @server.feature(types.TEXT_DOCUMENT_DID_OPEN)
     def did_open(ls: SparkServer, params: types.DidOpenTextDocumentParams) -> None:
-        doc = params.text_document
-        ls.documents.open(doc.uri, doc.text, doc.version, doc.language_id)
+        item = params.text_document
+        doc = ls.documents.open(item.uri, item.text, item.version, item.language_id)
+        if doc.too_big:
+            name = Path(to_fs_path(item.uri) or item.uri).name
+            limit = ls.settings.context.max_file_bytes / 1e6
+            ls.notify_user(
+                f"{name} is over context.max_file_bytes ({limit:g} MB): Spark edits there see the lines "
+                "around the edit, not a syntax tree.",
+                types.MessageType.Info,
+            )
+        ls.schedule_reparse(item.uri)  # parsed and warmed before the first request needs it
 
     @server.feature(types.TEXT_DOCUMENT_DID_CHANGE)
     def did_change(ls: SparkServer, params: types.DidChangeTextDocumentParams) -> None:
@@ -66,5 +75,6 @@ def register(server: SparkServer) -> None:
     @server.feature(types.TEXT_DOCUMENT_DID_CLOSE)
     def did_close(ls: SparkServer, params: types.DidCloseTextDocumentParams) -> None:
         ls.documents.close(params.text_document.uri)
+        ls.preparer.forget(params.text_document.uri)
         ls.speculation.discard(params.text_document.uri)
         ls.completions.forget(params.text_document.uri)

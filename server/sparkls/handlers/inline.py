@@ -111,6 +111,7 @@ async def _completion(ls: SparkServer, params: types.CompletionParams) -> types.
     doc = _document(ls, params.text_document.uri)
     if doc is None:
         return None
+    await ls.preparer.ready(doc)
     settings = ls.settings.completion
     offset = doc.offset(position(params.position))
     found = ls.completions.cached(doc, offset)
@@ -129,6 +130,7 @@ def register(server: SparkServer) -> None:
         doc = _document(ls, params.text_document.uri)
         if doc is None:
             return None
+        await ls.preparer.ready(doc)
         version = doc.version
         offset = doc.offset(position(params.position))
         found = ls.completions.cached(doc, offset)

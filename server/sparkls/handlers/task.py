@@ -122,6 +122,9 @@ def register(server: SparkServer) -> None:
             request = one_argument(TASK_COMMAND, args, TaskArgs, "instruction, uris?, range?").request()
             phase = ["starting"]
             env = await _environment(ls, phase)
+            for uri in request.uris:  # a big named buffer is parsed off the event loop first
+                if ls.documents.has(uri):
+                    await ls.ready(uri)
             outcome = await with_progress(ls, "Spark task", run_task(env, request), detail=lambda: phase[0])
             if not outcome.edit.operations:
                 ls.notify_user("the deep tier proposed no change.", types.MessageType.Info)

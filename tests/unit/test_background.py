@@ -1,0 +1,52 @@
+"""Big documents are parsed and warmed in a worker thread (documents/background.py)."""
+
+from __future__ import annotations
+
+import asyncio
+import threading
+
+from sparkls.documents.background import Preparer
+from sparkls.documents.positions import Position
+from sparkls.documents.store import DocumentStore, TextChange
+from tests.unit.test_documents import _large_python
+
+
+async def test_open_parses_and_warms_off_the_event_loop():
+    """The parse and `warm` run on another thread; the document adopts both."""
+    threads = []
+
+    def warm(doc):
+        threads.append(threading.current_thread())
+        doc.derived["warmed"] = len(doc.tree.root_node.children)
+
+    doc = DocumentStore().open("file:///w/big.py", _large_python(), 1)
+    preparer = Preparer(warm)
+    await preparer.schedule(doc)
+    assert doc.tree_current and doc.derived["warmed"] == 9000
+    assert threads and threads[0] is not threading.main_thread()
+
+
+async def test_ready_waits_for_a_tree_even_through_changes():
+    """A request during the first parse waits for it, and changes meanwhile are carried over."""
+    doc = DocumentStore().open("file:///w/big.py", _large_python(), 1)
+    preparer = Preparer()
+    job = preparer.schedule(doc)
+    doc.apply([TextChange("def g():\n    pass\n", (Position(0, 0), Position(0, 0)))], 2)
+    await preparer.ready(doc)
+    assert job.done() and doc.tree_is_cheap
+    assert doc.tree.root_node.children[0].child_by_field_name("name").text == b"g"
+
+
+async def test_small_documents_need_nothing():
+    """Nothing is scheduled for a small document: it is indexed and parsed on demand."""
+    small = DocumentStore().open("file:///w/s.py", "x = 1\n", 1)
+    assert Preparer().schedule(small) is None
+
+
+async def test_a_document_over_the_limit_only_gets_its_lines_indexed():
+    """Over max_tree_bytes: the line index is built off the loop, and no tree ever."""
+    huge = DocumentStore(max_tree_bytes=1000).open("file:///w/h.py", _large_python(), 1)
+    preparer = Preparer(lambda doc: doc.derived.setdefault("warmed", True))
+    await preparer.ready(huge)
+    assert huge.lines_ready and huge.tree is None and "warmed" not in huge.derived
+    assert preparer.schedule(huge) is None
