@@ -11,27 +11,19 @@ deadline. `SPARKLS_FUZZ_EXAMPLES=20000` runs longer, from a random seed.
 
 from __future__ import annotations
 
-import os
 import re
 from dataclasses import dataclass
 
-import pytest
-from hypothesis import HealthCheck, Phase, given, settings
+from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from tests.unit.fuzzing import fuzz_settings
 from sparkls.documents.languages import new_parser
 from sparkls.documents.positions import Position, tree_bytes
 from sparkls.documents.store import DocumentStore, TextChange
 from sparkls.errors import SparkError
 
-LONG_RUN = int(os.environ.get("SPARKLS_FUZZ_EXAMPLES", "0"))
-FUZZ = settings(
-    max_examples=LONG_RUN or 300,
-    derandomize=not LONG_RUN,
-    database=None,
-    deadline=None,
-    suppress_health_check=[HealthCheck.too_slow],
-)
+FUZZ = fuzz_settings(300)
 
 BREAK = re.compile(r"\r\n|\r|\n")
 PIECES = ["a", "b", " ", "\t", "\n", "\r\n", "\r", "é", "中文", "😀", "👍🏽", "\x00", "def f():\n    return 1\n", "x = [1,\n 2]"]

@@ -8,24 +8,16 @@ cheap to build. `SPARKLS_FUZZ_EXAMPLES=100000` runs longer, from a random seed.
 
 from __future__ import annotations
 
-import os
-
-from hypothesis import HealthCheck, assume, given, settings
+from hypothesis import HealthCheck, assume, given
 from hypothesis import strategies as st
 
+from tests.unit.fuzzing import fuzz_settings
 from sparkls.rpc import FrameParser, Noise
 
 LIMIT = 256  # the parser's max_content_length in these tests
 LINE = 64  # its max_header_line
 BOUND = LIMIT + LINE  # what it may hold between two feeds
-LONG_RUN = int(os.environ.get("SPARKLS_FUZZ_EXAMPLES", "0"))
-FUZZ = settings(
-    max_examples=LONG_RUN or 500,
-    derandomize=not LONG_RUN,
-    database=None,
-    deadline=None,
-    suppress_health_check=[HealthCheck.too_slow, HealthCheck.filter_too_much],
-)
+FUZZ = fuzz_settings(500, HealthCheck.filter_too_much)
 
 TOKEN = b"content-length:"
 

@@ -6,23 +6,16 @@ integer. Bounded for CI like the other fuzz tests (`SPARKLS_FUZZ_EXAMPLES` runs 
 from __future__ import annotations
 
 import json
-import os
 
-from hypothesis import HealthCheck, given, settings
+from hypothesis import given
 from hypothesis import strategies as st
 from lsprotocol import types
 
+from tests.unit.fuzzing import fuzz_settings
 from sparkls.rpc import Answer, Deliver, Drop, Exit, Phase
 from sparkls.server import build_server
 
-LONG_RUN = int(os.environ.get("SPARKLS_FUZZ_EXAMPLES", "0"))
-FUZZ = settings(
-    max_examples=LONG_RUN or 300,
-    derandomize=not LONG_RUN,
-    database=None,
-    deadline=None,
-    suppress_health_check=[HealthCheck.too_slow],
-)
+FUZZ = fuzz_settings(300)
 
 SCALARS = st.none() | st.booleans() | st.integers() | st.floats(allow_nan=False) | st.text(max_size=8)
 JSON = st.recursive(SCALARS, lambda inner: st.lists(inner, max_size=4) | st.dictionaries(st.text(max_size=8), inner, max_size=4), max_leaves=12)
