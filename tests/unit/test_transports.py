@@ -129,3 +129,21 @@ async def test_proxy_refusal_is_not_an_api_error(emulator):
     sock = ResponsesSocket(emulator.ws_url, KEY, WHERE)
     with pytest.raises(HandshakeRefused, match="403"):
         await sock.connect()
+
+
+async def test_sequential_requests_reuse_the_most_recent_socket(emulator):
+    """One request after another goes over one connection; a concurrent one takes another."""
+    async def warm(sock):
+        await sock.warm("m", "Edit.")
+
+    pool = SocketPool(lambda: ResponsesSocket(emulator.ws_url, KEY, WHERE), 3, warm=warm)
+    await pool.start()
+    used = []
+    for _ in range(4):
+        async with pool.checkout() as sock:
+            used.append(sock)
+            assert "x = 2" in await _text(sock.stream(response_create("m", PROMPT)))
+    assert all(s is used[0] for s in used)
+    async with pool.checkout() as first, pool.checkout() as second:
+        assert first is used[0] and second is not first
+    await pool.close()

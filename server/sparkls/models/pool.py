@@ -1,9 +1,12 @@
 """A small pool of warm WebSockets for one tier.
 
 One response in flight per socket, so an inline completion never waits behind an
-edit: each request checks out a socket of its own (first come, first served when all
-are busy) and gives it back when its stream is done. The pool keeps the sockets
-usable without touching a stream in progress:
+edit: each request checks out a socket of its own and gives it back when its stream
+is done. When all are busy, requests wait first come, first served; otherwise a
+request takes the most recently used idle socket, so that one editing session's
+requests, one after another, read as one persistent connection, while the others
+serve concurrent work. The pool keeps the sockets usable without touching a stream
+in progress:
 
 - opened and warmed (`generate: false`) in the background by `start()`;
 - a socket whose peer went away (keepalive timeout, server close) is replaced in the
@@ -122,7 +125,7 @@ class SocketPool:
         if self._starting is None or not self._starting.done():
             await self.start()  # the first request of a session, or one during warm-up
         if self._idle and not self._waiters:
-            sock = self._idle.popleft()
+            sock = self._idle.pop()  # the most recently used: sequential requests share one connection
         else:
             waiter: asyncio.Future[ResponsesSocket] = asyncio.get_running_loop().create_future()
             self._waiters.append(waiter)
