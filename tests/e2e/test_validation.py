@@ -77,6 +77,29 @@ async def test_typing_elsewhere_while_the_model_answers_is_rebased(client, emula
     assert result["region"] == {"start_line": REGION_LINE + 1, "end_line": REGION_LINE + 2}
 
 
+@pytest.mark.parametrize(
+    "where, typed",
+    [((REGION_LINE, 0), "@staticmethod\n"), ((REGION_LINE + 2, 0), "\n\ndef perimeter(r):\n    return 2 * r\n")],
+    ids=["right above the function", "right below it"],
+)
+async def test_typing_at_the_region_edge_while_the_model_answers_is_rebased(
+    client, emulator, tmp_path, sample, where, typed
+):
+    """A line typed right against the edited function (its first character, or just past
+    its end) is outside it: the edit follows the text."""
+    await start(client, emulator, tmp_path)
+    client.editor.open(sample, SAMPLE)
+    emulator.set_faults(tokens_per_second=20, count=1)
+    edit = asyncio.ensure_future(run_edit(client, sample, REGION_LINE + 1, FIX))
+    await wait_emulator(emulator, lambda s: s["deltas"] >= 1)  # the reply is streaming
+    client.editor.type_text(sample, *where, typed)
+    result = await edit
+    assert result["applied"] is True, result
+    lines = SAMPLE.splitlines(keepends=True)
+    expected = "".join(lines[: where[0]]) + typed + "".join(lines[where[0] :])
+    assert client.editor.text(sample) == expected.replace("raduis", "radius")
+
+
 async def test_typing_in_the_region_while_the_model_answers_drops_the_edit(client, emulator, tmp_path, sample):
     """A change inside the region mid-stream (paced emulator): nothing applied, the typing kept, a message."""
     await start(client, emulator, tmp_path)

@@ -3,11 +3,13 @@
 An edit is computed against the text at version N: a region ``[start, end)`` of that
 text (what the model was shown and asked to rewrite) and the replacements inside it.
 While the model streamed, the user may have typed. `rebase` follows the region
-through those changes: a change entirely before the region shifts it, a change
-entirely after leaves it, and a change that overlaps or touches the region (or
-replaces the whole text) makes the edit stale, so it is refused with `StaleEdit`
-and nothing is applied. Touching counts: text typed right against the region's
-edge may belong to the code the model rewrote.
+through those changes: a change before the region shifts it, a change after leaves
+it, and a change that overlaps the region (or replaces the whole text) makes the edit
+stale, so it is refused with `StaleEdit` and nothing is applied. A change that only
+meets the region's edge — a line typed right above or below the function being
+edited, a blank line deleted before it — is outside: it alters none of the region's
+characters, and the edit's replacements all lie inside the region, so both apply.
+(Only an insertion into an empty region, at its very point, is ambiguous: refused.)
 
 Offsets are code points of the text, as in `edits/diff.py`. `offset_changes` turns
 the store's `TextChange` values (LSP positions) into offsets, one change at a time,
@@ -64,8 +66,8 @@ def _check_edit(length: int, start: int, end: int, edit: Sequence[Replacement]) 
 def rebase_region(length: int, start: int, end: int, changes: Iterable[Change]) -> int:
     """How far the region ``[start, end)`` of a text of `length` characters moved.
 
-    Raises `StaleEdit` when a change overlaps or touches the region, or replaces the
-    whole text; `ValueError` when a change lies outside the text it applies to.
+    Raises `StaleEdit` when a change overlaps the region, or replaces the whole text;
+    `ValueError` when a change lies outside the text it applies to.
     """
     shift = 0
     for index, change in enumerate(changes):
@@ -76,9 +78,12 @@ def rebase_region(length: int, start: int, end: int, changes: Iterable[Change]) 
         if change.start == change.end and not change.text:
             continue  # a no-op change cannot have invalidated anything
         growth = len(change.text) - (change.end - change.start)
-        if change.end < start + shift:
+        region_start, region_end = start + shift, end + shift
+        if region_start == region_end == change.start == change.end:
+            raise StaleEdit(change_index=index)  # typed into an empty region: before it or after it?
+        if change.end <= region_start:
             shift += growth
-        elif change.start > end + shift:
+        elif change.start >= region_end:
             pass
         else:
             raise StaleEdit(change_index=index)
@@ -92,8 +97,8 @@ def rebase(
     """`edit`, computed against `text` for its region ``[start, end)``, moved onto the
     text the `changes` led to.
 
-    Raises `StaleEdit` (nothing to apply) when a change overlaps or touches the region
-    or replaces the whole text.
+    Raises `StaleEdit` (nothing to apply) when a change overlaps the region or
+    replaces the whole text.
     """
     _check_edit(len(text), start, end, edit)
     shift = rebase_region(len(text), start, end, changes)
