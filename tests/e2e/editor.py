@@ -52,6 +52,7 @@ class Editor:
         self.reject_reason: str | None = None  # when set, every workspace edit is refused with it
         self.message_requests: list[types.ShowMessageRequestParams] = []  # window/showMessageRequest
         self.message_answer: str | None = None  # the action the user picks (None: dismissed)
+        self.full_sync = False  # send the whole text after each change, as simple clients do
 
     def open(self, uri: str, text: str, language_id: str = "python") -> None:
         self.buffers[uri] = Buffer(text, 1)
@@ -145,12 +146,15 @@ class Editor:
             text = text[:start] + e.new_text + text[end:]
         buf.text = text
         buf.version += 1
+        changes: list[types.TextDocumentContentChangeEvent] = (
+            [types.TextDocumentContentChangeWholeDocument(text=text)]
+            if self.full_sync
+            else [types.TextDocumentContentChangePartial(range=e.range, text=e.new_text) for _, _, e in ordered]
+        )
         self.client.text_document_did_change(
             types.DidChangeTextDocumentParams(
                 text_document=types.VersionedTextDocumentIdentifier(uri=uri, version=buf.version),
-                content_changes=[
-                    types.TextDocumentContentChangePartial(range=e.range, text=e.new_text) for _, _, e in ordered
-                ],
+                content_changes=changes,
             )
         )
 

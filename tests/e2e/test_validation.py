@@ -63,9 +63,12 @@ async def test_broken_replies_without_a_deep_tier_change_nothing(client, emulato
     assert emulator.stats()["responses"] == 2
 
 
-async def test_typing_elsewhere_while_the_model_answers_is_rebased(client, emulator, tmp_path, sample):
-    """A line typed above the region mid-stream (paced emulator): the edit follows the text."""
+@pytest.mark.parametrize("full_sync", [False, True], ids=["ranged changes", "whole-text changes"])
+async def test_typing_elsewhere_while_the_model_answers_is_rebased(client, emulator, tmp_path, sample, full_sync):
+    """A line typed above the region mid-stream (paced emulator): the edit follows the
+    text, whether the client sends the change or the whole text after it."""
     await start(client, emulator, tmp_path)
+    client.editor.full_sync = full_sync
     client.editor.open(sample, SAMPLE)
     emulator.set_faults(tokens_per_second=20, count=1)
     edit = asyncio.ensure_future(run_edit(client, sample, REGION_LINE, FIX))

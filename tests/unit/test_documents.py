@@ -87,13 +87,15 @@ def test_a_snapshot_of_an_older_text_is_brought_forward():
     assert str(doc.tree.root_node) == str(DocumentStore().open("file:///w/b.py", doc.text, 1).tree.root_node)
 
 
-def test_a_whole_text_change_meanwhile_is_not_adopted():
-    """A snapshot of a text the editor replaced whole is dropped."""
+def test_a_whole_text_change_meanwhile_is_brought_forward_too():
+    """A snapshot of a text the editor then sent whole (a full-sync client) is brought
+    forward like any other change: the whole text became the change it stands for."""
     doc = DocumentStore().open("file:///w/big.py", _large_python(), 1)
     snapshot = doc.snapshot()
     snapshot.tree  # noqa: B018
     doc.apply([TextChange(_large_python(8000))], 2)
-    assert not doc.adopt(snapshot) and not doc.tree_is_cheap
+    assert doc.adopt(snapshot) and doc.tree_is_cheap
+    assert doc.tree.root_node.child_count == 8000
 
 
 def test_a_document_over_the_limit_has_no_tree():
@@ -111,3 +113,18 @@ def test_a_small_document_needs_no_background_parse():
     """Below the threshold the tree is parsed in place, on demand."""
     doc = DocumentStore().open("file:///w/small.py", "x = 1\n", 1)
     assert not doc.is_big and doc.tree_is_cheap
+
+
+def test_a_whole_text_change_is_the_keystroke_it_stands_for():
+    """A full-sync didChange becomes the minimal ranged change: the tree is edited, not
+    dropped, and the history holds the replacement, so an edit can be rebased."""
+    from sparkls.edits.diff import Replacement
+
+    text = "def f(x):\n    return x\n\n\ndef g():\n    pass\n"
+    doc = DocumentStore().open("file:///w/a.py", text, 1)
+    old_tree = doc.tree
+    doc.apply([TextChange(text.replace("return x", "return x + 1"))], 2)
+    at = text.index("return x") + len("return x")
+    assert doc.changes_since(1) == [Replacement(at, at, " + 1")]
+    assert doc.has_old_tree and doc.tree is not old_tree
+    assert str(doc.tree.root_node) == str(DocumentStore().open("file:///w/b.py", doc.text, 1).tree.root_node)

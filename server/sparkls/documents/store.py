@@ -69,6 +69,42 @@ def _end_point(start: tuple[int, int], inserted: bytes) -> tuple[int, int]:
     return start[0] + len(breaks), len(tail.encode("utf-8", "surrogatepass"))
 
 
+MATCH_CHUNK = 64 * 1024  # characters compared at a time when looking for a common prefix
+
+
+def minimal_change(old: str, new: str) -> tuple[int, int, str]:
+    """(start, end, inserted): the one replacement of old[start:end] that makes `new`,
+    found from the common prefix and suffix. A whole-text `didChange` becomes the
+    keystroke it stands for, so the tree, the line index and the rebase history follow
+    it as they follow a ranged change. Linear, at memcmp speed."""
+    limit = min(len(old), len(new))
+    prefix = _common_length(old, new, limit, forward=True)
+    suffix = _common_length(old, new, limit - prefix, forward=False)
+    return prefix, len(old) - suffix, new[prefix : len(new) - suffix]
+
+
+def _common_length(a: str, b: str, limit: int, *, forward: bool) -> int:
+    """How many characters `a` and `b` share from the start (or the end), up to `limit`."""
+    def piece(s: str, i: int, n: int) -> str:
+        return s[i : i + n] if forward else s[len(s) - i - n : len(s) - i]
+
+    done = 0
+    while done < limit:
+        n = min(MATCH_CHUNK, limit - done)
+        if piece(a, done, n) == piece(b, done, n):
+            done += n
+            continue
+        low, high = 0, n  # piece(.., low) equal; piece(.., high) not
+        while high - low > 1:
+            middle = (low + high) // 2
+            if piece(a, done, middle) == piece(b, done, middle):
+                low = middle
+            else:
+                high = middle
+        return done + low
+    return done
+
+
 def utf8_size_over(text: str, limit: int) -> bool:
     """Whether `text` takes more than `limit` bytes in UTF-8 (encoded only when in doubt)."""
     if len(text) > limit:
@@ -202,11 +238,8 @@ class Document:
     def apply(self, changes: list[TextChange], version: int) -> None:
         done: list[Replacement | WholeText] = []
         for change in changes:
-            if change.range is None:
-                self.text = change.text
-                self._lines = None
-                self._tree = None  # nothing to reuse from an unrelated text
-                done.append(WholeText(change.text))
+            if change.range is None:  # a full-sync client: as the ranged change it stands for
+                done.append(self._replace(*minimal_change(self.text, change.text)))
             else:
                 done.append(self._splice(change))
             self._tree_stale = True
