@@ -165,6 +165,11 @@ def build_server() -> FloorServer:
     def initialized(ls: FloorServer, params: types.InitializedParams) -> None:
         ls.connection()  # the persistent socket, opened before the first edit
 
+    @server.feature(types.SHUTDOWN)
+    async def shutdown(ls: FloorServer, params: None) -> None:
+        if ls.socket is not None and ls.socket.done() and not ls.socket.exception():
+            await ls.socket.result().close()
+
     @server.feature(types.TEXT_DOCUMENT_DID_OPEN)
     def did_open(ls: FloorServer, params: types.DidOpenTextDocumentParams) -> None:
         ls.docs[params.text_document.uri] = Doc(params.text_document.text, params.text_document.version)

@@ -1,0 +1,421 @@
+"""Benchmark: sparkls against the floor (bench/floor_server.py), same client, same emulator, one run.
+
+The floor is the thinnest pygls server doing the same `sparkls.edit` against the same
+model; sparkls ÷ floor is what sparkls adds. Both are real processes behind raw pipes
+(bench/rawlsp.py) against one unpaced emulator. Inputs are generated, fixed Python files
+of small 11-line functions, the same every run.
+
+- **edits**: back-to-back `sparkls.edit`s at 200 / 5,000 / 50,000 / 200,000 lines, each
+  a one-line change (`REPLACE "(step k)" WITH "(stage k)"` on function k's docstring,
+  and back), the client applying each edit and sending didChange before the next;
+  with a client sending ranged changes and one sending the whole text (full sync).
+  The two servers run in alternating blocks of 5 edits; before a block, the other
+  server is left to finish its background work (no CPU tick for 150 ms).
+- **typing**: at 50,000 and 200,000 lines, a line typed into the middle function one
+  key at a time, each key a ranged didChange and a lightbulb (`textDocument/codeAction`
+  at the cursor, triggerKind Automatic); a key every 30 ms, but never before the last
+  lightbulb answered (a slow server slows the typist rather than queueing). Figure:
+  key sent → lightbulb answered. Alternating blocks of 20 keys.
+- **index** (sparkls only): edits on a 5,000-line file while sparkls builds a cold
+  workspace index (fresh `XDG_CACHE_HOME`) of 1,000 / 10,000 generated files, then the
+  same edits once it is built (from `$/progress` end).
+- **start**: spawn → `initialize` result, median of N, for sparkls, the floor and
+  jedi-language-server (when installed in this Python's bin folder), round-robin, after
+  one untimed round.
+- **rss**: VmRSS of a fresh server with one file open at each size, after one edit
+  and once it is quiet.
+
+    python bench/vs_floor.py [--only edits,typing,index,start,rss] [--edits 40] [--keys 120]
+        [--sizes 200,5000,50000,200000] [--typing-sizes 50000,200000] [--index-files 1000,10000]
+        [--starts 7] [--json out.json]
+
+Figures, not assertions.
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import json
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+from typing import Any
+
+from common import pct  # bench/common.py
+from rawlsp import CAPABILITIES, Buffer, LspProcess, rng
+from sparkls.devclient import start_emulator
+
+KEY = "sk-bench-floor"
+BENCH = Path(__file__).resolve().parent
+COMMANDS = {
+    "floor": [sys.executable, str(BENCH / "floor_server.py")],
+    "sparkls": [sys.executable, "-m", "sparkls", "--stdio", "--log-level", "WARNING"],
+}
+JEDI = Path(sys.executable).parent / "jedi-language-server"
+HEADER = '"""Generated benchmark input."""\nimport math\nfrom typing import Any\n\n\n'
+FUNCTION = '''\
+def step_{k}(items, factor={k}):
+    """Scale and sum the items (step {k})."""
+    total = 0
+    for item in items:
+        if item % {m} == 0:
+            total += item * factor
+        else:
+            total -= item
+    return total
+
+
+'''
+FUNCTION_LINES = FUNCTION.count("\n")
+FIRST = HEADER.count("\n")  # line of step_0's `def`
+TYPED = "    seen = len(items) + factor\n"
+TARGETS = {"edits": (1.5, 2.0), "typing": 2.0, "rss": 2.0}  # at 5,000 / 50,000 lines; at 50,000
+
+
+def make_source(lines: int) -> str:
+    """A fixed Python file of exactly `lines` lines of small functions."""
+    count = lines // FUNCTION_LINES + 1
+    text = HEADER + "".join(FUNCTION.format(k=k, m=k % 7 + 2) for k in range(count))
+    return "".join(text.splitlines(keepends=True)[:lines])
+
+
+def functions_in(lines: int) -> int:
+    return (lines - FIRST - 2) // FUNCTION_LINES  # whole functions, docstring line included
+
+
+def make_workspace(root: Path, files: int) -> None:
+    """`files` small modules in packages of 100, each importing its neighbour."""
+    for i in range(files):
+        folder = root / f"pkg_{i // 100:03d}"
+        folder.mkdir(parents=True, exist_ok=True)
+        j = (i + 1) % files
+        (folder / f"mod_{i:05d}.py").write_text(
+            f'"""Module {i}."""\nfrom pkg_{j // 100:03d}.mod_{j:05d} import helper_{j}\n\n\n'
+            f"def helper_{i}(x):\n    return x * {i % 13 + 1}\n\n\n"
+            f"def combine_{i}(items):\n    total = 0\n    for item in items:\n        total += helper_{j}(item)\n    return total\n\n\n"
+            f"class Store{i}:\n    limit = {i % 50}\n\n    def __init__(self, data):\n        self.data = data\n\n"
+            f"    def pick(self, key):\n        return self.data.get(key, helper_{i}(self.limit))\n"
+        )
+
+
+def edit_params(buffer: Buffer, k: int) -> dict[str, Any]:
+    """Function k's one-line edit: its docstring's `(step k)` to `(stage k)`, or back."""
+    line = next(i for i in range(FIRST + k * FUNCTION_LINES, len(buffer.lines)) if buffer.lines[i].startswith('    """'))
+    old, new = (f"(step {k})", f"(stage {k})") if f"(step {k})" in buffer.lines[line] else (f"(stage {k})", f"(step {k})")
+    argument = {"uri": buffer.uri, "range": rng(line, 0), "instruction": f'REPLACE "{old}" WITH "{new}"'}
+    return {"command": "sparkls.edit", "arguments": [argument]}
+
+
+class Run:
+    """The emulator, a scratch folder, and every sample taken."""
+
+    def __init__(self, url: str, scratch: Path) -> None:
+        self.url, self.scratch = url, scratch
+        self.failures: list[str] = []
+
+    def options(self, *, index: bool = False) -> dict[str, Any]:
+        return {"fast": {"baseUrl": self.url, "apiKey": KEY}, "context": {"index": index}}
+
+    async def start(self, name: str, root: Path, *, index: bool = False, env: dict[str, str] | None = None,
+                    capabilities: dict[str, Any] | None = None) -> LspProcess:
+        server = await LspProcess.spawn(COMMANDS[name], env=env, stderr=self.scratch / f"{name}.stderr.log")
+        await server.initialize(root, self.options(index=index), capabilities)
+        return server
+
+    def file(self, lines: int, name: str | None = None) -> tuple[Path, str]:
+        folder = self.scratch / (name or f"edits_{lines}")
+        folder.mkdir(exist_ok=True)
+        text = make_source(lines)
+        (folder / "module.py").write_text(text)
+        return folder, text
+
+    async def edit(self, server: LspProcess, buffer: Buffer, k: int) -> tuple[float, float]:
+        """(round trip ms, the client's own apply + didChange ms) of one edit."""
+        applied = len(buffer.apply_ms)
+        started = time.perf_counter()
+        result = await server.request("workspace/executeCommand", edit_params(buffer, k))
+        elapsed = (time.perf_counter() - started) * 1000
+        if not (result or {}).get("applied"):
+            self.failures.append(f"edit of step_{k}: {json.dumps(result)[:200]}")
+        return elapsed, buffer.apply_ms[-1] if len(buffer.apply_ms) > applied else 0.0
+
+
+def summary(values: list[float]) -> dict[str, float]:
+    if not values:
+        return {"n": 0}
+    return {"p50": pct(values, 50), "p95": pct(values, 95), "max": max(values), "n": len(values)}
+
+
+async def edits(run: Run, sizes: list[int], count: int, block: int = 5) -> dict[str, Any]:
+    results: dict[str, Any] = {}
+    for lines in sizes:
+        n = max(block, count if lines <= 5_000 else count // 2 if lines <= 50_000 else count // 4)
+        root, text = run.file(lines)
+        functions = functions_in(lines)
+        order = [(i * 37 + 3) % functions for i in range(n + 3)]
+        for kind in ("ranged", "full"):
+            servers = {name: await run.start(name, root) for name in ("floor", "sparkls")}
+            buffers = {name: s.open((root / "module.py").as_uri(), text, full=kind == "full") for name, s in servers.items()}
+            samples: dict[str, dict[str, list[float]]] = {name: {"ms": [], "client": []} for name in servers}
+            try:
+                for name, server in servers.items():  # warm-up: sockets, first parse
+                    for k in order[-3:]:
+                        await run.edit(server, buffers[name], k)
+                for b, first in enumerate(range(0, n, block)):
+                    names = list(servers) if b % 2 == 0 else list(reversed(servers))
+                    for name in names:
+                        other = next(x for x in servers if x != name)
+                        await servers[other].settle()
+                        for k in order[first : first + block]:
+                            ms, client = await run.edit(servers[name], buffers[name], k)
+                            samples[name]["ms"].append(ms)
+                            samples[name]["client"].append(client)
+            finally:
+                for server in servers.values():
+                    await server.stop()
+            same = buffers["floor"].text == buffers["sparkls"].text
+            results[f"{lines}/{kind}"] = {
+                "lines": lines, "kind": kind, "same_text": same,
+                **{name: {"ms": summary(s["ms"]), "client": summary(s["client"])} for name, s in samples.items()},
+            }
+            print(f"  edits {lines:>7,} lines, {kind:<6}: floor {results[f'{lines}/{kind}']['floor']['ms']['p50']:.1f}, "
+                  f"sparkls {results[f'{lines}/{kind}']['sparkls']['ms']['p50']:.1f} ms p50", file=sys.stderr)
+    return results
+
+
+async def typing(run: Run, sizes: list[int], keys: int, block: int = 20, interval: float = 0.030) -> dict[str, Any]:
+    results: dict[str, Any] = {}
+    for lines in sizes:
+        n = max(block, keys if lines <= 50_000 else keys // 2)
+        root, text = run.file(lines, f"typing_{lines}")
+        servers = {name: await run.start(name, root) for name in ("floor", "sparkls")}
+        buffers = {name: s.open((root / "module.py").as_uri(), text) for name, s in servers.items()}
+        start_line = FIRST + (functions_in(lines) // 2) * FUNCTION_LINES + 2  # the middle function's `total = 0`
+        cursors = {name: (start_line, 0) for name in servers}
+        samples: dict[str, list[float]] = {name: [] for name in servers}
+        keystrokes = [TYPED[i % len(TYPED)] for i in range(n + 10)]
+
+        async def type_keys(name: str, chunk: list[str], record: bool) -> None:
+            server, buffer = servers[name], buffers[name]
+            for key in chunk:
+                started = time.perf_counter()
+                cursors[name] = buffer.type_key(*cursors[name], key)
+                line, character = cursors[name]
+                params = {"textDocument": {"uri": buffer.uri}, "range": rng(line, character),
+                          "context": {"diagnostics": [], "triggerKind": 2}}
+                await server.request("textDocument/codeAction", params)
+                elapsed = time.perf_counter() - started
+                if record:
+                    samples[name].append(elapsed * 1000)
+                await asyncio.sleep(max(0.0, interval - elapsed))
+
+        try:
+            for name in servers:
+                await type_keys(name, keystrokes[:10], record=False)
+            for b, first in enumerate(range(10, n + 10, block)):
+                for name in (list(servers) if b % 2 == 0 else list(reversed(servers))):
+                    await servers[next(x for x in servers if x != name)].settle()
+                    await type_keys(name, keystrokes[first : first + block], record=True)
+        finally:
+            for server in servers.values():
+                await server.stop()
+        results[str(lines)] = {"lines": lines, "keys": n, "same_text": buffers["floor"].text == buffers["sparkls"].text,
+                               **{name: summary(s) for name, s in samples.items()}}
+        print(f"  typing {lines:>7,} lines: floor {results[str(lines)]['floor']['p50']:.1f}, "
+              f"sparkls {results[str(lines)]['sparkls']['p50']:.1f} ms p50", file=sys.stderr)
+    return results
+
+
+async def index(run: Run, file_counts: list[int], lines: int = 5_000) -> dict[str, Any]:
+    results: dict[str, Any] = {}
+    for files in file_counts:
+        root = run.scratch / f"workspace_{files}"
+        make_workspace(root, files)
+        text = make_source(lines)
+        (root / "edited.py").write_text(text)
+        cache = Path(tempfile.mkdtemp(prefix="cache-", dir=run.scratch))  # a cold index
+        done = asyncio.get_running_loop().create_future()
+        capabilities = {**CAPABILITIES, "window": {"workDoneProgress": True}}
+        started = time.perf_counter()
+        server = await LspProcess.spawn(COMMANDS["sparkls"], env={"XDG_CACHE_HOME": str(cache)},
+                                        stderr=run.scratch / "sparkls-index.stderr.log")
+
+        def progress(params: Any) -> None:
+            if (params or {}).get("value", {}).get("kind") == "end" and not done.done():
+                done.set_result(time.perf_counter())
+
+        server.watched["$/progress"] = progress
+        await server.initialize(root, run.options(index=True), capabilities)
+        buffer = server.open((root / "edited.py").as_uri(), text)
+        functions = functions_in(lines)
+        during: list[float] = []
+        idle: list[float] = []
+        try:
+            await run.edit(server, buffer, 1)  # waits for the warm socket
+            i = 0
+            while not done.done() and i < 5_000:
+                during.append((await run.edit(server, buffer, (i * 37 + 3) % functions))[0])
+                i += 1
+            built = await asyncio.wait_for(done, 600)
+            await server.settle(quiet=0.3, timeout=10)
+            for j in range(max(20, min(len(during), 60))):
+                idle.append((await run.edit(server, buffer, (j * 37 + 3) % functions))[0])
+        finally:
+            await server.stop()
+        results[str(files)] = {"files": files, "index_s": built - started, "during": summary(during), "idle": summary(idle)}
+        print(f"  index {files:>6,} files: built in {built - started:.1f} s, {len(during)} edits during", file=sys.stderr)
+    return results
+
+
+async def start(run: Run, rounds: int) -> dict[str, Any]:
+    commands = dict(COMMANDS)
+    if JEDI.exists():
+        commands["jedi-language-server"] = [str(JEDI)]
+    root = run.scratch / "start"
+    root.mkdir(exist_ok=True)
+    (root / "a.py").write_text(make_source(50))
+    samples: dict[str, list[float]] = {name: [] for name in commands}
+    for r in range(rounds + 1):
+        names = list(commands)
+        for name in names[r % len(names) :] + names[: r % len(names)]:
+            started = time.perf_counter()
+            server = await LspProcess.spawn(commands[name])
+            options = {} if name == "jedi-language-server" else run.options()
+            await server.request("initialize", {"processId": None, "rootUri": root.as_uri(), "capabilities": CAPABILITIES,
+                                                "initializationOptions": options})
+            elapsed = (time.perf_counter() - started) * 1000
+            await server.stop()  # before `initialized`: no model connection is opened
+            if r > 0:
+                samples[name].append(elapsed)
+    result: dict[str, Any] = {name: {"median": statistics.median(s), "min": min(s), "max": max(s), "n": len(s)}
+                              for name, s in samples.items()}
+    if not JEDI.exists():
+        result["note"] = f"jedi-language-server not installed ({JEDI}): `pip install jedi-language-server` to compare"
+    return result
+
+
+async def rss(run: Run, sizes: list[int]) -> dict[str, Any]:
+    results: dict[str, Any] = {}
+    for lines in sizes:
+        root, text = run.file(lines, f"rss_{lines}")
+        results[str(lines)] = {}
+        for name in ("floor", "sparkls"):
+            server = await run.start(name, root)
+            try:
+                buffer = server.open((root / "module.py").as_uri(), text)
+                await run.edit(server, buffer, functions_in(lines) // 2)
+                await server.settle(quiet=0.5, timeout=15)
+                results[str(lines)][name] = {"rss_mb": server.status("VmRSS") / 1024, "peak_mb": server.status("VmHWM") / 1024}
+            finally:
+                await server.stop()
+    return results
+
+
+def ratio(a: float, b: float) -> str:
+    return f"{a / b:.2f}" if b else "-"
+
+
+def p(row: dict[str, float]) -> str:
+    return f"{row['p50']:,.1f} / {row['p95']:,.1f}" if row.get("n") else "-"
+
+
+def report(results: dict[str, Any]) -> None:
+    print(f"\nsparkls {results['commit']} vs the floor; python {sys.version.split()[0]}; ms, p50 / p95")
+    if "edits" in results:
+        print("\n| back-to-back edits | client | floor | sparkls | × (p50) | target | client's own work |")
+        print("|---|---|---|---|---|---|---|")
+        for row in results["edits"].values():
+            target = {5_000: "≤ 1.5", 50_000: "≤ 2"}.get(row["lines"], "")
+            kind = "ranged" if row["kind"] == "ranged" else "whole text"
+            print(f"| {row['lines']:,} lines | {kind} | {p(row['floor']['ms'])} | {p(row['sparkls']['ms'])} | "
+                  f"{ratio(row['sparkls']['ms']['p50'], row['floor']['ms']['p50'])} | {target} | "
+                  f"{row['floor']['client']['p50']:.1f}{'' if row['same_text'] else ' (texts differ!)'} |")
+    if "typing" in results:
+        print("\n| lightbulb while typing (30 ms a key) | floor | sparkls | × (p50) | target |")
+        print("|---|---|---|---|---|")
+        for row in results["typing"].values():
+            target = "≤ 2" if row["lines"] == 50_000 else ""
+            print(f"| {row['lines']:,} lines, {row['keys']} keys | {p(row['floor'])} | {p(row['sparkls'])} | "
+                  f"{ratio(row['sparkls']['p50'], row['floor']['p50'])} | {target} |")
+    if "index" in results:
+        print("\n| edits on a 5,000-line file during a cold index | index built | during: p50 / p95 / max (n) | after: p50 / p95 / max | × (p50) |")
+        print("|---|---|---|---|---|")
+        for row in results["index"].values():
+            d, i = row["during"], row["idle"]
+            during = f"{p(d)} / {d['max']:,.1f} ({d['n']})" if d.get("n") else "- (built before the first edit)"
+            print(f"| {row['files']:,} files | {row['index_s']:.1f} s | {during} | {p(i)} / {i['max']:,.1f} | "
+                  f"{ratio(d['p50'], i['p50']) if d.get('n') else '-'} |")
+    if "start" in results:
+        print("\n| spawn → `initialize` result | median | min | max |")
+        print("|---|---|---|---|")
+        for name, row in results["start"].items():
+            if name != "note":
+                print(f"| {name} | {row['median']:,.0f} | {row['min']:,.0f} | {row['max']:,.0f} |")
+        if "note" in results["start"]:
+            print(results["start"]["note"])
+    if "rss" in results:
+        print("\n| RSS, one file open, MB | floor | sparkls | × | sparkls peak (VmHWM) |")
+        print("|---|---|---|---|---|")
+        for lines, row in results["rss"].items():
+            f, s = row["floor"], row["sparkls"]
+            target = " (target ≤ 2)" if int(lines) == 50_000 else ""
+            print(f"| {int(lines):,} lines | {f['rss_mb']:.0f} | {s['rss_mb']:.0f} | {ratio(s['rss_mb'], f['rss_mb'])}{target} | {s['peak_mb']:.0f} |")
+    for failure in results.get("failures", []):
+        print(f"failed: {failure}")
+
+
+def commit() -> str:
+    head = subprocess.run(["git", "rev-parse", "--short", "HEAD"], cwd=BENCH, capture_output=True, text=True).stdout.strip()
+    dirty = subprocess.run(["git", "status", "--porcelain", "--", "server"], cwd=BENCH.parent, capture_output=True, text=True).stdout
+    return head + (f" + uncommitted changes to {len(dirty.splitlines())} file(s) in server/" if dirty.strip() else "")
+
+
+async def main_async(args: argparse.Namespace) -> dict[str, Any]:
+    only = set(args.only.split(","))
+    ints = lambda text: [int(x) for x in text.split(",") if x]  # noqa: E731
+    results: dict[str, Any] = {"commit": commit()}
+    proc, url = start_emulator("--api-key", KEY)
+    try:
+        with tempfile.TemporaryDirectory(prefix="sparkls-vs-floor-") as scratch:
+            run = Run(url, Path(scratch))
+            if "start" in only:
+                results["start"] = await start(run, args.starts)
+            if "edits" in only:
+                results["edits"] = await edits(run, ints(args.sizes), args.edits)
+            if "typing" in only:
+                results["typing"] = await typing(run, ints(args.typing_sizes), args.keys)
+            if "rss" in only:
+                results["rss"] = await rss(run, ints(args.sizes))
+            if "index" in only:
+                results["index"] = await index(run, ints(args.index_files))
+            results["failures"] = run.failures
+    finally:
+        proc.terminate()
+        proc.wait(timeout=10)
+    return results
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--only", default="edits,typing,index,start,rss", help="parts to run, comma-separated")
+    parser.add_argument("--sizes", default="200,5000,50000,200000", help="file sizes in lines (edits, rss)")
+    parser.add_argument("--edits", type=int, default=40, help="timed edits per server up to 5,000 lines (half at 50,000, a quarter above)")
+    parser.add_argument("--typing-sizes", default="50000,200000")
+    parser.add_argument("--keys", type=int, default=120, help="timed keys per server at 50,000 lines (half above)")
+    parser.add_argument("--index-files", default="1000,10000")
+    parser.add_argument("--starts", type=int, default=7, help="timed cold starts per server")
+    parser.add_argument("--json", type=Path, help="also write the figures to this file")
+    args = parser.parse_args()
+    results = asyncio.run(main_async(args))
+    report(results)
+    if args.json:
+        args.json.write_text(json.dumps(results, indent=2))
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
