@@ -37,6 +37,7 @@ from sparkls.models.session import TierSession, TierStatus
 from sparkls.protocol import SparkProtocol
 from sparkls.speculation import Speculation
 from sparkls.completion.service import CompletionService
+from sparkls.context.index.process import IndexClosed
 from sparkls.workspace import WorkspaceIndex
 
 logger = logging.getLogger(__name__)
@@ -234,7 +235,7 @@ class SparkServer(LanguageServer):
             self.spawn(self._build_index(self.workspace_index), "indexing the workspace")
 
     async def _build_index(self, index: WorkspaceIndex) -> None:
-        """Index the workspace in a worker thread, with progress the editor can show."""
+        """Index the workspace in the index worker process, with progress the editor can show."""
         token = None
         window = self.client_capabilities.window
         if window and window.work_done_progress:
@@ -251,7 +252,9 @@ class SparkServer(LanguageServer):
                 )
 
         try:
-            stats = await index.build(await self.path_filter(), progress)
+            stats = await index.build(self.settings.context.exclude, progress)
+        except IndexClosed:
+            return  # shutting down
         finally:
             if token is not None:
                 self.work_done_progress.end(token, types.WorkDoneProgressEnd())
@@ -268,27 +271,36 @@ class SparkServer(LanguageServer):
         index = self.workspace_index
         return index if index is not None and index.ready else None
 
-    def schedule_index_refresh(self, uri: str, path: Path) -> None:
-        """Reindex an edited buffer once it has been quiet for INDEX_DELAY seconds."""
+    def schedule_index_refresh(self, uri: str, path: Path, *, delay: float = INDEX_DELAY) -> None:
+        """Reindex an open buffer from its document's own symbols (no parse of its
+        text for the index) once it has been quiet for `delay` seconds."""
         index = self.workspace_index
         if index is None or not index.ready:
             return
         if (timer := self._index_timers.pop(uri, None)) is not None:
             timer.cancel()
 
+        async def refresh() -> None:
+            try:
+                doc = await self.ready(uri)  # a big text is parsed off the loop first
+            except DocumentClosed:
+                return
+            await index.store_buffer(path, doc, await self.path_filter())
+
         def run() -> None:
             self._index_timers.pop(uri, None)
             if self.documents.has(uri):
-                self.spawn(index.refresh_file(path, self.documents.get(uri).text), "indexing a buffer")
+                self.spawn(refresh(), "indexing a buffer")
 
-        self._index_timers[uri] = asyncio.get_running_loop().call_later(INDEX_DELAY, run)
+        self._index_timers[uri] = asyncio.get_running_loop().call_later(delay, run)
 
     async def close_sessions(self) -> None:
         await self.fast.close()
         if self._deep is not None:
             await self._deep[1].close()
         if self.workspace_index is not None:
-            self.workspace_index.close()
+            self.workspace_index.close()  # ends the index worker, mid-build or not
+            await self.workspace_index.wait_closed()
 
 
 def workspace_cache_key(root: Path | None) -> str | None:

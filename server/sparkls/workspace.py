@@ -1,10 +1,17 @@
 """The workspace symbol index as a service of one editor session.
 
-Built in a worker thread after `initialized` with a cancellable-looking progress
-(`window/workDoneProgress`) where the client supports it; kept fresh on `didSave`,
+Built after `initialized` in the index worker process (context/index/worker.py), with
+the work-done progress its events drive; kept fresh on `didSave`,
 `workspace/didChangeWatchedFiles` and (debounced) `didChange`; asked on the request
 path for the definitions of names a region uses that its own file does not define.
 The SQLite file lives under the user's cache folder (`XDG_CACHE_HOME`).
+
+What runs in the server process is small: reading the database (WAL: never behind a
+write), writing the rows of an open buffer from the symbols its document already has
+(`store_buffer`, no parse), and forgetting deleted files. Everything that parses — a
+build, a file changed on disk — goes to the worker; files changed together go as one
+batch. Writes happen one at a time (`_writing`), so a buffer's rows written during a
+build are never overwritten by that build's older reading of the disk.
 """
 
 from __future__ import annotations
@@ -12,13 +19,16 @@ from __future__ import annotations
 import asyncio
 import logging
 from collections import OrderedDict
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from pathlib import Path
 
 from sparkls.context.confine import Confinement
+from sparkls.context.definitions import file_symbols
 from sparkls.context.exclusions import PathFilter
-from sparkls.context.index import BuildStats, SymbolIndex, default_db_path
+from sparkls.context.index import MAX_FILE_BYTES, BuildStats, SymbolIndex, default_db_path
+from sparkls.context.index.process import IndexClosed, IndexWorker
 from sparkls.context.symbols import Symbol
+from sparkls.documents.store import Document, utf8_size_over
 
 logger = logging.getLogger(__name__)
 
@@ -31,20 +41,23 @@ class WorkspaceIndex:
         self.root = root
         self.confinement = Confinement([root])
         self.index = SymbolIndex(root, db_path or default_db_path(root))
+        self.worker = IndexWorker(root, self.index.db_path)
         self.ready = False
         self.last_build: BuildStats | None = None
+        self._exclude: list[str] = []  # `context.exclude` of the last build
+        self._writing = asyncio.Lock()
+        self._stale: set[str] = set()  # files to reread from disk, in the next batch
+        self._rereading: asyncio.Future[None] | None = None
         self._lines: OrderedDict[str, tuple[tuple[int, int], list[str]]] = OrderedDict()
 
-    async def build(self, path_filter: PathFilter, progress: Callable[[int, int], None] | None = None) -> BuildStats:
-        """Bring the index up to date in a worker thread; `progress(done, total)` is
-        called on the event loop."""
-        loop = asyncio.get_running_loop()
-
-        def report(done: int, total: int) -> None:
-            if progress is not None:
-                loop.call_soon_threadsafe(progress, done, total)
-
-        stats = await asyncio.to_thread(self.index.build, path_filter, progress=report)
+    async def build(self, exclude: Sequence[str], progress: Callable[[int, int], None] | None = None) -> BuildStats:
+        """Bring the index up to date in the worker process (what may be sent: the
+        workspace's ignore files and `exclude`); `progress(done, total)` is called on
+        the event loop as the worker reports. Raises IndexClosed on shutdown."""
+        self._exclude = list(exclude)
+        async with self._writing:
+            fields = await self.worker.run("build", {"exclude": self._exclude}, progress)
+        stats = BuildStats(**fields)
         self.ready, self.last_build = True, stats
         logger.info("workspace index: %s", stats)
         return stats
@@ -55,16 +68,49 @@ class WorkspaceIndex:
         except ValueError:
             return None
 
-    async def refresh_file(self, path: Path, text: str | None = None) -> None:
-        """Reindex one file (from its buffer text when given, else from disk)."""
+    async def refresh_file(self, path: Path) -> None:
+        """Reindex one file from disk, in the worker; returns once it is done. Files
+        asked for while a batch runs go together in the next one."""
         rel = self.relative(path)
-        if rel is not None:
-            await asyncio.to_thread(self.index.update_file, rel, text)
+        if rel is None:
+            return
+        self._stale.add(rel)
+        if self._rereading is None or self._rereading.done():
+            self._rereading = asyncio.ensure_future(self._reread())
+        await asyncio.shield(self._rereading)
+
+    async def _reread(self) -> None:
+        while self._stale:
+            async with self._writing:
+                batch, self._stale = sorted(self._stale), set()
+                try:
+                    await self.worker.run("refresh", {"paths": batch, "exclude": self._exclude})
+                except IndexClosed:
+                    return
+
+    async def store_buffer(self, path: Path, doc: Document, path_filter: PathFilter) -> None:
+        """Index an open buffer from the symbols its document already has (a whole
+        parse of it is never repeated here); `path_filter`: what may be sent."""
+        rel = self.relative(path)
+        if rel is None:
+            return
+        too_big = utf8_size_over(doc.text, MAX_FILE_BYTES)
+        if not too_big and not doc.parses:
+            return  # opened as a language without a grammar: keep what the disk gave
+        symbols: list[Symbol] = [] if too_big else file_symbols(doc)
+        size = len(doc.text)
+        async with self._writing:
+            if not self.worker.closed:
+                self.index.path_filter = path_filter
+                await asyncio.to_thread(self.index.store_symbols, rel, symbols, size=size)
 
     async def remove_file(self, path: Path) -> None:
+        """Forget a deleted file (or folder)."""
         rel = self.relative(path)
         if rel is not None:
-            await asyncio.to_thread(self.index.remove_file, rel)
+            async with self._writing:
+                if not self.worker.closed:
+                    await asyncio.to_thread(self.index.remove_file, rel)
 
     # -- context.definitions.Lookup ----------------------------------------------------
 
@@ -98,4 +144,10 @@ class WorkspaceIndex:
         return lines
 
     def close(self) -> None:
+        """End the worker (a build under way stops) and close the database; idempotent."""
+        self.worker.close()
         self.index.close()
+
+    async def wait_closed(self) -> None:
+        """Wait until the worker process has exited."""
+        await self.worker.wait_closed()

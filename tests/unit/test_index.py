@@ -1,17 +1,15 @@
 """The workspace symbol index: build, warm restarts, changes, exclusions, lookups."""
 
-import asyncio
 import os
 import sqlite3
 import sys
-import threading
 from pathlib import Path
 
 import pytest
 
-from sparkls.context import index as index_module
 from sparkls.context.exclusions import PathFilter
-from sparkls.context.index import SCHEMA_VERSION, SymbolIndex, default_db_path
+from sparkls.context.index import SCHEMA_VERSION, SymbolIndex, database, default_db_path, symbol_index
+from sparkls.context.symbols import Symbol
 
 SHAPES = 'class Circle:\n    """A circle."""\n\n    def area(self):\n        return 3.14\n'
 MAIN = "from pkg.shapes import Circle\n\n\ndef main():\n    return Circle().area()\n"
@@ -46,6 +44,11 @@ def _names(root: Path, db_path: Path, *names: str) -> dict[str, list[str]]:
     """name -> the paths defining it."""
     with SymbolIndex(root, db_path) as index:
         return {name: [path for path, _ in index.lookup(name)] for name in names}
+
+
+def _class(name: str) -> Symbol:
+    """A one-line class, as a document's own symbols would give it."""
+    return Symbol(name, "class", 0, 1, 0, 0, None)
 
 
 def _touch(path: Path, text: str) -> None:
@@ -99,7 +102,7 @@ def test_deleted_file_loses_its_symbols(root, db_path):
 
 
 def test_ignored_and_secret_files_are_never_indexed(root, db_path):
-    """.gitignore'd files and default excludes (`.env*`, `*credentials*`) are neither built nor updated."""
+    """.gitignore'd files and default excludes (`.env*`, `*credentials*`) are neither built, updated nor stored."""
     (root / ".gitignore").write_text("build/\n", encoding="utf-8")
     hidden = {"build/gen.py": "def generated(): ...\n", ".env.py": "def secret_env(): ...\n",
               "config/credentials.py": "def secret_key(): ...\n"}
@@ -110,7 +113,7 @@ def test_ignored_and_secret_files_are_never_indexed(root, db_path):
     with SymbolIndex(root, db_path) as index:
         for rel in hidden:
             index.update_file(rel)
-            index.update_file(rel, "def from_buffer(): ...\n")
+            index.store_symbols(rel, [_class("from_buffer")], size=20)
     assert stats.scanned == 3
     assert _names(root, db_path, "generated", "secret_env", "secret_key", "from_buffer") == {
         "generated": [], "secret_env": [], "secret_key": [], "from_buffer": []
@@ -135,11 +138,11 @@ def test_unreadable_database_is_replaced(root, db_path):
     assert _build(root, db_path).parsed == 3
 
 
-def test_update_file_from_buffer_overrides_disk(root, db_path):
-    """update_file with a buffer's text indexes that text, not the file on disk."""
+def test_stored_buffer_symbols_override_disk(root, db_path):
+    """store_symbols records the symbols it is handed for a file, in place of the disk's."""
     _build(root, db_path)
     with SymbolIndex(root, db_path) as index:
-        index.update_file("pkg/shapes.py", "class Hexagon:\n    pass\n")
+        index.store_symbols("pkg/shapes.py", [_class("Hexagon")], size=24)
     assert _names(root, db_path, "Hexagon", "Circle") == {"Hexagon": ["pkg/shapes.py"], "Circle": []}
 
 
@@ -147,7 +150,7 @@ def test_build_after_a_buffer_update_reads_the_disk_again(root, db_path):
     """A file indexed from a buffer is read from disk at the next build."""
     _build(root, db_path)
     with SymbolIndex(root, db_path) as index:
-        index.update_file("pkg/shapes.py", "class Hexagon:\n    pass\n")
+        index.store_symbols("pkg/shapes.py", [_class("Hexagon")], size=24)
     assert _build(root, db_path).parsed == 1
     assert _names(root, db_path, "Hexagon", "Circle") == {"Hexagon": [], "Circle": ["pkg/shapes.py"]}
 
@@ -166,7 +169,7 @@ def test_update_file_from_disk_and_remove_file(root, db_path):
 
 def test_progress_is_monotone_and_ends_at_total(root, db_path, monkeypatch):
     """The progress callback counts up, batch by batch, to the number of files to parse."""
-    monkeypatch.setattr(index_module, "BATCH_FILES", 2)
+    monkeypatch.setattr(symbol_index, "BATCH_FILES", 2)
     for number in range(4):
         (root / f"more/m{number}.py").parent.mkdir(exist_ok=True)
         (root / f"more/m{number}.py").write_text(f"def f{number}(): ...\n", encoding="utf-8")
@@ -185,31 +188,24 @@ def test_progress_of_a_warm_build_is_zero_of_zero(root, db_path):
 
 def test_big_files_are_recorded_without_symbols(root, db_path, monkeypatch):
     """A file over MAX_FILE_BYTES is not parsed, gives no symbols, and is not retried."""
-    monkeypatch.setattr(index_module, "MAX_FILE_BYTES", len(SHAPES) - 1)
+    monkeypatch.setattr(symbol_index, "MAX_FILE_BYTES", len(SHAPES) - 1)
     stats = _build(root, db_path)
     assert stats.skipped == 1 and _names(root, db_path, "Circle") == {"Circle": []}
     assert _build(root, db_path).parsed == 0
 
 
-async def test_lookup_on_the_loop_while_a_worker_thread_builds(root, db_path, monkeypatch):
-    """While build runs in a worker thread (asyncio.to_thread), the event loop's thread reads between batches."""
-    monkeypatch.setattr(index_module, "BATCH_FILES", 1)
-    loop = asyncio.get_running_loop()
-    between_batches, resume = asyncio.Event(), threading.Event()
-
-    def progress(done: int, total: int) -> None:
-        if done == 1:  # the first batch is written: let the loop read, then go on
-            loop.call_soon_threadsafe(between_batches.set)
-            resume.wait(timeout=30)
-
-    with SymbolIndex(root, db_path) as index:
-        build = asyncio.create_task(asyncio.to_thread(index.build, PathFilter.from_root(root), progress=progress))
-        await between_batches.wait()
-        files_mid_build = index.counts()[0]
-        resume.set()
-        stats = await build
-        assert (files_mid_build, stats.parsed) == (1, 3)
-        assert index.lookup("Circle")[0][0] == "pkg/shapes.py"
+def test_lookup_does_not_wait_for_a_write_under_way(root, db_path):
+    """A lookup answers from the last commit while another connection holds a write transaction open."""
+    _build(root, db_path)
+    writer = sqlite3.connect(db_path, isolation_level=None)
+    writer.execute("BEGIN IMMEDIATE")
+    writer.execute("DELETE FROM symbols")
+    try:
+        with SymbolIndex(root, db_path) as index:
+            assert index.lookup("Circle")[0][0] == "pkg/shapes.py"
+    finally:
+        writer.execute("ROLLBACK")
+        writer.close()
 
 
 @pytest.mark.skipif(sys.platform == "win32", reason="XDG_CACHE_HOME is not read on Windows")
@@ -224,6 +220,28 @@ def test_default_db_path_is_in_the_user_cache(tmp_path, monkeypatch):
 def test_new_extraction_rules_reparse_every_file(root, db_path, monkeypatch):
     """When the symbol queries or extractor change (another fingerprint), every file is parsed again."""
     _build(root, db_path)
-    monkeypatch.setattr(index_module, "extractor_fingerprint", lambda: "other rules")
+    monkeypatch.setattr(database, "extractor_fingerprint", lambda: "other rules")
     assert _build(root, db_path).parsed == 3
     assert _build(root, db_path).parsed == 0
+
+
+@pytest.mark.skipif(sys.platform == "win32", reason="symbolic links need privileges on Windows")
+def test_update_file_never_reads_through_a_link_out_of_the_workspace(root, db_path, tmp_path):
+    """A file swapped for a link to a file outside the workspace is forgotten, never read."""
+    outside = tmp_path / "outside.py"
+    outside.write_text("def leaked_secret(): ...\n", encoding="utf-8")
+    _build(root, db_path)
+    (root / "main.py").unlink()
+    (root / "main.py").symlink_to(outside)
+    with SymbolIndex(root, db_path) as index:
+        index.update_file("main.py")
+    assert _names(root, db_path, "leaked_secret", "main") == {"leaked_secret": [], "main": []}
+
+
+def test_remove_file_of_a_folder_forgets_its_files(root, db_path):
+    """remove_file on a folder (a deleted directory) forgets every file below it, and only those."""
+    (root / "pkg2.py").write_text("def beside(): ...\n", encoding="utf-8")
+    _build(root, db_path)
+    with SymbolIndex(root, db_path) as index:
+        index.remove_file("pkg")
+    assert _names(root, db_path, "Circle", "beside") == {"Circle": [], "beside": ["pkg2.py"]}

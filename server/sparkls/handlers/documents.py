@@ -23,6 +23,18 @@ def _path(uri: str) -> Path | None:
     return Path(fs_path) if fs_path else None
 
 
+def _reindex(ls: SparkServer, uri: str, path: Path) -> None:
+    """A file was saved or changed on disk: an open one is reindexed from its document's
+    own symbols, any other is reread in the index worker process."""
+    index = ls.workspace_index
+    if index is None or not index.ready:
+        return
+    if ls.documents.has(uri):
+        ls.schedule_index_refresh(uri, path, delay=0)
+    else:
+        ls.spawn(index.refresh_file(path), "indexing a changed file")
+
+
 def register(server: SparkServer) -> None:
     @server.feature(types.TEXT_DOCUMENT_DID_OPEN)
     def did_open(ls: SparkServer, params: types.DidOpenTextDocumentParams) -> None:
@@ -51,9 +63,8 @@ def register(server: SparkServer) -> None:
 
     @server.feature(types.TEXT_DOCUMENT_DID_SAVE)
     def did_save(ls: SparkServer, params: types.DidSaveTextDocumentParams) -> None:
-        path = _path(params.text_document.uri)
-        if ls.workspace_index is not None and ls.workspace_index.ready and path is not None:
-            ls.spawn(ls.workspace_index.refresh_file(path), "indexing a saved file")
+        if (path := _path(params.text_document.uri)) is not None:
+            _reindex(ls, params.text_document.uri, path)
 
     @server.feature(types.WORKSPACE_DID_CHANGE_WATCHED_FILES)
     def did_change_watched_files(ls: SparkServer, params: types.DidChangeWatchedFilesParams) -> None:
@@ -70,7 +81,7 @@ def register(server: SparkServer) -> None:
             if change.type == types.FileChangeType.Deleted:
                 ls.spawn(index.remove_file(path), "unindexing a deleted file")
             else:
-                ls.spawn(index.refresh_file(path), "indexing a changed file")
+                _reindex(ls, change.uri, path)
 
     @server.feature(types.TEXT_DOCUMENT_DID_CLOSE)
     def did_close(ls: SparkServer, params: types.DidCloseTextDocumentParams) -> None:

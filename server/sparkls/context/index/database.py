@@ -1,0 +1,197 @@
+"""The index's SQLite file: its schema, where it lives, and the rows of one file.
+
+- The schema carries `SCHEMA_VERSION` in `PRAGMA user_version`; a database of another
+  version (or not a database at all) is emptied and rebuilt: it is a cache. The meta
+  table carries a fingerprint of the extraction rules (the `symbols.scm` queries and
+  `symbols.py`): when those change, every row goes and every file is parsed again.
+- WAL mode: the server's reads never wait for the worker process's writes, and a
+  write transaction covers one batch of files, never a whole build.
+- `synchronous = NORMAL`: a cache, so a lost last commit after a power cut is fine.
+
+Opened by every `SymbolIndex`, in the server process and in the index worker process
+alike; the first to open a stale file resets it, under an immediate transaction.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import logging
+import os
+import sqlite3
+import sys
+from collections.abc import Iterator, Sequence
+from contextlib import contextmanager
+from dataclasses import dataclass
+from functools import cache
+from importlib import resources
+from pathlib import Path
+
+from sparkls.context import symbols as symbols_module
+from sparkls.context.symbols import Symbol
+
+log = logging.getLogger(__name__)
+
+SCHEMA_VERSION = 1
+
+_SCHEMA = """
+CREATE TABLE meta (
+    key TEXT PRIMARY KEY,
+    value TEXT NOT NULL
+);
+CREATE TABLE files (
+    path TEXT PRIMARY KEY,
+    mtime_ns INTEGER NOT NULL,
+    size INTEGER NOT NULL,
+    language TEXT NOT NULL
+);
+CREATE TABLE symbols (
+    path TEXT NOT NULL,
+    name TEXT NOT NULL,
+    kind TEXT NOT NULL,
+    start_line INTEGER NOT NULL,
+    end_line INTEGER NOT NULL,
+    signature_end_line INTEGER NOT NULL,
+    doc_end_line INTEGER NOT NULL,
+    container TEXT
+);
+CREATE INDEX symbols_by_name ON symbols (name);
+CREATE INDEX symbols_by_path ON symbols (path);
+"""
+SYMBOL_COLUMNS = "name, kind, start_line, end_line, signature_end_line, doc_end_line, container"
+
+
+@dataclass(frozen=True, slots=True)
+class IndexedFile:
+    """One file's row and symbols, ready to be written."""
+
+    path: str  # workspace-relative, with "/"
+    mtime_ns: int
+    size: int
+    language_id: str
+    symbols: Sequence[Symbol]
+
+
+@cache
+def extractor_fingerprint() -> str:
+    """A hash of what decides a file's symbols: every `symbols.scm`, `attributes.scm`
+    and `symbols.py`."""
+    digest = hashlib.sha256(Path(symbols_module.__file__).read_bytes())
+    queries = resources.files("sparkls") / "queries"
+    for folder in sorted(queries.iterdir(), key=lambda entry: entry.name):
+        for name in ("symbols.scm", "attributes.scm"):
+            source = folder / name
+            if source.is_file():
+                digest.update(f"{folder.name}/{name}".encode() + b"\0" + source.read_bytes())
+    return digest.hexdigest()
+
+
+def default_db_path(root: Path) -> Path:
+    """The index file for the workspace `root`, under the user's cache folder."""
+    if sys.platform == "win32":
+        base = os.environ.get("LOCALAPPDATA") or str(Path.home() / "AppData" / "Local")
+    else:
+        base = os.environ.get("XDG_CACHE_HOME", "")
+        if not os.path.isabs(base):  # unset, empty or relative: XDG says to ignore it
+            base = str(Path.home() / ".cache")
+    digest = hashlib.sha256(str(Path(root).resolve()).encode("utf-8", "surrogatepass")).hexdigest()[:16]
+    return Path(base) / "sparkls" / f"index-{digest}.sqlite3"
+
+
+def open_database(db_path: Path) -> sqlite3.Connection:
+    """A connection to the current schema at `db_path`, made or reset as needed."""
+    db_path.parent.mkdir(parents=True, exist_ok=True)
+    try:
+        return _prepare(connect(db_path))
+    except sqlite3.DatabaseError as exc:  # not a database: start again
+        log.warning("symbol index %s is unreadable (%s); rebuilding it", db_path, exc)
+        for suffix in ("", "-wal", "-shm"):
+            Path(f"{db_path}{suffix}").unlink(missing_ok=True)
+        return _prepare(connect(db_path))
+
+
+def connect(db_path: Path) -> sqlite3.Connection:
+    """A connection in autocommit mode (transactions are explicit: `transaction`), for
+    use from any thread under its owner's lock."""
+    return sqlite3.connect(db_path, check_same_thread=False, isolation_level=None, timeout=10)
+
+
+def _prepare(db: sqlite3.Connection) -> sqlite3.Connection:
+    try:
+        db.execute("PRAGMA journal_mode = WAL")
+        db.execute("PRAGMA synchronous = NORMAL")
+        if not _is_current(db):
+            with transaction(db):
+                if not _is_current(db):  # another process may have just done it
+                    _reset(db)
+    except BaseException:
+        db.close()
+        raise
+    return db
+
+
+def _is_current(db: sqlite3.Connection) -> bool:
+    (version,) = db.execute("PRAGMA user_version").fetchone()
+    if version != SCHEMA_VERSION:
+        return False
+    row = db.execute("SELECT value FROM meta WHERE key = 'extractor'").fetchone()
+    return row is not None and row[0] == extractor_fingerprint()
+
+
+def _reset(db: sqlite3.Connection) -> None:
+    """Drop everything and create the current schema, empty."""
+    (version,) = db.execute("PRAGMA user_version").fetchone()
+    if version == SCHEMA_VERSION:  # same tables, other extraction rules: empty them
+        for table in ("symbols", "files", "meta"):
+            db.execute(f"DELETE FROM {table}")
+    else:
+        for kind, name in db.execute(
+            "SELECT type, name FROM sqlite_master WHERE type IN ('table', 'view') AND name NOT LIKE 'sqlite_%'"
+        ).fetchall():
+            db.execute(f'DROP {kind.upper()} IF EXISTS "{name}"')
+        for statement in filter(str.strip, _SCHEMA.split(";")):
+            db.execute(statement)
+        db.execute(f"PRAGMA user_version = {SCHEMA_VERSION}")
+    db.execute("INSERT INTO meta (key, value) VALUES ('extractor', ?)", (extractor_fingerprint(),))
+
+
+@contextmanager
+def transaction(db: sqlite3.Connection) -> Iterator[sqlite3.Connection]:
+    """An immediate write transaction: committed on success, rolled back on any error."""
+    db.execute("BEGIN IMMEDIATE")
+    try:
+        yield db
+    except BaseException:
+        db.execute("ROLLBACK")
+        raise
+    db.execute("COMMIT")
+
+
+def write_files(db: sqlite3.Connection, indexed: Sequence[IndexedFile]) -> None:
+    """Replace the rows and symbols of each file (inside a transaction)."""
+    db.executemany("DELETE FROM symbols WHERE path = ?", [(item.path,) for item in indexed])
+    db.executemany(
+        "INSERT OR REPLACE INTO files (path, mtime_ns, size, language) VALUES (?, ?, ?, ?)",
+        [(item.path, item.mtime_ns, item.size, item.language_id) for item in indexed],
+    )
+    db.executemany(
+        f"INSERT INTO symbols (path, {SYMBOL_COLUMNS}) VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
+        [
+            (item.path, s.name, s.kind, s.start_line, s.end_line, s.signature_end_line, s.doc_end_line, s.container)
+            for item in indexed
+            for s in item.symbols
+        ],
+    )
+
+
+def delete_files(db: sqlite3.Connection, paths: Sequence[str], *, with_contents: bool = False) -> None:
+    """Forget files and their symbols (inside a transaction). `with_contents`: a path
+    may be a folder, whose files go too (by a range of the path index: "a/" <= path <
+    "a0", "0" being the character after "/")."""
+    rows = [(path,) for path in paths]
+    for table in ("symbols", "files"):
+        db.executemany(f"DELETE FROM {table} WHERE path = ?", rows)
+        if with_contents:
+            db.executemany(
+                f"DELETE FROM {table} WHERE path >= ? AND path < ?",
+                [(path.rstrip("/") + "/", path.rstrip("/") + "0") for path in paths],
+            )

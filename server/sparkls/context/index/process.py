@@ -1,0 +1,173 @@
+"""`IndexWorker`: the server's asyncio handle on the index worker process (worker.py).
+
+One command at a time, in order; the worker is started on the first command, with a
+lower priority, and closed after `idle_seconds` without one (a start costs ~0.1 s of
+its own CPU, none of the server's), so an idle server holds no second process.
+Progress events are handed to the caller as they are read, no faster than the worker
+writes them (it thins them out itself).
+
+A command cut short on our side (its task cancelled) retires the worker, so nothing
+it says afterwards is read as the answer to the next command. `close()` (idempotent,
+synchronous) closes the worker's standard input, which ends it at once, mid-build or
+not; `wait_closed()` waits for it to be gone (killing it after `CLOSE_GRACE` seconds).
+If the server itself dies, the pipe closes all the same: no worker outlives it.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import logging
+import os
+import site
+import subprocess
+import sys
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+import sparkls
+
+log = logging.getLogger(__name__)
+
+IDLE_SECONDS = 60.0
+CLOSE_GRACE = 5.0  # seconds a closed worker gets to exit before it is killed
+WORKER_MODULE = "sparkls.context.index.worker"
+
+
+class IndexClosed(Exception):
+    """The index was closed (shutdown) before the command finished."""
+
+
+class IndexWorkerFailed(Exception):
+    """The worker reported an error, or exited before answering."""
+
+
+class IndexWorker:
+    """The worker process for the index of `root` kept in `db_path`."""
+
+    def __init__(self, root: Path, db_path: Path, *, idle_seconds: float = IDLE_SECONDS) -> None:
+        self.root = root
+        self.db_path = db_path
+        self.idle_seconds = idle_seconds
+        self._proc: asyncio.subprocess.Process | None = None
+        self._retired: list[asyncio.subprocess.Process] = []  # closed, perhaps not yet exited
+        self._lock = asyncio.Lock()
+        self._idle_timer: asyncio.TimerHandle | None = None
+        self._closed = False
+
+    @property
+    def closed(self) -> bool:
+        return self._closed
+
+    @property
+    def pid(self) -> int | None:
+        """The running worker's process id, if one is running."""
+        return self._proc.pid if self._proc is not None else None
+
+    async def run(self, command: str, args: dict[str, Any], progress: Callable[[int, int], None] | None = None) -> Any:
+        """Send one command and return its result; `progress(done, total)` is called
+        for each progress event. Raises IndexClosed, IndexWorkerFailed."""
+        async with self._lock:
+            if self._idle_timer is not None:
+                self._idle_timer.cancel()
+            answer: tuple[str, Any] | None = None
+            try:
+                answer = await self._exchange(await self._process(), {command: args}, progress)
+            finally:
+                if answer is None:  # cut short: what it says next would be misread
+                    self._retire()
+                if not self._closed:
+                    self._idle_timer = asyncio.get_running_loop().call_later(self.idle_seconds, self._retire_if_idle)
+        kind, value = answer
+        if kind == "error":
+            raise IndexWorkerFailed(value)
+        return value
+
+    async def _process(self) -> asyncio.subprocess.Process:
+        if self._closed:
+            raise IndexClosed("the workspace index is closed")
+        if self._proc is not None and self._proc.returncode is None:
+            return self._proc
+        self._proc = None
+        extra: dict[str, Any] = {}
+        if sys.platform == "win32":  # os.nice has no Windows counterpart inside the worker
+            extra["creationflags"] = subprocess.BELOW_NORMAL_PRIORITY_CLASS
+        proc = await asyncio.create_subprocess_exec(
+            sys.executable, "-m", WORKER_MODULE, str(self.root), str(self.db_path),
+            stdin=asyncio.subprocess.PIPE, stdout=asyncio.subprocess.PIPE, env=_worker_env(), **extra,
+        )  # fmt: skip
+        self._proc = proc
+        if self._closed:  # closed while it started
+            self._retire()
+            raise IndexClosed("the workspace index is closed")
+        log.debug("index worker started (pid %d)", proc.pid)
+        return proc
+
+    async def _exchange(
+        self, proc: asyncio.subprocess.Process, command: dict[str, Any], progress: Callable[[int, int], None] | None
+    ) -> tuple[str, Any]:
+        assert proc.stdin is not None and proc.stdout is not None
+        try:
+            proc.stdin.write(json.dumps(command).encode() + b"\n")
+            await proc.stdin.drain()
+        except (BrokenPipeError, ConnectionResetError):
+            pass  # it is gone: the read below says so
+        while True:
+            line = await proc.stdout.readline()
+            if not line:
+                if self._closed:
+                    raise IndexClosed("the workspace index was closed")
+                raise IndexWorkerFailed(f"the index worker exited (status {await proc.wait()})")
+            event = json.loads(line)
+            if "progress" in event:
+                if progress is not None:
+                    progress(*event["progress"])
+            elif "done" in event:
+                return "done", event["done"]
+            elif "error" in event:
+                return "error", event["error"]
+
+    def _retire(self) -> None:
+        """Close the worker's input: it exits as soon as it reads the end."""
+        proc, self._proc = self._proc, None
+        self._retired = [p for p in self._retired if p.returncode is None]
+        if proc is not None:
+            if proc.stdin is not None:
+                proc.stdin.close()
+            self._retired.append(proc)
+
+    def _retire_if_idle(self) -> None:
+        self._idle_timer = None
+        if not self._lock.locked():
+            self._retire()
+
+    def close(self) -> None:
+        """End the worker (a command under way raises IndexClosed); idempotent."""
+        self._closed = True
+        if self._idle_timer is not None:
+            self._idle_timer.cancel()
+        self._retire()
+
+    async def wait_closed(self) -> None:
+        """Wait until every worker closed so far has exited."""
+        for proc in self._retired:
+            try:
+                await asyncio.wait_for(proc.wait(), CLOSE_GRACE)
+            except TimeoutError:
+                log.warning("the index worker (pid %d) did not exit; killing it", proc.pid)
+                proc.kill()
+                await proc.wait()
+        self._retired = [p for p in self._retired if p.returncode is None]
+
+
+def _worker_env() -> dict[str, str]:
+    """This environment, with this sparkls's source folder first on the worker's path
+    (unless it is a site-packages folder, which is there anyway), so the worker runs
+    the same code as the server."""
+    source = Path(sparkls.__file__).resolve().parents[1]
+    env = dict(os.environ)
+    site_folders = {Path(p).resolve() for p in [*site.getsitepackages(), site.getusersitepackages()]}
+    if source not in site_folders:
+        env["PYTHONPATH"] = os.pathsep.join(filter(None, [str(source), env.get("PYTHONPATH")]))
+    return env
