@@ -27,7 +27,7 @@ of small 11-line functions, the same every run.
 
     python bench/vs_floor.py [--only edits,typing,index,start,rss] [--edits 40] [--keys 120]
         [--sizes 200,5000,50000,200000] [--typing-sizes 50000,200000] [--index-files 1000,10000]
-        [--starts 7] [--json out.json]
+        [--starts 7] [--json out.json] [--py-spy DIR]
 
 Figures, not assertions.
 """
@@ -37,6 +37,7 @@ from __future__ import annotations
 import argparse
 import asyncio
 import json
+import os
 import statistics
 import subprocess
 import sys
@@ -46,6 +47,7 @@ from pathlib import Path
 from typing import Any
 
 from common import pct  # bench/common.py
+from generated import FIRST, FUNCTION_LINES, functions_in, make_source, make_workspace
 from rawlsp import CAPABILITIES, Buffer, LspProcess, rng
 from sparkls.devclient import start_emulator
 
@@ -56,50 +58,7 @@ COMMANDS = {
     "sparkls": [sys.executable, "-m", "sparkls", "--stdio", "--log-level", "WARNING"],
 }
 JEDI = Path(sys.executable).parent / "jedi-language-server"
-HEADER = '"""Generated benchmark input."""\nimport math\nfrom typing import Any\n\n\n'
-FUNCTION = '''\
-def step_{k}(items, factor={k}):
-    """Scale and sum the items (step {k})."""
-    total = 0
-    for item in items:
-        if item % {m} == 0:
-            total += item * factor
-        else:
-            total -= item
-    return total
-
-
-'''
-FUNCTION_LINES = FUNCTION.count("\n")
-FIRST = HEADER.count("\n")  # line of step_0's `def`
 TYPED = "    seen = len(items) + factor\n"
-TARGETS = {"edits": (1.5, 2.0), "typing": 2.0, "rss": 2.0}  # at 5,000 / 50,000 lines; at 50,000
-
-
-def make_source(lines: int) -> str:
-    """A fixed Python file of exactly `lines` lines of small functions."""
-    count = lines // FUNCTION_LINES + 1
-    text = HEADER + "".join(FUNCTION.format(k=k, m=k % 7 + 2) for k in range(count))
-    return "".join(text.splitlines(keepends=True)[:lines])
-
-
-def functions_in(lines: int) -> int:
-    return (lines - FIRST - 2) // FUNCTION_LINES  # whole functions, docstring line included
-
-
-def make_workspace(root: Path, files: int) -> None:
-    """`files` small modules in packages of 100, each importing its neighbour."""
-    for i in range(files):
-        folder = root / f"pkg_{i // 100:03d}"
-        folder.mkdir(parents=True, exist_ok=True)
-        j = (i + 1) % files
-        (folder / f"mod_{i:05d}.py").write_text(
-            f'"""Module {i}."""\nfrom pkg_{j // 100:03d}.mod_{j:05d} import helper_{j}\n\n\n'
-            f"def helper_{i}(x):\n    return x * {i % 13 + 1}\n\n\n"
-            f"def combine_{i}(items):\n    total = 0\n    for item in items:\n        total += helper_{j}(item)\n    return total\n\n\n"
-            f"class Store{i}:\n    limit = {i % 50}\n\n    def __init__(self, data):\n        self.data = data\n\n"
-            f"    def pick(self, key):\n        return self.data.get(key, helper_{i}(self.limit))\n"
-        )
 
 
 def edit_params(buffer: Buffer, k: int) -> dict[str, Any]:
@@ -113,16 +72,28 @@ def edit_params(buffer: Buffer, k: int) -> dict[str, Any]:
 class Run:
     """The emulator, a scratch folder, and every sample taken."""
 
-    def __init__(self, url: str, scratch: Path) -> None:
-        self.url, self.scratch = url, scratch
+    def __init__(self, url: str, scratch: Path, profiles: Path | None = None) -> None:
+        self.url, self.scratch, self.profiles = url, scratch, profiles
         self.failures: list[str] = []
+        self.profilers: list[subprocess.Popen[bytes]] = []
+
+    def profile(self, server: LspProcess, label: str) -> None:
+        """py-spy records the server (collapsed stacks in PROFILES/label.txt) until it exits."""
+        if self.profiles is None:
+            return
+        self.profiles.mkdir(parents=True, exist_ok=True)
+        command = [str(Path(sys.executable).parent / "py-spy"), "record", "--pid", str(server.proc.pid), "--rate", "250",
+                   "--format", "raw", "--threads", "-o", str(self.profiles / f"{label}.txt")]
+        self.profilers.append(subprocess.Popen(command, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL))
 
     def options(self, *, index: bool = False) -> dict[str, Any]:
         return {"fast": {"baseUrl": self.url, "apiKey": KEY}, "context": {"index": index}}
 
-    async def start(self, name: str, root: Path, *, index: bool = False, env: dict[str, str] | None = None,
+    async def start(self, name: str, root: Path, label: str, *, index: bool = False, env: dict[str, str] | None = None,
                     capabilities: dict[str, Any] | None = None) -> LspProcess:
         server = await LspProcess.spawn(COMMANDS[name], env=env, stderr=self.scratch / f"{name}.stderr.log")
+        if name == "sparkls":
+            self.profile(server, label)
         await server.initialize(root, self.options(index=index), capabilities)
         return server
 
@@ -158,7 +129,7 @@ async def edits(run: Run, sizes: list[int], count: int, block: int = 5) -> dict[
         functions = functions_in(lines)
         order = [(i * 37 + 3) % functions for i in range(n + 3)]
         for kind in ("ranged", "full"):
-            servers = {name: await run.start(name, root) for name in ("floor", "sparkls")}
+            servers = {name: await run.start(name, root, f"edits-{lines}-{kind}") for name in ("floor", "sparkls")}
             buffers = {name: s.open((root / "module.py").as_uri(), text, full=kind == "full") for name, s in servers.items()}
             samples: dict[str, dict[str, list[float]]] = {name: {"ms": [], "client": []} for name in servers}
             try:
@@ -192,7 +163,7 @@ async def typing(run: Run, sizes: list[int], keys: int, block: int = 20, interva
     for lines in sizes:
         n = max(block, keys if lines <= 50_000 else keys // 2)
         root, text = run.file(lines, f"typing_{lines}")
-        servers = {name: await run.start(name, root) for name in ("floor", "sparkls")}
+        servers = {name: await run.start(name, root, f"typing-{lines}") for name in ("floor", "sparkls")}
         buffers = {name: s.open((root / "module.py").as_uri(), text) for name, s in servers.items()}
         start_line = FIRST + (functions_in(lines) // 2) * FUNCTION_LINES + 2  # the middle function's `total = 0`
         cursors = {name: (start_line, 0) for name in servers}
@@ -243,12 +214,15 @@ async def index(run: Run, file_counts: list[int], lines: int = 5_000) -> dict[st
         started = time.perf_counter()
         server = await LspProcess.spawn(COMMANDS["sparkls"], env={"XDG_CACHE_HOME": str(cache)},
                                         stderr=run.scratch / "sparkls-index.stderr.log")
+        run.profile(server, f"index-{files}")
 
         def progress(params: Any) -> None:
             if (params or {}).get("value", {}).get("kind") == "end" and not done.done():
                 done.set_result(time.perf_counter())
 
         server.watched["$/progress"] = progress
+        logs: list[str] = []
+        server.watched["window/logMessage"] = lambda params: logs.append(str((params or {}).get("message", "")))
         await server.initialize(root, run.options(index=True), capabilities)
         buffer = server.open((root / "edited.py").as_uri(), text)
         functions = functions_in(lines)
@@ -262,12 +236,23 @@ async def index(run: Run, file_counts: list[int], lines: int = 5_000) -> dict[st
                 i += 1
             built = await asyncio.wait_for(done, 600)
             await server.settle(quiet=0.3, timeout=10)
-            for j in range(max(20, min(len(during), 60))):
+            for j in range(max(30, min(len(during), 60))):
                 idle.append((await run.edit(server, buffer, (j * 37 + 3) % functions))[0])
         finally:
             await server.stop()
-        results[str(files)] = {"files": files, "index_s": built - started, "during": summary(during), "idle": summary(idle)}
-        print(f"  index {files:>6,} files: built in {built - started:.1f} s, {len(during)} edits during", file=sys.stderr)
+        no_index: list[float] = []  # the same edits in a server that keeps no index: no build, no lookups
+        server = await run.start("sparkls", root, f"no-index-{files}")
+        buffer = server.open((root / "edited.py").as_uri(), text)
+        try:
+            await run.edit(server, buffer, 1)
+            for j in range(len(idle)):
+                no_index.append((await run.edit(server, buffer, (j * 37 + 3) % functions))[0])
+        finally:
+            await server.stop()
+        stats = next((m for m in logs if m.startswith("workspace index")), "")
+        results[str(files)] = {"files": files, "index_s": built - started, "during": summary(during), "idle": summary(idle),
+                               "no_index": summary(no_index), "server_says": stats}
+        print(f"  index {files:>6,} files: built in {built - started:.1f} s, {len(during)} edits during ({stats})", file=sys.stderr)
     return results
 
 
@@ -304,7 +289,7 @@ async def rss(run: Run, sizes: list[int]) -> dict[str, Any]:
         root, text = run.file(lines, f"rss_{lines}")
         results[str(lines)] = {}
         for name in ("floor", "sparkls"):
-            server = await run.start(name, root)
+            server = await run.start(name, root, f"rss-{lines}")
             try:
                 buffer = server.open((root / "module.py").as_uri(), text)
                 await run.edit(server, buffer, functions_in(lines) // 2)
@@ -324,7 +309,8 @@ def p(row: dict[str, float]) -> str:
 
 
 def report(results: dict[str, Any]) -> None:
-    print(f"\nsparkls {results['commit']} vs the floor; python {sys.version.split()[0]}; ms, p50 / p95")
+    print(f"\nsparkls {results['commit']} vs the floor; python {sys.version.split()[0]}; 1-minute load average "
+          f"{results['load_average_before']:.2f} before, {results['load_average_after']:.2f} after; ms, p50 / p95")
     if "edits" in results:
         print("\n| back-to-back edits | client | floor | sparkls | × (p50) | target | client's own work |")
         print("|---|---|---|---|---|---|---|")
@@ -342,13 +328,15 @@ def report(results: dict[str, Any]) -> None:
             print(f"| {row['lines']:,} lines, {row['keys']} keys | {p(row['floor'])} | {p(row['sparkls'])} | "
                   f"{ratio(row['sparkls']['p50'], row['floor']['p50'])} | {target} |")
     if "index" in results:
-        print("\n| edits on a 5,000-line file during a cold index | index built | during: p50 / p95 / max (n) | after: p50 / p95 / max | × (p50) |")
-        print("|---|---|---|---|---|")
+        print("\n| edits on a 5,000-line file during a cold index | index built | during: p50 / p95 / max (n) "
+              "| after: p50 / p95 / max | × after | no index at all: p50 / p95 / max | × no index |")
+        print("|---|---|---|---|---|---|---|")
         for row in results["index"].values():
-            d, i = row["during"], row["idle"]
+            d, i, o = row["during"], row["idle"], row["no_index"]
             during = f"{p(d)} / {d['max']:,.1f} ({d['n']})" if d.get("n") else "- (built before the first edit)"
             print(f"| {row['files']:,} files | {row['index_s']:.1f} s | {during} | {p(i)} / {i['max']:,.1f} | "
-                  f"{ratio(d['p50'], i['p50']) if d.get('n') else '-'} |")
+                  f"{ratio(d['p50'], i['p50']) if d.get('n') else '-'} | {p(o)} / {o['max']:,.1f} | "
+                  f"{ratio(d['p50'], o['p50']) if d.get('n') else '-'} |")
     if "start" in results:
         print("\n| spawn → `initialize` result | median | min | max |")
         print("|---|---|---|---|")
@@ -377,11 +365,11 @@ def commit() -> str:
 async def main_async(args: argparse.Namespace) -> dict[str, Any]:
     only = set(args.only.split(","))
     ints = lambda text: [int(x) for x in text.split(",") if x]  # noqa: E731
-    results: dict[str, Any] = {"commit": commit()}
+    results: dict[str, Any] = {"commit": commit(), "load_average_before": os.getloadavg()[0]}
     proc, url = start_emulator("--api-key", KEY)
     try:
         with tempfile.TemporaryDirectory(prefix="sparkls-vs-floor-") as scratch:
-            run = Run(url, Path(scratch))
+            run = Run(url, Path(scratch), args.py_spy)
             if "start" in only:
                 results["start"] = await start(run, args.starts)
             if "edits" in only:
@@ -393,6 +381,9 @@ async def main_async(args: argparse.Namespace) -> dict[str, Any]:
             if "index" in only:
                 results["index"] = await index(run, ints(args.index_files))
             results["failures"] = run.failures
+            results["load_average_after"] = os.getloadavg()[0]
+            for profiler in run.profilers:
+                profiler.wait(timeout=30)
     finally:
         proc.terminate()
         proc.wait(timeout=10)
@@ -409,6 +400,7 @@ def main() -> int:
     parser.add_argument("--index-files", default="1000,10000")
     parser.add_argument("--starts", type=int, default=7, help="timed cold starts per server")
     parser.add_argument("--json", type=Path, help="also write the figures to this file")
+    parser.add_argument("--py-spy", type=Path, metavar="DIR", help="record each sparkls process with py-spy (raw stacks in DIR)")
     args = parser.parse_args()
     results = asyncio.run(main_async(args))
     report(results)
