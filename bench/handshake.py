@@ -39,6 +39,7 @@ from collections.abc import AsyncIterator
 from pathlib import Path
 from typing import Any
 
+import sparkls
 from common import make_certificate, pct  # bench/common.py
 from sparkls.context.prompt import Prompt
 from sparkls.devclient import start_emulator
@@ -205,7 +206,9 @@ def main() -> int:
     if shutil.which("openssl") is None:
         print("skipped: the openssl command is not on PATH (needed for the TLS certificate)")
         return 0
-    print(f"python {sys.version.split()[0]}, {ssl.OPENSSL_VERSION}, emulator over TLS, delay_ms {args.delay_ms}")
+    head = subprocess.run(["git", "rev-parse", "--short", "HEAD"], cwd=Path(__file__).parent, capture_output=True, text=True)
+    print(f"sparkls from {Path(sparkls.__file__).resolve().parents[1]} (this checkout: {head.stdout.strip()}); "
+          f"python {sys.version.split()[0]}, {ssl.OPENSSL_VERSION}, emulator over TLS, delay_ms {args.delay_ms}")
     results = asyncio.run(main_async(args))
     if args.json:
         args.json.write_text(json.dumps(results, indent=2))

@@ -29,6 +29,10 @@ of small 11-line functions, the same every run.
         [--sizes 200,5000,50000,200000] [--typing-sizes 50000,200000] [--index-files 1000,10000]
         [--starts 7] [--json out.json] [--py-spy DIR]
 
+With `PYTHONPATH=DIR` (a `server/` folder, e.g. from `git archive REV server`), the
+bench, the emulator and sparkls all run that build: the way to measure one commit
+exactly while the checkout has work in progress.
+
 Figures, not assertions.
 """
 
@@ -357,7 +361,14 @@ def report(results: dict[str, Any]) -> None:
 
 
 def commit() -> str:
+    """Which sparkls was measured: this checkout's commit (and whether server/ has uncommitted
+    changes), or the folder PYTHONPATH points at (`git archive REV server | tar -x -C DIR`)."""
+    import sparkls
+
     head = subprocess.run(["git", "rev-parse", "--short", "HEAD"], cwd=BENCH, capture_output=True, text=True).stdout.strip()
+    source = Path(sparkls.__file__).resolve().parents[1]
+    if source != BENCH.parent / "server":
+        return f"sparkls from {source} (this checkout: {head})"
     dirty = subprocess.run(["git", "status", "--porcelain", "--", "server"], cwd=BENCH.parent, capture_output=True, text=True).stdout
     return head + (f" + uncommitted changes to {len(dirty.splitlines())} file(s) in server/" if dirty.strip() else "")
 
