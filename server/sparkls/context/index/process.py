@@ -43,6 +43,10 @@ class IndexWorkerFailed(Exception):
     """The worker reported an error, or exited before answering."""
 
 
+class _Exited(Exception):
+    """The worker's output ended before it answered."""
+
+
 class IndexWorker:
     """The worker process for the index of `root` kept in `db_path`."""
 
@@ -67,22 +71,42 @@ class IndexWorker:
 
     async def run(self, command: str, args: dict[str, Any], progress: Callable[[int, int], None] | None = None) -> Any:
         """Send one command and return its result; `progress(done, total)` is called
-        for each progress event. Raises IndexClosed, IndexWorkerFailed."""
+        for each progress event. A worker found dead is replaced and the command sent
+        again, once (commands are idempotent). Raises IndexClosed, IndexWorkerFailed."""
         async with self._lock:
             if self._idle_timer is not None:
                 self._idle_timer.cancel()
-            answer: tuple[str, Any] | None = None
             try:
-                answer = await self._exchange(await self._process(), {command: args}, progress)
+                kind, value = await self._send(command, args, progress)
             finally:
-                if answer is None:  # cut short: what it says next would be misread
-                    self._retire()
                 if not self._closed:
                     self._idle_timer = asyncio.get_running_loop().call_later(self.idle_seconds, self._retire_if_idle)
-        kind, value = answer
         if kind == "error":
             raise IndexWorkerFailed(value)
         return value
+
+    async def _send(
+        self, command: str, args: dict[str, Any], progress: Callable[[int, int], None] | None
+    ) -> tuple[str, Any]:
+        try:
+            return await self._send_once({command: args}, progress)
+        except _Exited as exc:
+            if self._closed:
+                raise IndexClosed("the workspace index was closed") from None
+            log.info("%s; starting another", exc)
+        try:
+            return await self._send_once({command: args}, progress)
+        except _Exited as exc:
+            raise IndexWorkerFailed(str(exc)) from None
+
+    async def _send_once(self, command: dict[str, Any], progress: Callable[[int, int], None] | None) -> tuple[str, Any]:
+        answer: tuple[str, Any] | None = None
+        try:
+            answer = await self._exchange(await self._process(), command, progress)
+        finally:
+            if answer is None:  # cut short: what it says next would be misread
+                self._retire()
+        return answer
 
     async def _process(self) -> asyncio.subprocess.Process:
         if self._closed:
@@ -118,7 +142,7 @@ class IndexWorker:
             if not line:
                 if self._closed:
                     raise IndexClosed("the workspace index was closed")
-                raise IndexWorkerFailed(f"the index worker exited (status {await proc.wait()})")
+                raise _Exited(f"the index worker exited (status {await proc.wait()})")
             event = json.loads(line)
             if "progress" in event:
                 if progress is not None:
