@@ -140,17 +140,18 @@ async def test_document_closed_while_streaming(client, emulator, tmp_path, sampl
 
 
 async def test_document_changed_while_streaming(client, emulator, tmp_path, sample):
-    """Typing against the region while the model answers: the stale edit is dropped with a message."""
+    """Typing in the region while the model answers: the stale edit is dropped with a message."""
     await start(client, emulator, tmp_path)
     client.editor.open(sample, SAMPLE)
     emulator.set_faults(delay_ms=400, count=1)
     edit = asyncio.ensure_future(run_edit(client, sample, 1, FIX))
     await wait_emulator(emulator, lambda s: s["responses"] >= 1)
-    client.editor.type_text(sample, 0, 0, "# typed\n")
+    client.editor.type_text(sample, 1, 4, "# typed\n    ")
     result = await edit
     assert result["error"]["code"] == "stale_edit"
     assert "while Spark was writing them" in _error_message(client)
-    assert client.editor.text(sample) == "# typed\n" + SAMPLE
+    lines = SAMPLE.splitlines(keepends=True)
+    assert client.editor.text(sample) == lines[0] + "    # typed\n" + "".join(lines[1:])
 
 
 async def test_invalid_settings_are_reported_and_defaults_kept(client, emulator, tmp_path, sample):

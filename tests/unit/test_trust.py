@@ -4,7 +4,7 @@ import pytest
 
 from sparkls.context.prompt import Prompt
 from sparkls.documents.positions import Position
-from sparkls.documents.store import DocumentStore, TextChange, WholeText
+from sparkls.documents.store import DocumentStore, TextChange
 from sparkls.edits.diff import Replacement
 from sparkls.edits.invented import invented_names
 from sparkls.edits.retry import RETRY_NOTE, syntax_errors, with_parse_error
@@ -63,7 +63,7 @@ def test_the_retry_note_goes_after_the_unchanged_request():
 
 
 def test_changes_since_a_version_are_kept_in_order():
-    """Each didChange is recorded as code-point replacements; a full replacement as WholeText."""
+    """Each didChange is recorded as code-point replacements; a whole text as the change it stands for."""
     doc = DocumentStore().open("file:///w/a.py", "ab\n", 1)
     doc.apply([TextChange("😀", (Position(0, 0), Position(0, 0)))], 2)
     doc.apply([TextChange("X", (Position(0, 3), Position(0, 4)))], 5)
@@ -72,7 +72,7 @@ def test_changes_since_a_version_are_kept_in_order():
     assert doc.changes_since(5) == []
     assert doc.changes_since(3) is None  # no such version
     doc.apply([TextChange("new")], 6)
-    assert doc.changes_since(5) == [WholeText("new")]
+    assert doc.changes_since(5) == [Replacement(0, 4, "new")]
 
 
 def _outcome(doc, start, end, replacements):

@@ -24,6 +24,7 @@ from sparkls.context.queries import captures
 from sparkls.context.ranking import import_words
 from sparkls.context.region import DEFINITION, Region, find_region
 from sparkls.documents.languages import grammar_record
+from sparkls.documents.positions import LineChange, shift_lines
 from sparkls.documents.store import Document
 
 
@@ -64,9 +65,15 @@ class EditContext:
 
 def file_imports(doc: Document) -> list[tuple[int, int, str]]:
     """Import statements at module level (also under `if`/`try`), in file order, as
-    (first row, last row, text)."""
-    if "imports" in doc.derived:
-        return doc.derived["imports"]
+    (first row, last row, text); once per version (a big document's carried forward)."""
+    return doc.fact("imports", _extract_imports, _carry_imports)
+
+
+def _carry_imports(imports: list[tuple[int, int, str]], changes: list[LineChange]) -> list[tuple[int, int, str]]:
+    return [(*shift_lines(first, last, changes), text) for first, last, text in imports]
+
+
+def _extract_imports(doc: Document) -> list[tuple[int, int, str]]:
     tree = doc.tree
     record = grammar_record(doc.language_id)
     if tree is None or record is None:
@@ -80,9 +87,7 @@ def file_imports(doc: Document) -> list[tuple[int, int, str]]:
         holders = captures(doc.language_id, "scopes", root, max_depth=record.import_depth - 1)
         definitions = set(holders.get(DEFINITION, ()))
         nodes = [n for n in nodes if not any(a in definitions for a in _ancestors(n))]
-    imports = [(n.start_point.row, n.end_point.row, n.text.decode("utf-8", "surrogatepass")) for n in nodes]
-    doc.derived["imports"] = imports
-    return imports
+    return [(n.start_point.row, n.end_point.row, doc.node_text(n)) for n in nodes]
 
 
 def _in_file_order(snippets: list[Snippet]) -> list[Snippet]:

@@ -17,6 +17,7 @@ from sparkls.context.ranking import choose_definers
 from sparkls.context.secrets import redact
 from sparkls.context.snippet import Snippet
 from sparkls.context.symbols import Symbol, extract_symbols
+from sparkls.context.symtable import SymbolTable
 from sparkls.context.tokens import estimate_tokens
 from sparkls.documents.languages import grammar_record
 from sparkls.documents.store import Document
@@ -51,14 +52,22 @@ class Lookup(Protocol):
         ...
 
 
+def symbol_table(doc: Document) -> SymbolTable:
+    """The document's symbols: extracted once per version of its text (a big
+    document's carried forward from its last extraction: context/symtable.py)."""
+    return doc.fact("symbols", _extract, SymbolTable.carried)
+
+
+def _extract(doc: Document) -> SymbolTable:
+    tree = doc.tree
+    if tree is None:
+        return SymbolTable([])
+    return SymbolTable(extract_symbols(doc.language_id, tree, doc.text.encode("utf-8", "surrogatepass")))
+
+
 def file_symbols(doc: Document) -> list[Symbol]:
-    """The document's symbols, extracted once per version of its text."""
-    if "symbols" not in doc.derived:
-        tree = doc.tree
-        doc.derived["symbols"] = (
-            extract_symbols(doc.language_id, tree, doc.text.encode("utf-8", "surrogatepass")) if tree is not None else []
-        )
-    return doc.derived["symbols"]
+    """Every symbol of the document, in file order."""
+    return symbol_table(doc).all
 
 
 # Reserved words, which name no definition: not looked up. Only words each language
@@ -160,13 +169,8 @@ def referenced_definitions(
     record = grammar_record(doc.language_id)
     names = names_used(region_text, record.name if record is not None else None)
     own, other = attribute_accesses(region_text)
-    symbols = file_symbols(doc)
-    by_name: dict[str, list[Symbol]] = {}
-    for symbol in symbols:
-        by_name.setdefault(symbol.name, []).append(symbol)
-    classes = [
-        s for s in symbols if s.kind == "class" and s.start_line <= region_start_line and region_end_line <= s.end_line
-    ]
+    table = symbol_table(doc)
+    classes = table.classes_around(region_start_line, region_end_line)
     around = {s.name for s in classes}
     # The region's words and its classes' headers (their bases) rank other files' definers.
     headers = " ".join(doc.lines.line_text(n) for s in classes for n in range(s.start_line, s.signature_end_line + 1))
@@ -184,7 +188,7 @@ def referenced_definitions(
         if symbol.kind == "class":
             for constructor in CONSTRUCTORS:
                 if file_path == path:
-                    found = next((s for s in by_name.get(constructor, ()) if s.container == symbol.name), None)
+                    found = next((s for s in table.named(constructor) if s.container == symbol.name), None)
                 else:
                     found = lookup.member(file_path, symbol.name, constructor) if lookup is not None else None
                 if found is not None:
@@ -194,7 +198,7 @@ def referenced_definitions(
     for name in names:
         local = [
             s
-            for s in by_name.get(name, [])
+            for s in table.named(name)
             if (s.end_line < region_start_line or s.start_line > region_end_line)  # neither holds the other
             and (s.kind != ATTRIBUTE or name in own or name in other)
         ]

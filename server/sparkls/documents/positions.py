@@ -40,6 +40,39 @@ def tree_source(data: bytes) -> bytes:
     return _LONE_CR.sub(b"\n", data) if b"\r" in data else data
 
 
+# A change as whole lines: the first and last line it touched (in the text before it;
+# an empty span, last = first - 1, when whole lines were put in before line `first`)
+# and how many lines it added (negative: removed). What line-based facts
+# (symbols, imports) computed for an earlier version need to be read at a later one.
+LineChange = tuple[int, int, int]
+
+
+def shift_lines(first: int, last: int, changes: list[LineChange]) -> tuple[int, int]:
+    """A span of lines [first, last] of an earlier text, at the text `changes` led to:
+    after a change, it moves by the lines added; around one, its end does; a span
+    that starts inside a change starts where the change starts."""
+    for c_first, c_last, delta in changes:
+        if first > c_last:
+            first, last = first + delta, last + delta
+        elif last >= c_first:
+            first = min(first, c_first) if first >= c_first else first
+            last = max(first, last + delta) if last >= c_last else max(first, min(last, c_last + delta))
+    return first, last
+
+
+def line_change(lines: LineIndex, start: int, end: int, inserted: str) -> LineChange:
+    """The `LineChange` of text[start:end] becoming `inserted`."""
+    first, last = lines.line_of(start), lines.line_of(end)
+    breaks = len(LINE_BREAK.findall(inserted)) if "\r" in inserted else inserted.count("\n")
+    delta = breaks - (last - first)
+    if lines.starts[first] == start and (not inserted or inserted[-1] in "\r\n"):
+        if end == start:
+            return first, first - 1, delta  # whole lines put in before line `first`: none touched
+        if lines.starts[last] == end:
+            return first, last - 1, delta  # whole lines replaced: those, and not the one after
+    return first, last, delta
+
+
 def normalize_encoding(name: str | None) -> Encoding:
     return name if name in ("utf-8", "utf-32") else "utf-16"  # type: ignore[return-value]
 
@@ -96,19 +129,95 @@ class Position:
     character: int
 
 
-class LineIndex:
-    """Start offsets of the lines of one text, for offset <-> position conversion."""
+BLOCK_LINES = 512  # lines per block of the line index (a block is split at twice that)
 
-    __slots__ = ("text", "starts")
+
+def _utf8_len(text: str) -> int:
+    return len(text) if text.isascii() else len(text.encode("utf-8", "surrogatepass"))
+
+
+def _break_ends(text: str, start: int, end: int) -> list[int]:
+    """Offsets just past each line break in text[start:end]."""
+    if "\r" in text[start:end]:
+        return [m.end() for m in LINE_BREAK.finditer(text, start, end)]
+    out = []
+    at = text.find("\n", start, end)
+    while at >= 0:
+        out.append(at + 1)
+        at = text.find("\n", at + 1, end)
+    return out
+
+
+class _Starts:
+    """The line starts as a read-only sequence (`starts[line]`, `len`, bisect)."""
+
+    __slots__ = ("_index",)
+
+    def __init__(self, index: LineIndex) -> None:
+        self._index = index
+
+    def __len__(self) -> int:
+        return self._index.line_count
+
+    def __getitem__(self, line: int) -> int:
+        return self._index.start(line)
+
+    def __iter__(self):  # type: ignore[no-untyped-def]
+        index = self._index
+        for base, local in zip(index._bases, index._local):
+            for start in local:
+                yield base + start
+
+    def __eq__(self, other: object) -> bool:
+        return list(self) == list(other)  # type: ignore[call-overload]
+
+
+class LineIndex:
+    """Start offsets of the lines of one text, for offset <-> position conversion.
+
+    The starts are kept in blocks of about BLOCK_LINES lines, each relative to its
+    block's base (code points and UTF-8 bytes): a change re-derives the starts of the
+    block(s) it touches and moves the bases of the blocks after it, so a keystroke
+    costs a block, not the lines after it; byte offsets for tree-sitter cost the
+    stretch from a block's base, not the text before the change.
+    """
+
+    __slots__ = ("text", "_local", "_bases", "_byte_bases", "_firsts", "_count")
 
     def __init__(self, text: str) -> None:
-        self.text = text
         if "\r" in text:
-            self.starts = [0]
-            self.starts.extend(m.end() for m in LINE_BREAK.finditer(text))
+            starts = [0, *(m.end() for m in LINE_BREAK.finditer(text))]
         else:  # the common case, about ten times faster than the regex
-            lengths = map(len, text.split("\n")[:-1])
-            self.starts = list(accumulate(map(add, lengths, repeat(1)), initial=0))
+            starts = list(accumulate(map(add, map(len, text.split("\n")[:-1]), repeat(1)), initial=0))
+        self._set(text, starts)
+
+    def _set(self, text: str, starts: list[int]) -> None:
+        self.text = text
+        self._local, self._bases, self._byte_bases = [], [], []
+        self._blocks_from(starts, 0, 0)
+        self._renumber(0)
+
+    def _blocks_from(self, starts: list[int], at: int, byte_base: int, text_end: int | None = None) -> int:
+        """Insert blocks for absolute `starts` at block position `at`; returns how many."""
+        made = 0
+        for k in range(0, len(starts), BLOCK_LINES):
+            chunk = starts[k : k + BLOCK_LINES]
+            base = chunk[0]
+            if made:
+                byte_base += _utf8_len(self.text[self._bases[at + made - 1] : base])
+            self._local.insert(at + made, [s - base for s in chunk])
+            self._bases.insert(at + made, base)
+            self._byte_bases.insert(at + made, byte_base)
+            made += 1
+        return made
+
+    def _renumber(self, from_block: int) -> None:
+        firsts = self._firsts[:from_block] if from_block and hasattr(self, "_firsts") else []
+        count = firsts[-1] + len(self._local[from_block - 1]) if firsts else 0
+        for local in self._local[len(firsts) :]:
+            firsts.append(count)
+            count += len(local)
+        self._firsts, self._count = firsts, count
 
     @classmethod
     def yielding(cls, text: str, chunk: int = 1 << 18) -> LineIndex:
@@ -120,72 +229,105 @@ class LineIndex:
             end = min(size, pos + chunk)
             if text[end - 1] == "\r" and end < size and text[end] == "\n":
                 end += 1  # never split a "\r\n"
-            if "\r" in text[pos:end]:
-                starts.extend(m.end() for m in LINE_BREAK.finditer(text, pos, end))
-            else:
-                at = text.find("\n", pos, end)
-                while at >= 0:
-                    starts.append(at + 1)
-                    at = text.find("\n", at + 1, end)
+            starts.extend(_break_ends(text, pos, end))
             pos = end
             time.sleep(0)  # let the event loop's thread run
         index = cls.__new__(cls)
-        index.text, index.starts = text, starts
+        index._set(text, starts)
         return index
 
     def spliced(self, start: int, end: int, inserted: str) -> LineIndex:
-        """The index of the text with text[start:end] replaced by `inserted`.
-
-        Lines before the change keep their starts and lines after it shift, so a
-        keystroke in a big file costs a list shift rather than a rescan. Texts with
-        "\r" take the full rebuild (a "\r\n" could be split or joined by the change).
-        """
-        text = self.text[:start] + inserted + self.text[end:]
-        if "\r" in self.text or "\r" in inserted:
-            return LineIndex(text)
-        first = bisect_right(self.starts, start) - 1
-        last = bisect_right(self.starts, end) - 1
-        new_starts = self.starts[: first + 1]
-        at = inserted.find("\n")
-        while at >= 0:
-            new_starts.append(start + at + 1)
-            at = inserted.find("\n", at + 1)
-        new_starts.extend(map(add, self.starts[last + 1 :], repeat(len(inserted) - (end - start))))
+        """The index of the text with text[start:end] replaced by `inserted`: the
+        block(s) holding the change re-derived, later blocks moved. A "\\r\\n" the change
+        splits or joins is taken in by widening it one character on either side."""
+        old = self.text
+        text = old[:start] + inserted + old[end:]
+        s = start - 1 if start > 0 and old[start - 1] == "\r" else start
+        e = end + 1 if end < len(old) and old[end] == "\n" else end
+        delta = len(inserted) - (end - start)
+        byte_delta = _utf8_len(inserted) - _utf8_len(old[start:end])
+        first_block = self._block_of_offset(s)
+        last_block = self._block_of_offset(e)
+        kept_before = [self._bases[first_block] + x for x in self._local[first_block] if self._bases[first_block] + x <= s]
+        kept_after = [
+            self._bases[b] + x + delta
+            for b in range(first_block, last_block + 1)
+            for x in self._local[b]
+            if self._bases[b] + x > e
+        ]
+        starts = kept_before + _break_ends(text, s, e + delta) + kept_after
         index = LineIndex.__new__(LineIndex)
-        index.text, index.starts = text, new_starts
+        index.text = text
+        index._local = self._local[:first_block]
+        index._bases = self._bases[:first_block]
+        index._byte_bases = self._byte_bases[:first_block]
+        made = index._blocks_from(starts, first_block, self._byte_bases[first_block])
+        index._local += self._local[last_block + 1 :]
+        index._bases += [b + delta for b in self._bases[last_block + 1 :]]
+        index._byte_bases += [b + byte_delta for b in self._byte_bases[last_block + 1 :]]
+        index._firsts = self._firsts[:first_block]
+        index._renumber(first_block)
+        del made
         return index
+
+    def _block_of_offset(self, offset: int) -> int:
+        return max(0, bisect_right(self._bases, offset) - 1)
+
+    def start(self, line: int) -> int:
+        """The offset where `line` starts (0 <= line < line_count)."""
+        if line < 0:
+            line += self._count
+        block = bisect_right(self._firsts, line) - 1
+        local = self._local[block]
+        index = line - self._firsts[block]
+        if not 0 <= index < len(local):
+            raise IndexError(line)
+        return self._bases[block] + local[index]
+
+    @property
+    def starts(self) -> _Starts:
+        return _Starts(self)
+
+    def line_of(self, offset: int) -> int:
+        """The line holding the code-point `offset` (clamped)."""
+        offset = max(0, min(offset, len(self.text)))
+        block = self._block_of_offset(offset)
+        return self._firsts[block] + bisect_right(self._local[block], offset - self._bases[block]) - 1
 
     @property
     def line_count(self) -> int:
-        return len(self.starts)
+        return self._count
 
     def line_text(self, line: int) -> str:
         """The text of `line` without its line break."""
-        start = self.starts[line]
-        end = self.starts[line + 1] if line + 1 < len(self.starts) else len(self.text)
+        start = self.start(line)
+        end = self.start(line + 1) if line + 1 < self._count else len(self.text)
         return self.text[start:end].rstrip("\r\n")
 
     def offset(self, position: Position, encoding: Encoding) -> int:
         """Code-point offset in the text of an LSP position (clamped)."""
         if position.line < 0:
             return 0
-        if position.line >= len(self.starts):
+        if position.line >= self._count:
             return len(self.text)
         line = self.line_text(position.line)
-        return self.starts[position.line] + column_to_index(line, position.character, encoding)
+        return self.start(position.line) + column_to_index(line, position.character, encoding)
 
     def position(self, offset: int, encoding: Encoding) -> Position:
         """LSP position of a code-point offset in the text (clamped)."""
         offset = max(0, min(offset, len(self.text)))
-        line = bisect_right(self.starts, offset) - 1
+        line = self.line_of(offset)
         line_text = self.line_text(line)
         # An offset between "\r" and "\n" is inside the break: count it as line end.
-        index = min(offset - self.starts[line], len(line_text))
+        index = min(offset - self.start(line), len(line_text))
         return Position(line, index_to_column(line_text, index, encoding))
 
     def byte_point(self, offset: int) -> tuple[int, tuple[int, int]]:
         """(byte offset, (row, byte column)) of a code-point offset, for tree-sitter."""
         offset = max(0, min(offset, len(self.text)))
-        line = bisect_right(self.starts, offset) - 1
-        column = len(self.text[self.starts[line] : offset].encode("utf-8", "surrogatepass"))
-        return len(self.text[:offset].encode("utf-8", "surrogatepass")), (line, column)
+        block = self._block_of_offset(offset)
+        line = self.line_of(offset)
+        line_start = self.start(line)
+        column = _utf8_len(self.text[line_start:offset])
+        byte = self._byte_bases[block] + _utf8_len(self.text[self._bases[block] : line_start]) + column
+        return byte, (line, column)

@@ -4,9 +4,12 @@ The store is fed by `didOpen` / `didChange` / `didClose` and read by the engine.
 change edits the old tree (`Tree.edit`) and marks it stale; the next reader reparses
 incrementally, so a burst of keystrokes costs one parse, not one per keystroke.
 
-A large document is never parsed from scratch on the event loop: documents/background.py
-parses it (and warms what requests read of it) in a worker thread, on a detached
-`snapshot`, and the document `adopt`s the result if its text has not changed since.
+A big document is never parsed on the event loop: documents/background.py parses it
+(and warms what requests read of it) in a worker thread, on a detached `snapshot`,
+and the document `adopt`s the result (brought forward if the text changed since).
+Meanwhile a request reads its last tree edited forward, and its facts (symbols,
+imports: `fact`) carried forward through the line changes since: per keystroke and
+per request, the cost is the change's, not the file's.
 A document over `max_tree_bytes` (`context.max_file_bytes`) gets no tree at all
 (`too_big`): edits there use a line window, and memory stays the text's own.
 
@@ -15,34 +18,32 @@ Knows nothing of LSP types: changes arrive as `TextChange` values.
 
 from __future__ import annotations
 
-import time
 from collections import deque
 from collections.abc import Callable
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, TypeVar
 
-from tree_sitter import Parser, Point, Tree
+from tree_sitter import Node, Point, Tree
 
 from sparkls.documents.languages import language_id_for, new_parser
-from sparkls.documents.positions import LINE_BREAK, Encoding, LineIndex, Position, tree_bytes
+from sparkls.documents.positions import (
+    LINE_BREAK,
+    Encoding,
+    LineChange,
+    LineIndex,
+    Position,
+    index_of_byte,
+    line_change,
+    tree_bytes,
+)
+from sparkls.documents.text import minimal_change, parse_yielding, utf8_size_over
 from sparkls.edits.diff import Replacement
 from sparkls.errors import DocumentClosed
 
 
+T = TypeVar("T")
 HISTORY = 256  # changes kept per document for rebasing edits computed against older versions
 BACKGROUND_PARSE_BYTES = 256 * 1024  # a text this large (in characters) is parsed off the event loop
-PARSE_CHUNK = 16 * 1024  # bytes a background parse reads between two yields of the GIL
-
-
-def parse_yielding(parser: Parser, source: bytes, old: Tree | None) -> Tree | None:
-    """Parse `source` (incrementally from `old`), handing the GIL to other threads
-    between chunks: tree-sitter holds it while it parses a bytestring."""
-
-    def read(offset: int, _point: Any) -> bytes:
-        time.sleep(0)  # let the event loop's thread run
-        return source[offset : offset + PARSE_CHUNK]
-
-    return parser.parse(read, old) if old is not None else parser.parse(read)
 
 
 @dataclass(frozen=True, slots=True)
@@ -69,49 +70,6 @@ def _end_point(start: tuple[int, int], inserted: bytes) -> tuple[int, int]:
     return start[0] + len(breaks), len(tail.encode("utf-8", "surrogatepass"))
 
 
-MATCH_CHUNK = 64 * 1024  # characters compared at a time when looking for a common prefix
-
-
-def minimal_change(old: str, new: str) -> tuple[int, int, str]:
-    """(start, end, inserted): the one replacement of old[start:end] that makes `new`,
-    found from the common prefix and suffix. A whole-text `didChange` becomes the
-    keystroke it stands for, so the tree, the line index and the rebase history follow
-    it as they follow a ranged change. Linear, at memcmp speed."""
-    limit = min(len(old), len(new))
-    prefix = _common_length(old, new, limit, forward=True)
-    suffix = _common_length(old, new, limit - prefix, forward=False)
-    return prefix, len(old) - suffix, new[prefix : len(new) - suffix]
-
-
-def _common_length(a: str, b: str, limit: int, *, forward: bool) -> int:
-    """How many characters `a` and `b` share from the start (or the end), up to `limit`."""
-    def piece(s: str, i: int, n: int) -> str:
-        return s[i : i + n] if forward else s[len(s) - i - n : len(s) - i]
-
-    done = 0
-    while done < limit:
-        n = min(MATCH_CHUNK, limit - done)
-        if piece(a, done, n) == piece(b, done, n):
-            done += n
-            continue
-        low, high = 0, n  # piece(.., low) equal; piece(.., high) not
-        while high - low > 1:
-            middle = (low + high) // 2
-            if piece(a, done, middle) == piece(b, done, middle):
-                low = middle
-            else:
-                high = middle
-        return done + low
-    return done
-
-
-def utf8_size_over(text: str, limit: int) -> bool:
-    """Whether `text` takes more than `limit` bytes in UTF-8 (encoded only when in doubt)."""
-    if len(text) > limit:
-        return True
-    return len(text) * 4 > limit and len(text.encode("utf-8", "surrogatepass")) > limit
-
-
 class Document:
     """One open document. `text` and `version` are always current."""
 
@@ -130,11 +88,16 @@ class Document:
         self._tree: Tree | None = None
         self._tree_stale = True
         self._yielding = False  # a snapshot parsing in a worker thread hands the GIL back between chunks
-        # Facts derived from the current text (imports, say), dropped on every change.
+        # Facts derived from the current text (imports, say), by key (see `fact`).
         self.derived: dict[str, Any] = {}
+        # A big document's facts of an earlier version, to be carried forward: key ->
+        # (version, value).
+        self._carried: dict[str, tuple[int, Any]] = {}
         # The last changes as code-point replacements, for rebasing an edit computed
-        # against an older version: (version before, version after, changes).
-        self._history: deque[tuple[int, int, list[Replacement | WholeText]]] = deque(maxlen=HISTORY)
+        # against an older version, and as lines, for carrying facts forward:
+        # (version before, version after, changes, line changes).
+        self._history: deque[tuple[int, int, list[Replacement | WholeText], list[LineChange]]] = deque(maxlen=HISTORY)
+        self._line_changes: list[LineChange] = []  # of the change being applied
 
     @property
     def lines(self) -> LineIndex:
@@ -144,10 +107,15 @@ class Document:
 
     @property
     def tree(self) -> Tree | None:
-        """The syntax tree of the current text, or None for languages without a grammar."""
+        """The syntax tree of the current text, or None for languages without a grammar.
+
+        A big document's tree is never reparsed here, on the event loop: it is the last
+        parse (documents/background.py keeps it a pause behind the typing) edited
+        forward through the changes since (`Tree.edit`): every position is the current
+        text's; only the structure of what was typed since may be out of date."""
         if self._parser is None:
             return None
-        if self._tree_stale:
+        if self._tree_stale and not (self._tree is not None and self.is_big and not self._yielding):
             source = tree_bytes(self.text)
             old = self._tree
             if self._yielding:
@@ -218,6 +186,9 @@ class Document:
             self._tree, self._tree_stale = snapshot._tree, False
             self.derived.update(snapshot.derived)
             return True
+        for key, value in snapshot.derived.items():  # fresher than what is carried: carried from there
+            if self._carried.get(key, (-1,))[0] < snapshot.version:
+                self._carried[key] = (snapshot.version, value)
         changes = self.changes_since(snapshot.version)
         if changes is None or any(isinstance(c, WholeText) for c in changes):
             return False
@@ -229,8 +200,35 @@ class Document:
         self._tree, self._tree_stale = snapshot._tree, True
         return True
 
+    def fact(self, key: str, compute: Callable[[Document], T], carry: Callable[[T, list[LineChange]], T]) -> T:
+        """The fact `key` of the current text (imports, symbols), computed once per
+        version; a big document's is instead its last computed value brought forward
+        through the line changes since by `carry` (cost: the change, not the file)."""
+        if key in self.derived:
+            return self.derived[key]
+        carried = self._carried.get(key)
+        if carried is not None and self.is_big:
+            changes = self.line_changes_since(carried[0])
+            if changes is not None:
+                value = self.derived[key] = carry(carried[1], changes)
+                return value
+        value = self.derived[key] = compute(self)
+        return value
+
     def offset(self, position: Position) -> int:
         return self.lines.offset(position, self.encoding)
+
+    def point_offset(self, point: tuple[int, int]) -> int:
+        """Code-point offset of a tree-sitter point (row, UTF-8 byte column)."""
+        lines = self.lines
+        if point[0] >= lines.line_count:
+            return len(self.text)
+        return lines.starts[point[0]] + index_of_byte(lines.line_text(point[0]), point[1])
+
+    def node_text(self, node: Node) -> str:
+        """A node's text, read from the current text (`node.text` reads the source it
+        was parsed from, which a tree edited forward no longer matches)."""
+        return self.text[self.point_offset(node.start_point) : self.point_offset(node.end_point)]
 
     def position(self, offset: int) -> Position:
         return self.lines.position(offset, self.encoding)
@@ -243,8 +241,11 @@ class Document:
             else:
                 done.append(self._splice(change))
             self._tree_stale = True
-            self.derived.clear()
-        self._history.append((self.version, version, done))
+        if self.is_big:
+            self._carried.update((key, (self.version, value)) for key, value in self.derived.items())
+        self.derived.clear()
+        self._history.append((self.version, version, done, self._line_changes))
+        self._line_changes = []
         self.version = version
         if self._parser is not None and self.max_tree_bytes is not None and utf8_size_over(self.text, self.max_tree_bytes):
             self._parser, self._tree, self.too_big = None, None, True  # grown past the limit: a line window from now on
@@ -252,12 +253,20 @@ class Document:
     def changes_since(self, version: int) -> list[Replacement | WholeText] | None:
         """The changes from `version` to the current one, in order, or None when they
         are no longer known (more than HISTORY versions ago)."""
-        found: list[list[Replacement | WholeText]] = []
+        return self._since(version, 2)
+
+    def line_changes_since(self, version: int) -> list[LineChange] | None:
+        """`changes_since` as `LineChange`s."""
+        return self._since(version, 3)
+
+    def _since(self, version: int, field: int) -> list[Any] | None:
+        found: list[list[Any]] = []
         expected = self.version
-        for before, after, changes in reversed(self._history):
+        for entry in reversed(self._history):
+            before, after = entry[0], entry[1]
             if after != expected:
                 return None
-            found.append(changes)
+            found.append(entry[field])
             if before == version:
                 return [change for changes in reversed(found) for change in changes]
             expected = before
@@ -274,6 +283,7 @@ class Document:
         """text[start:end] becomes `inserted`: the text, its line index and its tree."""
         if self._tree is not None:
             self._edit_tree(self._tree, start, end, inserted)
+        self._line_changes.append(line_change(self.lines, start, end, inserted))
         self._lines = self.lines.spliced(start, end, inserted)
         self.text = self._lines.text
         return Replacement(start, end, inserted)

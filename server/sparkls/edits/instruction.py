@@ -33,7 +33,6 @@ from dataclasses import dataclass, replace
 from tree_sitter import Node
 
 from sparkls.context.region import Region, find_region
-from sparkls.documents.positions import index_of_byte
 from sparkls.documents.store import Document
 from sparkls.edits.diff import Replacement, apply_replacements, diff_replacements
 from sparkls.edits.validate import check_region_parses
@@ -80,15 +79,6 @@ def parse_instruction(comment_text: str) -> str | None:
     return words or None
 
 
-def _offset(doc: Document, row: int, byte_column: int) -> int:
-    """Code-point offset of a tree-sitter point."""
-    lines = doc.lines
-    if row >= lines.line_count:
-        return len(doc.text)
-    line = lines.line_text(row)
-    return lines.starts[row] + index_of_byte(line, byte_column)
-
-
 def _comment_at(root: Node, byte: int) -> Node | None:
     """The outermost comment node holding `byte`, if any."""
     node: Node | None = root.descendant_for_byte_range(byte, byte + 1)
@@ -121,12 +111,12 @@ def _next_code_line(doc: Document, root: Node, row: int) -> int | None:
 
 
 def _instruction(doc: Document, root: Node, node: Node, *, max_lines: int) -> CommentInstruction | None:
-    text = node.text.decode("utf-8", errors="replace").rstrip()
+    text = doc.node_text(node).rstrip()
     instruction = parse_instruction(text)
     if instruction is None:
         return None
     lines = doc.lines
-    start = _offset(doc, *node.start_point)
+    start = doc.point_offset(node.start_point)
     end = start + len(text)
     first, last = node.start_point.row, lines.position(end, "utf-32").line
     before = doc.text[lines.starts[first] : start]
@@ -145,16 +135,24 @@ def _instruction(doc: Document, root: Node, node: Node, *, max_lines: int) -> Co
     return CommentInstruction(instruction, text, start, end, first, (lines.starts[first], end))
 
 
-def find_instructions(doc: Document, *, max_lines: int) -> list[CommentInstruction]:
-    """Every `spark:` comment of the document, in order. Documents without a syntax
-    tree have none (there is no telling a comment from a string)."""
+def find_instructions(
+    doc: Document, *, max_lines: int, lines: tuple[int, int] | None = None
+) -> list[CommentInstruction]:
+    """The `spark:` comments of the document (of its lines `lines`, when given), in
+    order. Documents without a syntax tree have none (there is no telling a comment
+    from a string)."""
     tree = doc.tree
-    if tree is None or _MARKER.search(doc.text) is None:
+    index = doc.lines
+    begin, stop = 0, len(doc.text)
+    if lines is not None:
+        begin = index.starts[max(0, min(lines[0], index.line_count - 1))]
+        stop = index.starts[lines[1] + 1] if lines[1] + 1 < index.line_count else len(doc.text)
+    if tree is None or _MARKER.search(doc.text, begin, stop) is None:
         return []
     root = tree.root_node
     found: list[CommentInstruction] = []
     seen: set[int] = set()
-    for match in _MARKER.finditer(doc.text):
+    for match in _MARKER.finditer(doc.text, begin, stop):
         node = _comment_at(root, doc.lines.byte_point(match.start())[0])
         if node is None or node.start_byte in seen:
             continue
@@ -172,7 +170,10 @@ def instructions_at(doc: Document, start: int, end: int, *, max_lines: int) -> l
     first = lines.position(start, "utf-32").line
     last = lines.position(end, "utf-32").line
     offered = []
-    for item in find_instructions(doc, max_lines=max_lines):
+    # A comment is on the range's lines, or above the code it belongs to, which holds
+    # the range and spans at most `max_lines`: only those lines are looked at.
+    window = (first - 2 * max_lines, last)
+    for item in find_instructions(doc, max_lines=max_lines, lines=window):
         comment_last = lines.position(item.end, "utf-32").line
         on_comment = item.line <= last and first <= comment_last
         in_code = item.target[0] <= start and end <= item.target[1]

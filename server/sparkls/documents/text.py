@@ -1,0 +1,65 @@
+"""Whole-text helpers for the document store: parsing a big text a chunk at a time,
+the minimal change between two texts, the UTF-8 size of a text. Pure, no state."""
+
+from __future__ import annotations
+
+import time
+from typing import Any
+
+from tree_sitter import Parser, Tree
+
+PARSE_CHUNK = 16 * 1024  # bytes a background parse reads between two yields of the GIL
+
+
+def parse_yielding(parser: Parser, source: bytes, old: Tree | None) -> Tree | None:
+    """Parse `source` (incrementally from `old`), handing the GIL to other threads
+    between chunks: tree-sitter holds it while it parses a bytestring."""
+
+    def read(offset: int, _point: Any) -> bytes:
+        time.sleep(0)  # let the event loop's thread run
+        return source[offset : offset + PARSE_CHUNK]
+
+    return parser.parse(read, old) if old is not None else parser.parse(read)
+
+
+MATCH_CHUNK = 64 * 1024  # characters compared at a time when looking for a common prefix
+
+
+def minimal_change(old: str, new: str) -> tuple[int, int, str]:
+    """(start, end, inserted): the one replacement of old[start:end] that makes `new`,
+    found from the common prefix and suffix. A whole-text `didChange` becomes the
+    keystroke it stands for, so the tree, the line index and the rebase history follow
+    it as they follow a ranged change. Linear, at memcmp speed."""
+    limit = min(len(old), len(new))
+    prefix = _common_length(old, new, limit, forward=True)
+    suffix = _common_length(old, new, limit - prefix, forward=False)
+    return prefix, len(old) - suffix, new[prefix : len(new) - suffix]
+
+
+def _common_length(a: str, b: str, limit: int, *, forward: bool) -> int:
+    """How many characters `a` and `b` share from the start (or the end), up to `limit`."""
+    def piece(s: str, i: int, n: int) -> str:
+        return s[i : i + n] if forward else s[len(s) - i - n : len(s) - i]
+
+    done = 0
+    while done < limit:
+        n = min(MATCH_CHUNK, limit - done)
+        if piece(a, done, n) == piece(b, done, n):
+            done += n
+            continue
+        low, high = 0, n  # piece(.., low) equal; piece(.., high) not
+        while high - low > 1:
+            middle = (low + high) // 2
+            if piece(a, done, middle) == piece(b, done, middle):
+                low = middle
+            else:
+                high = middle
+        return done + low
+    return done
+
+
+def utf8_size_over(text: str, limit: int) -> bool:
+    """Whether `text` takes more than `limit` bytes in UTF-8 (encoded only when in doubt)."""
+    if len(text) > limit:
+        return True
+    return len(text) * 4 > limit and len(text.encode("utf-8", "surrogatepass")) > limit
