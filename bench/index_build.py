@@ -1,12 +1,10 @@
-"""Benchmark: the workspace symbol index on real source trees, cold and warm.
+"""Benchmark: the workspace symbol index: build times, and what a build costs the editor.
 
-Inputs: the pinned source distributions of `corpus.py` (requests, rich, httpx, click,
-flask; downloaded once into `bench/.cache/corpus/`), and three copies of all of them
-side by side in a temporary folder (about 1,000 files with a grammar: the size of
-the "warm restart in well under a second" target).
-
-For the largest package (by files with a grammar), for all packages together, and for
-the three copies:
+**corpus** — the pinned source distributions of `corpus.py` (requests, rich, httpx,
+click, flask; downloaded once into `bench/.cache/corpus/`), and three copies of all of
+them side by side in a temporary folder (about 1,000 files with a grammar: the size of
+the "warm restart in well under a second" target). For the largest package (by files
+with a grammar), for all packages together, and for the three copies:
 
   - cold: a fresh database, `PathFilter.from_root` + `SymbolIndex.build`;
   - warm: what a restart costs: open the existing database, `PathFilter.from_root`,
@@ -17,7 +15,25 @@ p50 (and min) over `--runs` runs, with files and symbols counted. Then
 file, the file with the most symbols, and the generated 5,000-line Python file of
 `edit_loop.py`; the parse time of each for scale.
 
-    python bench/index_build.py [--runs 5] [--json out.json]
+**server** — a real `sparkls --stdio` (raw pipes, bench/rawlsp.py; the unpaced emulator
+as the fast tier) on a generated workspace of `--files` (1,000 / 10,000) modules of
+about 170 lines (vs_floor.py's, grown) and a 2,000-line file open in the editor, with
+a fresh `XDG_CACHE_HOME` each time (a cold index):
+
+  - cold index: `initialized` sent → the index's work-done progress ends, the client
+    doing nothing else;
+  - typing during a cold index: the same, while the client types into the open file a
+    key every 30 ms (never before the last answer), each key a ranged didChange and a
+    lightbulb (`textDocument/codeAction` at the cursor, triggerKind Automatic); figure:
+    key sent → lightbulb answered, p50 / p95 / max (the worst stall), the first
+    WARMUP_KEYS (the open file's first parse) left out;
+  - idle: the same typing once the index is built and the server is quiet.
+
+`--compare DIR` runs the server parts also against the sparkls whose `server/` is DIR
+(e.g. `git archive <rev> server | tar -x -C /tmp/old`), alternating with this one.
+
+    python bench/index_build.py [--only corpus,server] [--runs 5] [--files 1000,10000]
+        [--rounds 2] [--keys 150] [--compare DIR] [--json out.json]
 
 Figures, not assertions.
 """
@@ -25,8 +41,10 @@ Figures, not assertions.
 from __future__ import annotations
 
 import argparse
+import asyncio
 import json
 import shutil
+import statistics
 import sys
 import tempfile
 import time
@@ -35,10 +53,25 @@ from typing import Any
 
 from common import pct  # bench/common.py
 from corpus import corpus_roots  # bench/corpus.py
+from rawlsp import CAPABILITIES, Buffer, LspProcess, rng  # bench/rawlsp.py
+from vs_floor import make_source, make_workspace  # bench/vs_floor.py
+from sparkls.devclient import start_emulator
 from sparkls.context.exclusions import PathFilter, iter_files
 from sparkls.context.index import SymbolIndex
 from sparkls.context.symbols import extract_symbols
 from sparkls.documents.languages import grammar_record, language_id_for, new_parser
+
+
+HERE = str(Path(__file__).resolve().parents[1] / "server")
+SPARKLS = [sys.executable, "-m", "sparkls", "--stdio", "--log-level", "WARNING"]
+KEY = "sk-bench-index"
+EDITED, EDITED_LINES = "edited.py", 2_000  # the file open in the editor
+TYPED_AT = 40  # the line typed on: a comment of its own
+TYPED_LINE = "# typing here: \n"
+WORD = 12  # keys typed before they are deleted again
+KEY_INTERVAL = 0.03  # seconds between keys
+MODULE_LINES = 150
+WARMUP_KEYS = 5  # the first keys after didOpen, which parse the file: not counted
 
 
 def source_files(root: Path) -> list[Path]:
@@ -106,12 +139,7 @@ def measure_extract(label: str, path: Path, runs: int = 30) -> dict[str, Any]:
     }
 
 
-def main() -> int:
-    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    parser.add_argument("--runs", type=int, default=5)
-    parser.add_argument("--json", type=Path)
-    args = parser.parse_args()
-
+def corpus(runs: int) -> dict[str, Any]:
     roots = corpus_roots()
     per_package = {name: source_files(root) for name, root in roots.items()}
     largest = max(per_package, key=lambda name: len(per_package[name]))
@@ -123,9 +151,9 @@ def main() -> int:
         for number in range(3):
             shutil.copytree(everything, copies / f"copy{number}")
         trees = [
-            measure_tree(f"{largest} (largest)", roots[largest], args.runs, scratch),
-            measure_tree("all 5 packages", everything, args.runs, scratch),
-            measure_tree("all 5, three copies", copies, args.runs, scratch),
+            measure_tree(f"{largest} (largest)", roots[largest], runs, scratch),
+            measure_tree("all 5 packages", everything, runs, scratch),
+            measure_tree("all 5, three copies", copies, runs, scratch),
         ]
 
     files = [path for paths in per_package.values() for path in paths]
@@ -142,7 +170,7 @@ def main() -> int:
     ]
     generated.unlink()
 
-    print(f"symbol index build, p50 (min) over {args.runs} runs; cold = fresh database, warm = restart")
+    print(f"symbol index build, p50 (min) over {runs} runs; cold = fresh database, warm = restart")
     print(f"  {'tree':<24}{'files':>7}{'symbols':>9}{'cold s':>16}{'warm ms':>18}")
     for row in trees:
         print(
@@ -156,9 +184,7 @@ def main() -> int:
             f"  {row['label']:<36}{row['lines']:>7}{row['kb']:>7.0f}{row['symbols']:>9}"
             f"{row['extract_p50_ms']:>10.2f} ({row['extract_min_ms']:.2f}){row['parse_ms']:>10.1f}"
         )
-    if args.json:
-        args.json.write_text(json.dumps({"trees": trees, "extract": extracts}, indent=2), encoding="utf-8")
-    return 0
+    return {"trees": trees, "extract": extracts}
 
 
 def _parsed(path: Path):
@@ -175,6 +201,156 @@ def scratch_file_5000() -> Path:
     with handle:
         handle.write(make_source(5000))
     return Path(handle.name)
+
+
+# -- a real server indexing a generated workspace ------------------------------------------
+
+
+def typing_keys(line: int, count: int) -> list[tuple[dict[str, Any], str]]:
+    """`count` keystrokes on `line` (a comment line): a word typed, then deleted, again."""
+    keys: list[tuple[dict[str, Any], str]] = []
+    column = len(TYPED_LINE) - 1
+    while len(keys) < count:
+        for k in range(WORD):
+            keys.append((rng(line, column + k), "x"))
+        for k in range(WORD, 0, -1):
+            keys.append((rng(line, column + k - 1, line, column + k), ""))
+    return keys[:count]
+
+
+async def type_and_ask(server: LspProcess, buffer: Buffer, keys: list[tuple[dict[str, Any], str]],
+                       until: asyncio.Future[Any] | None = None) -> list[float]:
+    """Key sent → lightbulb answered, ms, one key every KEY_INTERVAL seconds (never before
+    the last answer); stops early once `until` is done."""
+    samples: list[float] = []
+    for key_range, text in keys:
+        if until is not None and until.done():
+            break
+        started = time.perf_counter()
+        buffer.change([(key_range, text)])
+        cursor = key_range["start"]
+        await server.request("textDocument/codeAction", {
+            "textDocument": {"uri": buffer.uri}, "range": rng(cursor["line"], cursor["character"]),
+            "context": {"diagnostics": [], "triggerKind": 2}})
+        elapsed = time.perf_counter() - started
+        samples.append(elapsed * 1000)
+        await asyncio.sleep(max(0.0, KEY_INTERVAL - elapsed))
+    return samples
+
+
+async def index_session(source: str, root: Path, scratch: Path, url: str, *, keys: int) -> dict[str, Any]:
+    """One server on a cold index of `root`: the build's time, with `keys` keystrokes
+    during it and after it (none: the client waits quietly)."""
+    cache = Path(tempfile.mkdtemp(prefix="cache-", dir=scratch))
+    server = await LspProcess.spawn(SPARKLS, env={"XDG_CACHE_HOME": str(cache), "PYTHONPATH": source},
+                                    stderr=scratch / "sparkls.stderr.log")
+    built: asyncio.Future[float] = asyncio.get_running_loop().create_future()
+
+    def progress(params: Any) -> None:
+        if (params or {}).get("value", {}).get("kind") == "end" and not built.done():
+            built.set_result(time.perf_counter())
+
+    server.watched["$/progress"] = progress
+    try:
+        options = {"fast": {"baseUrl": url, "apiKey": KEY}, "context": {"index": True}}
+        await server.initialize(root, options, {**CAPABILITIES, "window": {"workDoneProgress": True}})
+        started = time.perf_counter()
+        during: list[float] = []
+        idle: list[float] = []
+        if keys:
+            text = (root / EDITED).read_text()
+            buffer = server.open((root / EDITED).as_uri(), text)
+            during = (await type_and_ask(server, buffer, typing_keys(TYPED_AT, 100_000), until=built))[WARMUP_KEYS:]
+        seconds = await asyncio.wait_for(built, 1800) - started
+        if keys:
+            await server.settle(quiet=0.3, timeout=10)
+            idle = await type_and_ask(server, buffer, typing_keys(TYPED_AT, max(keys, len(during))))
+    finally:
+        await server.stop()
+        shutil.rmtree(cache, ignore_errors=True)
+    return {"build_s": seconds, "during": during, "idle": idle}
+
+
+def make_index_workspace(root: Path, files: int) -> None:
+    """vs_floor.py's `files` small modules, each grown by MODULE_LINES lines of small
+    functions (about a real module's size), and the file the editor has open."""
+    make_workspace(root, files)
+    body = make_source(MODULE_LINES)
+    for module in root.glob("pkg_*/mod_*.py"):
+        module.write_text(module.read_text() + "\n\n" + body)
+    text = make_source(EDITED_LINES).splitlines(keepends=True)
+    text.insert(TYPED_AT, TYPED_LINE)
+    (root / EDITED).write_text("".join(text))
+
+
+def summary(values: list[float]) -> dict[str, float]:
+    if not values:
+        return {"n": 0}
+    return {"p50": pct(values, 50), "p95": pct(values, 95), "p99": pct(values, 99), "max": max(values), "n": len(values)}
+
+
+async def server_part(file_counts: list[int], rounds: int, keys: int, builds: dict[str, str]) -> dict[str, Any]:
+    emulator, url = start_emulator("--api-key", KEY)
+    results: dict[str, Any] = {}
+    try:
+        with tempfile.TemporaryDirectory(prefix="sparkls-index-server-") as tmp:
+            scratch = Path(tmp)
+            for files in file_counts:
+                root = scratch / f"workspace_{files}"
+                make_index_workspace(root, files)
+                got: dict[str, dict[str, list[float]]] = {name: {"quiet_s": [], "typing_s": [], "during": [], "idle": []}
+                                                          for name in builds}
+                for _ in range(rounds):
+                    for name, source in builds.items():
+                        quiet = await index_session(source, root, scratch, url, keys=0)
+                        typing = await index_session(source, root, scratch, url, keys=keys)
+                        got[name]["quiet_s"].append(quiet["build_s"])
+                        got[name]["typing_s"].append(typing["build_s"])
+                        got[name]["during"] += typing["during"]
+                        got[name]["idle"] += typing["idle"]
+                        print(f"  {files:,} files, {name}: cold index {quiet['build_s']:.1f} s "
+                              f"({typing['build_s']:.1f} s while typing, {len(typing['during'])} keys)", file=sys.stderr)
+                results[str(files)] = {
+                    name: {"quiet_s": statistics.median(g["quiet_s"]), "typing_s": statistics.median(g["typing_s"]),
+                           "during": summary(g["during"]), "idle": summary(g["idle"])}
+                    for name, g in got.items()
+                }
+    finally:
+        emulator.terminate()
+    print("\ncold index of a generated workspace in a real server, and a key + lightbulb (ms) during it vs idle")
+    print("| files | build | cold index s (while typing) | during: p50 / p95 / p99 / max (n) | idle: p50 / p95 / p99 / max | × p50 / p95 |")
+    print("|---|---|---|---|---|---|")
+    for files, per_build in results.items():
+        for name, row in per_build.items():
+            d, i = row["during"], row["idle"]
+            ratio = f"{d['p50'] / i['p50']:.2f} / {d['p95'] / i['p95']:.2f}" if d["n"] and i["n"] else "-"
+            during = f"{d['p50']:.1f} / {d['p95']:.1f} / {d['p99']:.1f} / {d['max']:.1f} ({d['n']})" if d["n"] else "-"
+            idle = f"{i['p50']:.1f} / {i['p95']:.1f} / {i['p99']:.1f} / {i['max']:.1f}" if i["n"] else "-"
+            print(f"| {int(files):,} | {name} | {row['quiet_s']:.1f} ({row['typing_s']:.1f}) | {during} | {idle} | {ratio} |")
+    return results
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--only", default="corpus,server", help="parts to run, comma-separated")
+    parser.add_argument("--runs", type=int, default=5, help="corpus: runs per tree")
+    parser.add_argument("--files", default="1000,10000", help="server: workspace sizes, comma-separated")
+    parser.add_argument("--rounds", type=int, default=2, help="server: sessions per build and size")
+    parser.add_argument("--keys", type=int, default=150, help="server: keystrokes when idle (at least)")
+    parser.add_argument("--compare", help="server: the server/ directory of another sparkls to measure alongside")
+    parser.add_argument("--json", type=Path)
+    args = parser.parse_args()
+    only = set(args.only.split(","))
+    report: dict[str, Any] = {}
+    if "corpus" in only:
+        report["corpus"] = corpus(args.runs)
+    if "server" in only:
+        builds = {"this": HERE, **({"compare": str(Path(args.compare).resolve())} if args.compare else {})}
+        file_counts = [int(n) for n in args.files.split(",")]
+        report["server"] = asyncio.run(server_part(file_counts, args.rounds, args.keys, builds))
+    if args.json:
+        args.json.write_text(json.dumps(report, indent=2), encoding="utf-8")
+    return 0
 
 
 if __name__ == "__main__":
