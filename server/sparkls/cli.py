@@ -10,6 +10,7 @@ demo: emulator, server and an LSP client, printing diffs and timings).
 from __future__ import annotations
 
 import argparse
+import sys
 
 from sparkls import __version__
 from sparkls.logs import setup_logging
@@ -88,4 +89,7 @@ def main(argv: list[str] | None = None) -> int:
     from sparkls.server import build_server
     from sparkls.stdio import serve
 
+    # Worker threads (parsing, extracting symbols) hand the GIL back to the event loop
+    # within 1 ms instead of Python's 5: a request never waits long behind them.
+    sys.setswitchinterval(0.001)
     return serve(build_server())  # LSP's exit code: 0 after shutdown, else 1

@@ -176,9 +176,9 @@ class SparkServer(LanguageServer):
     def schedule_reparse(self, uri: str) -> None:
         """Reparse `uri` once changes stop for REPARSE_DELAY seconds.
 
-        A burst of keystrokes costs one incremental parse, done between requests; a
-        request that comes sooner parses on demand (`Document.tree` is lazy). A big
-        document is parsed and warmed in a worker thread (documents/background.py).
+        A burst of keystrokes costs one parse and one extraction of the document's
+        facts, both in a worker thread (documents/background.py); a request that comes
+        sooner carries the last facts forward, and reparses a small document on demand.
         """
         if (timer := self._reparse_timers.pop(uri, None)) is not None:
             timer.cancel()
@@ -187,11 +187,7 @@ class SparkServer(LanguageServer):
             self._reparse_timers.pop(uri, None)
             if not self.documents.has(uri):
                 return
-            doc = self.documents.get(uri)
-            if doc.is_big:
-                self.preparer.schedule(doc)
-            else:
-                _warm(doc)
+            self.preparer.schedule(self.documents.get(uri))
 
         self._reparse_timers[uri] = asyncio.get_running_loop().call_later(REPARSE_DELAY, run)
 

@@ -37,10 +37,13 @@ async def test_ready_waits_for_a_tree_even_through_changes():
     assert doc.tree.root_node.children[0].child_by_field_name("name").text == b"g"
 
 
-async def test_small_documents_need_nothing():
-    """Nothing is scheduled for a small document: it is indexed and parsed on demand."""
+async def test_a_small_document_is_warmed_off_the_loop_too_and_then_needs_nothing():
+    """A small document's facts come from the worker as well; once fresh, nothing is scheduled."""
     small = DocumentStore().open("file:///w/s.py", "x = 1\n", 1)
-    assert Preparer().schedule(small) is None
+    preparer = Preparer(lambda doc: doc.derived.setdefault("warmed", threading.current_thread()))
+    await preparer.schedule(small)
+    assert small.facts_fresh and small.derived["warmed"] is not threading.main_thread()
+    assert preparer.schedule(small) is None
 
 
 async def test_a_document_over_the_limit_only_gets_its_lines_indexed():

@@ -136,3 +136,23 @@ def test_a_whole_text_change_is_the_keystroke_it_stands_for():
     assert doc.changes_since(1) == [Replacement(at, at, " + 1")]
     assert doc.has_old_tree and doc.tree is not old_tree
     assert str(doc.tree.root_node) == str(DocumentStore().open("file:///w/b.py", doc.text, 1).tree.root_node)
+
+
+def test_facts_are_carried_forward_through_line_changes():
+    """After a change, the last symbols are read at the new text's lines without being
+    extracted again; a background pass makes them fresh (and exact) again."""
+    from sparkls.context.definitions import symbol_table
+
+    text = "def f():\n    pass\n\n\ndef g():\n    return 1\n"
+    doc = DocumentStore().open("file:///w/a.py", text, 1)
+    [g] = symbol_table(doc).named("g")
+    assert (g.start_line, g.end_line) == (4, 5) and doc.facts_fresh
+    doc.apply([TextChange("import os\n\n", (Position(0, 0), Position(0, 0)))], 2)
+    doc.apply([TextChange("\n        x = 2", (Position(7, 16), Position(7, 16)))], 3)
+    [g] = symbol_table(doc).named("g")
+    assert (g.start_line, g.end_line) == (6, 8) and not doc.facts_fresh
+    snapshot = doc.snapshot()
+    snapshot.prepare(lambda d: symbol_table(d))
+    assert doc.adopt(snapshot) and doc.facts_fresh
+    [g] = symbol_table(doc).named("g")
+    assert (g.start_line, g.end_line) == (6, 8)

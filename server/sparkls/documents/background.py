@@ -1,17 +1,19 @@
-"""Big documents are indexed, parsed and warmed off the event loop.
+"""Documents are indexed, parsed and warmed off the event loop.
 
-A document of `BACKGROUND_PARSE_BYTES` characters or more never has its line index
-built, its text parsed from scratch or its facts (imports, symbols: `warm`, given by
-the server) extracted from the whole text on the event loop. `Preparer.schedule(doc)`
-— after didOpen, and when changes pause — does all three in a worker thread on a
-detached snapshot, handing the GIL back as it goes; the document adopts the result if
-its text has not changed meanwhile (a tree is brought forward through the changes,
-else the next pause tries again). A request on a big document first `await`s
-`ready(doc)`, until its lines are indexed and it has a tree to reparse from: what is
-left is an incremental reparse of the last few keystrokes, cheap on the loop. A
-request on any other document never waits for any of it.
+`Preparer.schedule(doc)` — after didOpen, and when changes pause — builds what a
+request reads of a document in a worker thread, on a detached snapshot, handing the
+GIL back as it goes: the line index (a big document's), the tree, and its facts
+(imports, symbols: `warm`, given by the server), extracted from the whole text. The
+document adopts the result if its text has not changed meanwhile (a tree is brought
+forward through the changes, else the next pause tries again). Between two such
+passes a request carries the last facts forward through the line changes since
+(`Document.fact`): the whole-file work never runs on the event loop per keystroke.
 
-Small documents keep parsing on demand: that costs less than the thread hop.
+A document of `BACKGROUND_PARSE_BYTES` characters or more is never parsed on the event
+loop at all: a request on it first `await`s `ready(doc)`, until its lines are indexed
+and it has a tree (edited forward since its last parse). A request on any other
+document never waits for any of it. A small document's tree is still reparsed on
+demand when a request needs it: that costs less than waiting for the thread.
 """
 
 from __future__ import annotations
@@ -40,7 +42,7 @@ class Preparer:
 
     def schedule(self, doc: Document) -> asyncio.Task[bool] | None:
         """Start (or join) the job for the document's current text; None when it has none to do."""
-        if not doc.is_big or doc.lines_ready and (not doc.parses or doc.tree_current and doc.derived):
+        if doc.lines_ready and (not doc.parses or doc.tree_current and doc.facts_fresh):
             return None
         job = self._jobs.get(doc.uri)
         if job is not None and job[0] is doc and job[1] == doc.version and not job[2].done():

@@ -93,6 +93,7 @@ class Document:
         # A big document's facts of an earlier version, to be carried forward: key ->
         # (version, value).
         self._carried: dict[str, tuple[int, Any]] = {}
+        self._carried_now: set[str] = set()  # keys of `derived` carried forward, not computed
         # The last changes as code-point replacements, for rebasing an edit computed
         # against an older version, and as lines, for carrying facts forward:
         # (version before, version after, changes, line changes).
@@ -185,6 +186,7 @@ class Document:
         if same:
             self._tree, self._tree_stale = snapshot._tree, False
             self.derived.update(snapshot.derived)
+            self._carried_now.difference_update(snapshot.derived)
             return True
         for key, value in snapshot.derived.items():  # fresher than what is carried: carried from there
             if self._carried.get(key, (-1,))[0] < snapshot.version:
@@ -201,19 +203,26 @@ class Document:
         return True
 
     def fact(self, key: str, compute: Callable[[Document], T], carry: Callable[[T, list[LineChange]], T]) -> T:
-        """The fact `key` of the current text (imports, symbols), computed once per
-        version; a big document's is instead its last computed value brought forward
-        through the line changes since by `carry` (cost: the change, not the file)."""
+        """The fact `key` of the current text (imports, symbols): its last computed
+        value brought forward through the line changes since by `carry` (cost: the
+        change, not the file), else computed. A carried value is recomputed exactly
+        off the request path (`facts_fresh` is False until then: documents/background.py)."""
         if key in self.derived:
             return self.derived[key]
         carried = self._carried.get(key)
-        if carried is not None and self.is_big:
+        if carried is not None:
             changes = self.line_changes_since(carried[0])
             if changes is not None:
                 value = self.derived[key] = carry(carried[1], changes)
+                self._carried_now.add(key)
                 return value
         value = self.derived[key] = compute(self)
         return value
+
+    @property
+    def facts_fresh(self) -> bool:
+        """Facts have been computed for this very text, none of them carried forward."""
+        return bool(self.derived) and not self._carried_now
 
     def offset(self, position: Position) -> int:
         return self.lines.offset(position, self.encoding)
@@ -241,9 +250,9 @@ class Document:
             else:
                 done.append(self._splice(change))
             self._tree_stale = True
-        if self.is_big:
-            self._carried.update((key, (self.version, value)) for key, value in self.derived.items())
+        self._carried.update((key, (self.version, value)) for key, value in self.derived.items())
         self.derived.clear()
+        self._carried_now.clear()
         self._history.append((self.version, version, done, self._line_changes))
         self._line_changes = []
         self.version = version
