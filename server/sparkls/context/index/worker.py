@@ -4,7 +4,7 @@
 
 Tree-sitter holds the GIL while it parses a file, so a build in a thread of the
 server stalls its event loop for a whole parse at a time; here it stalls nothing but
-this process, which runs at a lower priority (`NICE`). The server starts it on demand
+this process, which runs at a lower priority (`NICE`, and Linux's SCHED_IDLE). The server starts it on demand
 (process.py) and speaks JSON, one object per line.
 
 Commands, on standard input:
@@ -138,11 +138,16 @@ def _emitter(out: BinaryIO) -> Callable[[Event], None]:
 
 
 def _lower_priority() -> None:
-    if hasattr(os, "nice"):  # on Windows the server asks for a lower priority class instead
-        try:
+    """Niced; on Linux also SCHED_IDLE: run only on a core nothing else wants, so the
+    editor, the server and the model's stream always come first. (On Windows the
+    server starts the worker in a lower priority class instead.)"""
+    try:
+        if hasattr(os, "nice"):
             os.nice(NICE)
-        except OSError:
-            pass
+        if hasattr(os, "SCHED_IDLE"):
+            os.sched_setscheduler(0, os.SCHED_IDLE, os.sched_param(0))
+    except OSError as exc:
+        log.debug("cannot lower the worker's priority: %s", exc)
 
 
 def main(argv: list[str] | None = None) -> int:
