@@ -45,6 +45,10 @@ logger = logging.getLogger(__name__)
 STATUS_NOTIFICATION = "sparkls/status"
 STATUS_DELAY = 0.05  # seconds: status updates are coalesced, never ahead of an edit
 REPARSE_DELAY = 0.02  # seconds of quiet after a change before the tree is refreshed
+# A big document's refresh holds the worker (and, in stretches, the GIL) for a whole-file
+# parse and extraction; requests need none of it (its tree is edited forward, its facts
+# carried), so it waits for a real pause in the typing.
+BIG_REPARSE_DELAY = 0.3
 INDEX_DELAY = 1.0  # seconds of quiet after a change before the buffer is reindexed
 # Errors about a message, not about our work: logged, never shown. (A failed handler
 # arrives as JsonRpcInternalError and is shown.)
@@ -174,7 +178,8 @@ class SparkServer(LanguageServer):
         return asyncio.shield(self._path_filter)
 
     def schedule_reparse(self, uri: str) -> None:
-        """Reparse `uri` once changes stop for REPARSE_DELAY seconds.
+        """Reparse `uri` once changes stop for REPARSE_DELAY seconds (BIG_REPARSE_DELAY
+        for a big document).
 
         A burst of keystrokes costs one parse and one extraction of the document's
         facts, both in a worker thread (documents/background.py); a request that comes
@@ -189,7 +194,9 @@ class SparkServer(LanguageServer):
                 return
             self.preparer.schedule(self.documents.get(uri))
 
-        self._reparse_timers[uri] = asyncio.get_running_loop().call_later(REPARSE_DELAY, run)
+        doc = self.documents.get(uri) if self.documents.has(uri) else None
+        delay = BIG_REPARSE_DELAY if doc is not None and doc.is_big and doc.has_old_tree else REPARSE_DELAY
+        self._reparse_timers[uri] = asyncio.get_running_loop().call_later(delay, run)
 
     async def ready(self, uri: str) -> Document:
         """The open document `uri`, once a request may read its tree without parsing a

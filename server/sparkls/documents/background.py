@@ -67,10 +67,7 @@ class Preparer:
         """Return once `doc` has a tree to read, or to reparse from incrementally."""
         if not doc.is_big:
             return
-        job = self._jobs.get(doc.uri)
-        if job is not None and job[0] is doc:
-            await asyncio.shield(job[2])  # the work under way: most likely this very text
-        while not (doc.lines_ready and doc.tree_is_cheap):
+        while not (doc.lines_ready and doc.tree_is_cheap):  # never waits once it has a tree
             task = self.schedule(doc)
             if task is None:
                 return
