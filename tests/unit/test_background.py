@@ -30,10 +30,10 @@ async def test_ready_waits_for_a_tree_even_through_changes():
     """A request during the first parse waits for it, and changes meanwhile are carried over."""
     doc = DocumentStore().open("file:///w/big.py", _large_python(), 1)
     preparer = Preparer()
-    job = preparer.schedule(doc)
+    preparer.schedule(doc)
     doc.apply([TextChange("def g():\n    pass\n", (Position(0, 0), Position(0, 0)))], 2)
     await preparer.ready(doc)
-    assert job.done() and doc.tree_is_cheap
+    assert doc.lines_ready and doc.tree_is_cheap
     assert doc.tree.root_node.children[0].child_by_field_name("name").text == b"g"
 
 

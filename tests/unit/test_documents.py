@@ -156,3 +156,18 @@ def test_facts_are_carried_forward_through_line_changes():
     assert doc.adopt(snapshot) and doc.facts_fresh
     [g] = symbol_table(doc).named("g")
     assert (g.start_line, g.end_line) == (6, 8)
+
+
+def test_the_tree_around_a_range_is_reparsed_only_when_a_change_came_near():
+    """A change far from the range: the last parse, edited forward, serves (no reparse);
+    a change within a few lines of it: a fresh parse."""
+    text = "".join(f"def f{k}():\n    return {k}\n\n\n" for k in range(40))
+    doc = DocumentStore().open("file:///w/a.py", text, 1)
+    parsed = doc.tree
+    doc.apply([TextChange("x", (Position(0, 5), Position(0, 5)))], 2)  # in f0
+    far = doc.offset(Position(120, 4))  # in f30
+    assert doc.tree_around(far, far) is parsed and not doc.tree_current
+    near = doc.offset(Position(1, 4))
+    fresh = doc.tree_around(near, near)
+    assert fresh is not parsed and doc.tree_current
+    assert doc.node_text(fresh.root_node.children[0].child_by_field_name("name")) == "fx0"

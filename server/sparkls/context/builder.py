@@ -123,7 +123,7 @@ def _header_row(node: Node) -> int:
 def enclosing_headers(doc: Document, region: Region) -> list[tuple[int, str]]:
     """(row, first line) of the containers (classes, impls, ...) around the region,
     outermost first."""
-    tree = doc.tree
+    tree = doc.tree_around(region.start, region.end)
     if tree is None:
         return []
     byte = doc.lines.byte_point(region.start)[0]

@@ -16,7 +16,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from tree_sitter import Node
+from tree_sitter import Node, Tree
 
 from sparkls.context.queries import captures
 from sparkls.documents.store import Document
@@ -82,14 +82,12 @@ def _last_row(node: Node) -> int:
     return end.row - 1 if end.column == 0 and end.row > node.start_point.row else end.row
 
 
-def _enclosing_scopes(doc: Document, start_byte: int, end_byte: int) -> list[tuple[int, int]]:
+def _enclosing_scopes(doc: Document, tree: Tree, start_byte: int, end_byte: int) -> list[tuple[int, int]]:
     """(first, last) rows of the definitions holding the byte range, smallest first.
 
     A definition's rows start at its @scope.prefix siblings (Rust attributes, say);
     a @scope.wrapped definition gives way to its wrapper (decorators, `export`).
     """
-    tree = doc.tree
-    assert tree is not None
     language_id = doc.language_id
     # One byte wider, so that an empty range also meets the nodes that start at it.
     found = captures(language_id, "scopes", tree.root_node, (start_byte, max(end_byte, start_byte + 1)))
@@ -108,16 +106,41 @@ def _enclosing_scopes(doc: Document, start_byte: int, end_byte: int) -> list[tup
     return [(first, last) for _, first, last in sorted(scopes)]
 
 
-def _top_level_statements(doc: Document, start_byte: int, end_byte: int) -> tuple[int, int] | None:
-    tree = doc.tree
-    assert tree is not None
-    touched = [
-        child
-        for child in tree.root_node.children
-        if child.start_byte <= end_byte and child.end_byte >= start_byte
-    ]
-    if not touched:
+def _top_child_at(root: Node, byte: int) -> Node | None:
+    """The child of `root` holding `byte`, if one does (not the blank space between).
+    (Not `first_child_for_byte`: py-tree-sitter 0.25 crashes where it finds none.)"""
+    node = root.descendant_for_byte_range(byte, byte)
+    if node is None or node == root:
         return None
+    while node.parent is not None and node.parent != root:
+        node = node.parent
+    return node if node.parent is not None else None
+
+
+def _top_level_statements(doc: Document, tree: Tree, start: int, end: int) -> tuple[int, int] | None:
+    """The rows of the top-level statements the range `start`..`end` meets, found from
+    the statement at its start, or the first code in it, or the one ending at it:
+    never a walk of the whole file."""
+    root = tree.root_node
+    lines, text = doc.lines, doc.text
+    code = start
+    while code < end and text[code].isspace():
+        code += 1
+    child = _top_child_at(root, lines.byte_point(code)[0])
+    if child is None:  # blank up to the end: the statement before, if it reaches the range
+        before = start
+        while before > 0 and text[before - 1].isspace():
+            before -= 1
+        child = _top_child_at(root, lines.byte_point(before - 1)[0]) if before > 0 else None
+        if child is None or child.end_byte < lines.byte_point(start)[0]:
+            return None
+    elif child.prev_sibling is not None and child.prev_sibling.end_byte >= lines.byte_point(start)[0]:
+        child = child.prev_sibling
+    end_byte = lines.byte_point(end)[0]
+    touched = []
+    while child is not None and child.start_byte <= end_byte:
+        touched.append(child)
+        child = child.next_sibling
     first = _attached_start(doc.language_id, touched[0])
     return first.start_point.row, max(_last_row(child) for child in touched)
 
@@ -130,9 +153,11 @@ def find_region(doc: Document, start: int, end: int, *, max_lines: int) -> Regio
     line: tree-sitter's node ends at the token, so it would otherwise get a lone line.
     """
     region = _find_region(doc, start, end, max_lines=max_lines)
-    if start != end or region.kind != "lines" or doc.tree is None:
+    if start != end or region.kind != "lines" or not doc.parses:
         return region
-    token_end = len(doc.text[:start].rstrip())
+    token_end = start
+    while token_end > 0 and doc.text[token_end - 1].isspace():
+        token_end -= 1  # the whitespace run before the cursor, not the whole text before it
     if not 0 < token_end < start:
         return region
     before = _find_region(doc, token_end - 1, token_end - 1, max_lines=max_lines)
@@ -155,7 +180,8 @@ def _find_region(doc: Document, start: int, end: int, *, max_lines: int) -> Regi
             f"{max_lines} lines at a time (setting `context.max_region_lines`). "
             "Select less, or use a multi-file task."
         )
-    if doc.tree is None:
+    tree = doc.tree_around(start, end)
+    if tree is None:
         if start == end:
             return _lines_region(doc, first - CURSOR_WINDOW, last + CURSOR_WINDOW, "lines")
         return _lines_region(doc, first, last, "lines")
@@ -166,12 +192,12 @@ def _find_region(doc: Document, start: int, end: int, *, max_lines: int) -> Regi
         start = lines.starts[first] + indent
     start_byte = lines.byte_point(start)[0]
     end_byte = lines.byte_point(end)[0]
-    for scope_first, scope_last in _enclosing_scopes(doc, start_byte, end_byte):
+    for scope_first, scope_last in _enclosing_scopes(doc, tree, start_byte, end_byte):
         if scope_last - scope_first + 1 <= max_lines:
             return _lines_region(doc, scope_first, scope_last, "definition")
         break  # too big: narrow instead of widening to an even bigger scope
     else:
-        span = _top_level_statements(doc, start_byte, end_byte)
+        span = _top_level_statements(doc, tree, start, end)
         if span is not None and span[1] - span[0] + 1 <= max_lines:
             return _lines_region(doc, min(span[0], first), max(span[1], last), "statements")
     return _lines_region(doc, first, last, "lines")

@@ -34,6 +34,7 @@ from sparkls.documents.positions import (
     Position,
     index_of_byte,
     line_change,
+    shift_lines,
     tree_bytes,
 )
 from sparkls.documents.text import minimal_change, parse_yielding, utf8_size_over
@@ -42,6 +43,7 @@ from sparkls.errors import DocumentClosed
 
 
 T = TypeVar("T")
+NEAR_LINES = 3  # a change this close to a range makes reading the tree there reparse
 HISTORY = 256  # changes kept per document for rebasing edits computed against older versions
 BACKGROUND_PARSE_BYTES = 256 * 1024  # a text this large (in characters) is parsed off the event loop
 
@@ -88,6 +90,7 @@ class Document:
         self._tree: Tree | None = None
         self._tree_stale = True
         self._yielding = False  # a snapshot parsing in a worker thread hands the GIL back between chunks
+        self._tree_version: int | None = None  # the version the tree was last parsed at
         # Facts derived from the current text (imports, say), by key (see `fact`).
         self.derived: dict[str, Any] = {}
         # A big document's facts of an earlier version, to be carried forward: key ->
@@ -123,7 +126,24 @@ class Document:
                 self._tree = parse_yielding(self._parser, source, old)
             else:
                 self._tree = self._parser.parse(source, old) if old is not None else self._parser.parse(source)
-            self._tree_stale = False
+            self._tree_stale, self._tree_version = False, self.version
+        return self._tree
+
+    def tree_around(self, start: int, end: int) -> Tree | None:
+        """The tree to read around text[start:end]: the last parse edited forward when
+        no change since that parse came within NEAR_LINES lines of the range (there it
+        reads as a fresh parse would, and costs none), else `tree`."""
+        if self._parser is None or not self._tree_stale or self._tree is None or self._tree_version is None:
+            return self.tree
+        changes = self.line_changes_since(self._tree_version)
+        if changes is None:
+            return self.tree
+        lines = self.lines
+        first, last = lines.line_of(start) - NEAR_LINES, lines.line_of(end) + NEAR_LINES
+        for n, (c_first, c_last, delta) in enumerate(changes):
+            now_first, now_last = shift_lines(c_first, max(c_first, c_last + delta), changes[n + 1 :])
+            if now_first <= last and first <= now_last:
+                return self.tree
         return self._tree
 
     @property
@@ -156,7 +176,7 @@ class Document:
         copy = Document(self.uri, self.text, self.version, self.language_id, self.encoding)
         copy._parser = new_parser(self.language_id) if self._parser is not None else None
         copy._tree = self._tree.copy() if self._tree is not None else None
-        copy._tree_stale, copy._yielding = self._tree_stale, True
+        copy._tree_stale, copy._yielding, copy._tree_version = self._tree_stale, True, self._tree_version
         copy._lines = self._lines
         return copy
 
@@ -184,7 +204,7 @@ class Document:
         if snapshot._tree_stale or snapshot._tree is None or self._parser is None:
             return same
         if same:
-            self._tree, self._tree_stale = snapshot._tree, False
+            self._tree, self._tree_stale, self._tree_version = snapshot._tree, False, snapshot.version
             self.derived.update(snapshot.derived)
             self._carried_now.difference_update(snapshot.derived)
             return True
@@ -199,7 +219,7 @@ class Document:
             snapshot._replace(change.start, change.end, change.text)
         if snapshot.text != self.text:  # pragma: no cover - the history is the text's own
             return False
-        self._tree, self._tree_stale = snapshot._tree, True
+        self._tree, self._tree_stale, self._tree_version = snapshot._tree, True, snapshot.version
         return True
 
     def fact(self, key: str, compute: Callable[[Document], T], carry: Callable[[T, list[LineChange]], T]) -> T:

@@ -141,13 +141,15 @@ def find_instructions(
     """The `spark:` comments of the document (of its lines `lines`, when given), in
     order. Documents without a syntax tree have none (there is no telling a comment
     from a string)."""
-    tree = doc.tree
     index = doc.lines
     begin, stop = 0, len(doc.text)
     if lines is not None:
         begin = index.starts[max(0, min(lines[0], index.line_count - 1))]
         stop = index.starts[lines[1] + 1] if lines[1] + 1 < index.line_count else len(doc.text)
-    if tree is None or _MARKER.search(doc.text, begin, stop) is None:
+    if not doc.parses or _MARKER.search(doc.text, begin, stop) is None:
+        return []  # the common case: no marker near, so no tree is needed at all
+    tree = doc.tree_around(begin, stop)
+    if tree is None:
         return []
     root = tree.root_node
     found: list[CommentInstruction] = []
