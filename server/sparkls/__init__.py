@@ -1,8 +1,5 @@
 """sparkls: a language server for fast AI edits in any LSP editor."""
 
-from importlib.metadata import PackageNotFoundError, version
-
-try:
-    __version__ = version("sparkls")
-except PackageNotFoundError:  # running from a source tree without install
-    __version__ = "0.0.0+source"
+# The package's version, as pyproject.toml says (tests/unit/test_version.py holds them
+# equal): a constant, so that starting the server reads no package metadata.
+__version__ = "0.1.0"

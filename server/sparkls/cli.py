@@ -16,7 +16,15 @@ from sparkls import __version__
 from sparkls.logs import setup_logging
 
 
-def _parser() -> argparse.ArgumentParser:
+COMMANDS = ("emulate", "demo", "context", "doctor")
+
+
+def _parser(argv: list[str] | None = None) -> argparse.ArgumentParser:
+    """The command line's parser. A subcommand's own arguments (and the modules that
+    define them) are loaded only when that subcommand is asked for: the language
+    server's start-up pays for none of them."""
+    argv = sys.argv[1:] if argv is None else argv
+    asked = next((a for a in argv if a in COMMANDS), None)
     parser = argparse.ArgumentParser(
         prog="sparkls",
         description="sparkls: fast AI edits for any LSP editor. With no subcommand, runs the language server on stdio.",
@@ -32,9 +40,10 @@ def _parser() -> argparse.ArgumentParser:
     commands = parser.add_subparsers(dest="command", metavar="COMMAND", title="subcommands")
 
     emulate = commands.add_parser("emulate", help="run the local OpenAI Responses API emulator")
-    from sparkls.emulator.cli import add_arguments as add_emulator_arguments
+    if asked == "emulate":
+        from sparkls.emulator.cli import add_arguments as add_emulator_arguments
 
-    add_emulator_arguments(emulate)
+        add_emulator_arguments(emulate)
 
     demo = commands.add_parser(
         "demo",
@@ -50,9 +59,10 @@ def _parser() -> argparse.ArgumentParser:
         description="Prints the region, the snippets and the prompt that an edit at this place "
         "would send (the same engine as the editor's edits). --json prints the report only.",
     )
-    from sparkls.context.cli import add_arguments as add_context_arguments
+    if asked == "context":
+        from sparkls.context.cli import add_arguments as add_context_arguments
 
-    add_context_arguments(context)
+        add_context_arguments(context)
 
     doctor = commands.add_parser(
         "doctor",
@@ -60,14 +70,15 @@ def _parser() -> argparse.ArgumentParser:
         description="Checks the configuration, the presence of each tier's API key, a WebSocket "
         "handshake and warm-up, and one tiny HTTP request per tier, with timings.",
     )
-    from sparkls.doctor import add_arguments as add_doctor_arguments
+    if asked == "doctor":
+        from sparkls.doctor import add_arguments as add_doctor_arguments
 
-    add_doctor_arguments(doctor)
+        add_doctor_arguments(doctor)
     return parser
 
 
 def main(argv: list[str] | None = None) -> int:
-    args = _parser().parse_args(argv)
+    args = _parser(argv).parse_args(argv)
     setup_logging(args.log_level or ("WARNING" if args.command else "INFO"), args.log_file)
     if args.command == "emulate":
         from sparkls.emulator.cli import run as run_emulator

@@ -11,7 +11,7 @@ import hashlib
 import logging
 from collections.abc import Awaitable, Coroutine
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from lsprotocol import types
 from pygls.exceptions import (
@@ -25,20 +25,30 @@ from pygls.exceptions import (
 from pygls.lsp.server import LanguageServer
 
 from sparkls import __version__
-from sparkls.config import Settings, load_settings
-from sparkls.context.builder import file_imports
-from sparkls.context.definitions import Lookup, file_symbols
-from sparkls.context.exclusions import PathFilter
 from sparkls.documents.background import Preparer
 from sparkls.documents.store import Document, DocumentStore
 from sparkls.errors import DocumentClosed, SparkError
-from sparkls.context.prompt import FAST_INSTRUCTIONS
-from sparkls.models.session import TierSession, TierStatus
 from sparkls.protocol import SparkProtocol
-from sparkls.speculation import Speculation
-from sparkls.completion.service import CompletionService
-from sparkls.context.index.process import IndexClosed
-from sparkls.workspace import WorkspaceIndex
+
+# What a request needs beyond the documents (settings, the model clients, context,
+# speculation, completions, the index) is imported when first used, never at start-up:
+# `initialize` is answered after pygls and lsprotocol alone (`preload` loads the rest
+# right after `initialized`, between messages).
+if TYPE_CHECKING:
+    from sparkls.completion.service import CompletionService
+    from sparkls.config import Settings
+    from sparkls.context.definitions import Lookup
+    from sparkls.context.exclusions import PathFilter
+    from sparkls.models.session import TierSession, TierStatus
+    from sparkls.speculation import Speculation
+    from sparkls.workspace import WorkspaceIndex
+
+# The modules a request reaches, loaded one at a time after `initialized`.
+PRELOAD = (
+    "sparkls.config", "sparkls.models.session", "sparkls.context.builder", "sparkls.context.definitions",
+    "sparkls.engine", "sparkls.speculation", "sparkls.edits.instruction", "sparkls.completion",
+    "sparkls.handlers.args", "sparkls.tasks", "sparkls.deep.lsp", "sparkls.workspace",
+)
 
 logger = logging.getLogger(__name__)
 
@@ -57,6 +67,9 @@ PROTOCOL_NOISE = (JsonRpcInvalidParams, JsonRpcInvalidRequest, JsonRpcMethodNotF
 
 def _warm(doc: Document) -> None:
     """Parse (if needed) and cache what a request will ask of the document."""
+    from sparkls.context.builder import file_imports
+    from sparkls.context.definitions import file_symbols
+
     file_imports(doc)  # parses, and caches the imports...
     file_symbols(doc)  # ...and the definitions, before a request needs them
 
@@ -71,7 +84,7 @@ class SparkServer(LanguageServer):
         )
         self.documents = DocumentStore()
         self.preparer = Preparer(_warm)
-        self.settings = Settings()
+        self._settings: Settings | None = None
         self.root: Path | None = None
         # Raw settings by source, lowest precedence first (see config.py).
         self.settings_sources: dict[str, dict[str, Any] | None] = {
@@ -79,7 +92,7 @@ class SparkServer(LanguageServer):
             "initialization": None,
             "workspace": None,
         }
-        self.fast = self._new_fast_session()
+        self._fast: TierSession | None = None
         self._deep: tuple[tuple[Any, ...], TierSession] | None = None
         self.client_name: str | None = None  # the editor's clientInfo.name, from initialize
         self._reporting = False  # in report_server_error (no reporting an error about reporting)
@@ -92,10 +105,60 @@ class SparkServer(LanguageServer):
         self._status_pending: dict[str, dict[str, Any]] = {}
         self._status_timer: asyncio.TimerHandle | None = None
         self._tasks: set[asyncio.Task[Any]] = set()
-        self.speculation = Speculation()  # quick fixes computed before they are chosen
-        self.completions = CompletionService()  # inline completions: cache, debounce, supersession
+        self._speculation: Speculation | None = None
+        self._completions: CompletionService | None = None
+
+    @property
+    def settings(self) -> Settings:
+        """The settings in force (the defaults until `initialized` has read them)."""
+        if self._settings is None:
+            from sparkls.config import Settings
+
+            self._settings = Settings()
+        return self._settings
+
+    @settings.setter
+    def settings(self, value: Settings) -> None:
+        self._settings = value
+
+    @property
+    def fast(self) -> TierSession:
+        """The fast tier's session (made on first use, and anew when its settings change)."""
+        if self._fast is None:
+            self._fast = self._new_fast_session()
+        return self._fast
+
+    @property
+    def speculation(self) -> Speculation:
+        """Quick fixes computed before they are chosen."""
+        if self._speculation is None:
+            from sparkls.speculation import Speculation
+
+            self._speculation = Speculation()
+        return self._speculation
+
+    @property
+    def completions(self) -> CompletionService:
+        """Inline completions: cache, debounce, supersession."""
+        if self._completions is None:
+            from sparkls.completion.service import CompletionService
+
+            self._completions = CompletionService()
+        return self._completions
+
+    async def preload(self) -> None:
+        """Import what requests need, one module at a time, between messages: after
+        `initialized`, so that start-up pays for none of it and a first request little."""
+        import importlib
+
+        for name in PRELOAD:
+            importlib.import_module(name)
+            await asyncio.sleep(0)
 
     def _new_fast_session(self) -> TierSession:
+        from sparkls.context.prompt import FAST_INSTRUCTIONS
+        from sparkls.models.session import TierSession
+
         return TierSession(
             "fast",
             self.settings,
@@ -125,6 +188,8 @@ class SparkServer(LanguageServer):
             self.settings.api_key_for("deep")
         except SparkError:
             return None
+        from sparkls.models.session import TierSession
+
         identity = _tier_identity(self.settings, "deep")
         if self._deep is None or self._deep[0] != identity:
             if self._deep is not None:
@@ -169,6 +234,8 @@ class SparkServer(LanguageServer):
         Shared by every request, so each awaits it shielded: a cancelled edit must not
         cancel the build the others wait on."""
         if self._path_filter is None:
+            from sparkls.context.exclusions import PathFilter
+
             exclude = list(self.settings.context.exclude)
             if self.root is not None:
                 self._path_filter = asyncio.ensure_future(asyncio.to_thread(PathFilter.from_root, self.root, exclude))
@@ -215,15 +282,17 @@ class SparkServer(LanguageServer):
 
     def reload_settings(self, *, renew: bool = False) -> list[str]:
         """Recompute settings from all sources; reconnect a tier whose settings changed."""
+        from sparkls.config import load_settings
+
         settings, problems = load_settings(*self.settings_sources.values())
         old_settings, self.settings = self.settings, settings
         self.documents.max_tree_bytes = settings.context.max_file_bytes or None  # for documents opened from now on
         if settings.context.exclude != old_settings.context.exclude or renew:
             self._path_filter = None  # rebuilt on next use
         if renew or _fast_identity(settings) != _fast_identity(old_settings):
-            old = self.fast
-            self.fast = self._new_fast_session()
-            self.spawn(old.close(), "closing the old fast-tier connection")
+            old, self._fast = self._fast, self._new_fast_session()
+            if old is not None:
+                self.spawn(old.close(), "closing the old fast-tier connection")
             if self._initialized:
                 self.warm_up()
         return problems
@@ -234,11 +303,15 @@ class SparkServer(LanguageServer):
         self.spawn(self.fast.warm(), "warming the fast tier")
         self.spawn(self.path_filter(), "reading .gitignore files")
         if self.root is not None and self.settings.context.index and self.workspace_index is None:
+            from sparkls.workspace import WorkspaceIndex
+
             self.workspace_index = WorkspaceIndex(self.root)
             self.spawn(self._build_index(self.workspace_index), "indexing the workspace")
 
     async def _build_index(self, index: WorkspaceIndex) -> None:
         """Index the workspace in the index worker process, with progress the editor can show."""
+        from sparkls.context.index.process import IndexClosed
+
         token = None
         window = self.client_capabilities.window
         if window and window.work_done_progress:

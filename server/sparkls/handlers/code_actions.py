@@ -16,20 +16,22 @@ comment in the same edit (`edits/instruction.py`).
 from __future__ import annotations
 
 import asyncio
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from lsprotocol import types
 
 from sparkls.documents.store import Document
-from sparkls.edits.instruction import CommentInstruction, finish_outcome, find_instructions, instructions_at, model_instruction
-from sparkls.engine import EditOutcome, EditRequest, display_path
 from sparkls.errors import EditError
-from sparkls.handlers.commands import EDIT_COMMAND, EditArgs, apply_outcome, compute_edit, failure, tell_warnings
+from sparkls.handlers.commands import EDIT_COMMAND, apply_outcome, compute_edit, failure, tell_warnings
 from sparkls.handlers.context import SHOW_CONTEXT
 from sparkls.handlers.convert import position, workspace_edit
 from sparkls.handlers.progress import with_progress
 from sparkls.server import SparkServer
-from sparkls.speculation import JobKey, key_for, take_outcome
+
+if TYPE_CHECKING:
+    from sparkls.edits.instruction import CommentInstruction
+    from sparkls.engine import EditOutcome, EditRequest
+    from sparkls.speculation import JobKey
 
 QUICKFIX = types.CodeActionKind.QuickFix
 REWRITE = types.CodeActionKind.RefactorRewrite
@@ -102,6 +104,10 @@ def speculate(ls: SparkServer, doc: Document, fixes: list[dict[str, Any]]) -> No
     Jobs of this document that a change since touched are dropped first. The chosen
     fix is served by `codeAction/resolve`, or by `sparkls.edit` for clients without it.
     """
+    from sparkls.engine import display_path
+    from sparkls.handlers.args import EditArgs
+    from sparkls.speculation import key_for
+
     settings = ls.settings.speculation
     ls.speculation.discard_touched(doc.uri, doc.version, doc.changes_since)
     if not settings.enabled:
@@ -136,6 +142,8 @@ def speculate(ls: SparkServer, doc: Document, fixes: list[dict[str, Any]]) -> No
 
 async def fix_outcome(ls: SparkServer, request: EditRequest) -> EditOutcome:
     """The chosen fix: from its speculative job when there is a usable one."""
+    from sparkls.speculation import take_outcome
+
     if ls.documents.has(request.uri):
         doc = ls.documents.get(request.uri)
         ls.speculation.discard_touched(doc.uri, doc.version, doc.changes_since)
@@ -153,6 +161,8 @@ def _instruction_args(uri: str, doc: Document, item: CommentInstruction) -> dict
 
 
 def _instruction_actions(ls: SparkServer, doc: Document, selection: types.Range) -> list[types.CodeAction]:
+    from sparkls.edits.instruction import instructions_at
+
     start, end = sorted((doc.offset(position(selection.start)), doc.offset(position(selection.end))))
     found = instructions_at(doc, start, end, max_lines=ls.settings.context.max_region_lines)
     actions = []
@@ -166,6 +176,10 @@ def _instruction_actions(ls: SparkServer, doc: Document, selection: types.Range)
 async def instruction_outcome(ls: SparkServer, args: dict[str, Any]) -> EditOutcome:
     """Apply a comment's instruction: found again in the document as it is now (the
     nearest `spark:` comment with the same words), edited, the comment removed."""
+    from sparkls.edits.instruction import finish_outcome, find_instructions, model_instruction
+    from sparkls.engine import EditRequest
+    from sparkls.handlers.args import EditArgs
+
     given = EditArgs.model_validate(args)
     doc = ls.documents.get(given.uri)
     max_lines = ls.settings.context.max_region_lines
@@ -236,6 +250,8 @@ def register(server: SparkServer) -> None:
         if not isinstance(action.data, dict) or action.edit is not None:
             return action
         try:
+            from sparkls.handlers.args import EditArgs
+
             if action.data.get("spark") == INSTRUCTION_DATA:
                 work = instruction_outcome(ls, action.data)
             else:

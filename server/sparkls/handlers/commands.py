@@ -10,68 +10,21 @@ from __future__ import annotations
 
 import logging
 import time
-from typing import Any, TypeVar
+from typing import TYPE_CHECKING, Any
 
 from lsprotocol import types
-from pydantic import BaseModel, ConfigDict, ValidationError
 
-from sparkls.context.builder import DiagnosticInfo
-from sparkls.documents.positions import Position
-from sparkls.engine import EditOutcome, EditRequest, run_fast_edit
 from sparkls.errors import Cancelled, EditRejected, SparkError
 from sparkls.handlers.convert import summary, workspace_edit
 from sparkls.handlers.progress import with_progress
 from sparkls.server import SparkServer
-from sparkls.speculation import take_outcome
+
+if TYPE_CHECKING:
+    from sparkls.engine import EditOutcome, EditRequest
 
 logger = logging.getLogger(__name__)
 
 EDIT_COMMAND = "sparkls.edit"
-Argument = TypeVar("Argument", bound=BaseModel)
-
-
-class _Pos(BaseModel):
-    line: int
-    character: int
-
-
-class _Range(BaseModel):
-    start: _Pos
-    end: _Pos
-
-
-class _Diagnostic(BaseModel):
-    range: _Range
-    message: str
-    source: str | None = None
-    code: int | str | None = None
-
-
-class EditArgs(BaseModel):
-    """The `sparkls.edit` argument; `diagnostics` is set by quick fixes."""
-
-    model_config = ConfigDict(extra="ignore")
-    uri: str
-    range: _Range
-    instruction: str
-    diagnostics: list[_Diagnostic] = []
-
-    def request(self) -> EditRequest:
-        return EditRequest(
-            uri=self.uri,
-            start=Position(self.range.start.line, self.range.start.character),
-            end=Position(self.range.end.line, self.range.end.character),
-            instruction=self.instruction,
-            diagnostics=[
-                DiagnosticInfo(
-                    line=d.range.start.line,
-                    message=d.message,
-                    source=d.source,
-                    code=None if d.code is None else str(d.code),
-                )
-                for d in self.diagnostics
-            ],
-        )
 
 
 def failure(ls: SparkServer, error: Exception, *, tier: str = "fast") -> dict[str, Any]:
@@ -92,18 +45,9 @@ def failure(ls: SparkServer, error: Exception, *, tier: str = "fast") -> dict[st
     return {"applied": False, "tier": tier, "error": detail}
 
 
-def one_argument(command: str, args: tuple[Any, ...], model: type[Argument], shape: str) -> Argument:
-    """A command's single argument, validated; a `SparkError` naming what is wrong."""
-    if len(args) != 1:
-        raise SparkError(f"{command} takes one argument {{{shape}}}, got {len(args)}.")
-    try:
-        return model.model_validate(args[0])
-    except ValidationError as exc:
-        first = exc.errors()[0]
-        raise SparkError(f"{command}: invalid argument: {first['loc']} {first['msg']}") from exc
-
-
 async def compute_edit(ls: SparkServer, request: EditRequest) -> EditOutcome:
+    from sparkls.engine import run_fast_edit
+
     await ls.ready(request.uri)
     return await run_fast_edit(
         ls.documents,
@@ -142,6 +86,9 @@ def register(server: SparkServer) -> None:
     @server.command(EDIT_COMMAND)
     async def edit(ls: SparkServer, *args: Any) -> dict[str, Any]:
         try:
+            from sparkls.handlers.args import EditArgs, one_argument
+            from sparkls.speculation import take_outcome
+
             request = one_argument(EDIT_COMMAND, args, EditArgs, "uri, range, instruction").request()
             # A quick fix listed for a client without resolve may be computed already.
             work = take_outcome(ls.speculation, ls.documents, request, lambda: compute_edit(ls, request))

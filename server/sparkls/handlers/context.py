@@ -13,13 +13,9 @@ from pathlib import Path
 from typing import Any
 
 from lsprotocol import types
-from pydantic import ValidationError
 
-from sparkls.context.cli import PLACEHOLDER
-from sparkls.context.report import context_report, render_report
-from sparkls.engine import check_may_send, display_path, prepare_edit
 from sparkls.errors import SparkError
-from sparkls.handlers.commands import EditArgs, failure
+from sparkls.handlers.commands import failure
 from sparkls.server import SparkServer
 
 SHOW_CONTEXT = "sparkls.showContext"
@@ -47,6 +43,13 @@ async def _show(ls: SparkServer, report: dict[str, Any], text: str) -> None:
 def register(server: SparkServer) -> None:
     @server.command(SHOW_CONTEXT)
     async def show_context(ls: SparkServer, *args: Any) -> dict[str, Any]:
+        from pydantic import ValidationError
+
+        from sparkls.context.cli import PLACEHOLDER
+        from sparkls.context.report import context_report, render_report
+        from sparkls.engine import check_may_send, display_path, prepare_edit
+        from sparkls.handlers.args import EditArgs
+
         try:
             raw = dict(args[0]) if args and isinstance(args[0], dict) else {}
             raw.setdefault("instruction", PLACEHOLDER)

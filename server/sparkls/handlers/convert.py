@@ -2,12 +2,14 @@
 
 from __future__ import annotations
 
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from lsprotocol import types
 
 from sparkls.documents.positions import Position
-from sparkls.engine import EditOutcome
+
+if TYPE_CHECKING:
+    from sparkls.engine import EditOutcome
 
 
 def position(p: types.Position) -> Position:

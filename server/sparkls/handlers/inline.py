@@ -20,15 +20,18 @@ import contextlib
 import logging
 import re
 
+from typing import TYPE_CHECKING
+
 from lsprotocol import types
 
-from sparkls.completion import Completion, ask_model, outcome
-from sparkls.completion.service import Ask
 from sparkls.documents.store import Document
-from sparkls.engine import check_may_send, display_path
 from sparkls.errors import SparkError
 from sparkls.handlers.convert import lsp_range, position
 from sparkls.server import SparkServer
+
+if TYPE_CHECKING:
+    from sparkls.completion import Completion
+    from sparkls.completion.service import Ask
 
 logger = logging.getLogger(__name__)
 
@@ -37,6 +40,9 @@ _WORD_BEFORE = re.compile(r"\w*\Z")
 
 
 def _asker(ls: SparkServer) -> Ask:
+    from sparkls.completion import ask_model
+    from sparkls.engine import check_may_send, display_path
+
     async def ask(doc: Document, offset: int) -> Completion | None:
         check_may_send(doc.uri, ls.root, await ls.path_filter())
         return await ask_model(
@@ -135,6 +141,8 @@ def register(server: SparkServer) -> None:
         offset = doc.offset(position(params.position))
         found = ls.completions.cached(doc, offset)
         if found is None:
+            from sparkls.completion import outcome
+
             invoked = params.context.trigger_kind == types.InlineCompletionTriggerKind.Invoked
             delay = 0.0 if invoked else ls.settings.completion.debounce_ms / 1000
             task = ls.completions.start(doc, offset, _asker(ls), delay=delay)

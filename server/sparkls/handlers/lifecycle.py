@@ -4,6 +4,10 @@ Settings come from `.sparkls.toml`, `initializationOptions` and the `sparkls` se
 of `workspace/configuration` (config.py merges them). Problems are shown to the user
 and the defaults kept. The fast tier's connection opens right after `initialized`,
 in the background.
+
+`initialize` answers with what it must (capabilities, the position encoding) and
+nothing more: settings are read at `initialized`, and what the requests need is loaded
+then, so the editor's wait for the server's start is the floor's (LSP itself).
 """
 
 from __future__ import annotations
@@ -14,7 +18,6 @@ from typing import Any
 from lsprotocol import types
 from pygls.uris import to_fs_path
 
-from sparkls.config import read_project_file
 from sparkls.documents.positions import normalize_encoding
 from sparkls.handlers import inline
 from sparkls.server import SparkServer
@@ -73,22 +76,25 @@ def register(server: SparkServer) -> None:
         ls.documents.encoding = normalize_encoding(ls.workspace.position_encoding)
         ls.root = _root(params)
         ls.client_name = params.client_info.name if params.client_info is not None else None
-        project, problems = read_project_file(ls.root)
-        ls.settings_sources["project"] = project
         options = params.initialization_options
         ls.settings_sources["initialization"] = options if isinstance(options, dict) else None
         if options is not None and not isinstance(options, dict):
-            problems.append("initializationOptions must be an object; ignored")
-        ls.pending_problems = problems + ls.reload_settings(renew=True)  # the root changed
+            ls.pending_problems.append("initializationOptions must be an object; ignored")
         inline.register_for_client(ls)  # a completion item for clients without inline completion
 
     @server.feature(types.INITIALIZED)
     async def initialized(ls: SparkServer, params: types.InitializedParams) -> None:
-        _show_problems(ls, ls.pending_problems)
+        from sparkls.config import read_project_file
+
+        project, problems = read_project_file(ls.root)
+        ls.settings_sources["project"] = project
+        problems = ls.pending_problems + problems + ls.reload_settings(renew=True)  # the root is known now
+        _show_problems(ls, problems)
         ls.pending_problems = []
         # Warm now with what we know; a pulled configuration that changes the fast tier
         # replaces the session, and the new one warms itself.
         ls.warm_up()
+        ls.spawn(ls.preload(), "loading what requests need")
         if _supports_watch_registration(ls):
             try:
                 await ls.client_register_capability_async(WATCH_REGISTRATION)

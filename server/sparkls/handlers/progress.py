@@ -23,7 +23,7 @@ from typing import TypeVar
 from lsprotocol import types
 
 from sparkls.errors import Cancelled
-from sparkls.models.session import STREAM_PROGRESS, STREAM_STALLED
+from sparkls.models.progress import STREAM_PROGRESS, STREAM_STALLED
 from sparkls.server import SparkServer
 
 T = TypeVar("T")

@@ -13,47 +13,20 @@ from __future__ import annotations
 
 import time
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from lsprotocol import types
-from pydantic import BaseModel, ConfigDict
 from pygls.uris import to_fs_path
 
-from sparkls.deep.lsp import client_edit_support, lsp_workspace_edit, unsupported_reason
-from sparkls.documents.positions import Position
 from sparkls.errors import EditRejected
-from sparkls.handlers.commands import failure, one_argument
+from sparkls.handlers.commands import failure
 from sparkls.handlers.progress import with_progress
 from sparkls.server import SparkServer
-from sparkls.tasks import TaskEnv, TaskOutcome, TaskRequest, run_task
+
+if TYPE_CHECKING:
+    from sparkls.tasks import TaskEnv, TaskOutcome
 
 TASK_COMMAND = "sparkls.task"
-
-
-class _Pos(BaseModel):
-    line: int
-    character: int
-
-
-class _Range(BaseModel):
-    start: _Pos
-    end: _Pos
-
-
-class TaskArgs(BaseModel):
-    model_config = ConfigDict(extra="ignore")
-    instruction: str
-    uris: list[str] = []
-    range: _Range | None = None
-
-    def request(self) -> TaskRequest:
-        r = self.range
-        return TaskRequest(
-            instruction=self.instruction,
-            uris=tuple(self.uris),
-            start=Position(r.start.line, r.start.character) if r else None,
-            end=Position(r.end.line, r.end.character) if r else None,
-        )
 
 
 def _folders(ls: SparkServer) -> list[str]:
@@ -63,6 +36,9 @@ def _folders(ls: SparkServer) -> list[str]:
 
 
 async def _environment(ls: SparkServer, phase: list[str]) -> TaskEnv:
+    from sparkls.deep.lsp import client_edit_support
+    from sparkls.tasks import TaskEnv
+
     deep = ls.deep_session()
     if deep is None:
         ls.settings.api_key_for("deep")  # raises MissingApiKey: which variable to set
@@ -85,6 +61,8 @@ async def _environment(ls: SparkServer, phase: list[str]) -> TaskEnv:
 
 
 async def _apply(ls: SparkServer, outcome: TaskOutcome) -> dict[str, Any]:
+    from sparkls.deep.lsp import client_edit_support, lsp_workspace_edit, unsupported_reason
+
     support = client_edit_support(ls.client_capabilities)
     if (reason := unsupported_reason(outcome.edit, support)) is not None:
         raise EditRejected(f"The task's edit was not sent: {reason}. Nothing was changed.")
@@ -119,6 +97,9 @@ def register(server: SparkServer) -> None:
     @server.command(TASK_COMMAND)
     async def task(ls: SparkServer, *args: Any) -> dict[str, Any]:
         try:
+            from sparkls.handlers.args import TaskArgs, one_argument
+            from sparkls.tasks import run_task
+
             request = one_argument(TASK_COMMAND, args, TaskArgs, "instruction, uris?, range?").request()
             phase = ["starting"]
             env = await _environment(ls, phase)

@@ -13,7 +13,6 @@ import asyncio
 import logging
 import ssl
 import time
-from contextvars import ContextVar
 from collections.abc import AsyncIterator, Callable
 from contextlib import aclosing
 from dataclasses import asdict, dataclass, field
@@ -33,6 +32,7 @@ from sparkls.errors import (
     StreamError,
 )
 from sparkls.models.answer import AnswerBuilder
+from sparkls.models.progress import STREAM_PROGRESS, STREAM_STALLED
 from sparkls.models.events import (
     Completed,
     Event,
@@ -330,13 +330,3 @@ class TierSession:
             f"it may be overloaded. Cancel, or keep waiting{limit}."
         )
         return asyncio.get_running_loop().call_later(wait, offer, message)
-
-
-# Where a request's streamed deltas are counted while it runs (set by whoever shows
-# progress: `handlers.progress.with_progress`); a context variable, so the count
-# follows the request's own task and nothing needs threading through the calls.
-STREAM_PROGRESS: ContextVar[Callable[[int], None] | None] = ContextVar("sparkls_stream_progress", default=None)
-
-# Whom to tell, with a message, when a request's first text is late
-# (`first_token_timeout`): set by `with_progress`, which offers to cancel the work.
-STREAM_STALLED: ContextVar[Callable[[str], None] | None] = ContextVar("sparkls_stream_stalled", default=None)

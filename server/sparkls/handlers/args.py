@@ -1,0 +1,89 @@
+"""The commands' arguments, validated (pydantic): loaded with the first command, not at
+start-up."""
+
+from __future__ import annotations
+
+from typing import Any, TypeVar
+
+from pydantic import BaseModel, ConfigDict, ValidationError
+
+from sparkls.context.builder import DiagnosticInfo
+from sparkls.documents.positions import Position
+from sparkls.engine import EditRequest
+from sparkls.errors import SparkError
+from sparkls.taskfiles import TaskRequest
+
+Argument = TypeVar("Argument", bound=BaseModel)
+
+
+class _Pos(BaseModel):
+    line: int
+    character: int
+
+
+class _Range(BaseModel):
+    start: _Pos
+    end: _Pos
+
+
+class _Diagnostic(BaseModel):
+    range: _Range
+    message: str
+    source: str | None = None
+    code: int | str | None = None
+
+
+class EditArgs(BaseModel):
+    """The `sparkls.edit` argument; `diagnostics` is set by quick fixes."""
+
+    model_config = ConfigDict(extra="ignore")
+    uri: str
+    range: _Range
+    instruction: str
+    diagnostics: list[_Diagnostic] = []
+
+    def request(self) -> EditRequest:
+        return EditRequest(
+            uri=self.uri,
+            start=Position(self.range.start.line, self.range.start.character),
+            end=Position(self.range.end.line, self.range.end.character),
+            instruction=self.instruction,
+            diagnostics=[
+                DiagnosticInfo(
+                    line=d.range.start.line,
+                    message=d.message,
+                    source=d.source,
+                    code=None if d.code is None else str(d.code),
+                )
+                for d in self.diagnostics
+            ],
+        )
+
+
+class TaskArgs(BaseModel):
+    """The `sparkls.task` argument."""
+
+    model_config = ConfigDict(extra="ignore")
+    instruction: str
+    uris: list[str] = []
+    range: _Range | None = None
+
+    def request(self) -> TaskRequest:
+        r = self.range
+        return TaskRequest(
+            instruction=self.instruction,
+            uris=tuple(self.uris),
+            start=Position(r.start.line, r.start.character) if r else None,
+            end=Position(r.end.line, r.end.character) if r else None,
+        )
+
+
+def one_argument(command: str, args: tuple[Any, ...], model: type[Argument], shape: str) -> Argument:
+    """A command's single argument, validated; a `SparkError` naming what is wrong."""
+    if len(args) != 1:
+        raise SparkError(f"{command} takes one argument {{{shape}}}, got {len(args)}.")
+    try:
+        return model.model_validate(args[0])
+    except ValidationError as exc:
+        first = exc.errors()[0]
+        raise SparkError(f"{command}: invalid argument: {first['loc']} {first['msg']}") from exc
