@@ -28,6 +28,7 @@ from sparkls import __version__
 from sparkls.documents.background import Preparer
 from sparkls.documents.store import Document, DocumentStore
 from sparkls.errors import DocumentClosed, SparkError
+from sparkls.logs import SHOWN_TO_CLIENT, ClientLog
 from sparkls.protocol import SparkProtocol
 
 # What a request needs beyond the documents (settings, the model clients, context,
@@ -62,6 +63,19 @@ BIG_REPARSE_DELAY = 0.3
 INDEX_DELAY = 1.0  # seconds of quiet after a change before the buffer is reindexed
 # Errors about a message, not about our work: logged, never shown. (A failed handler
 # arrives as JsonRpcInternalError and is shown.)
+# A log record's level -> the editor's message type (LSP's Debug type is 3.18: Log for older clients).
+_MESSAGE_TYPES = (
+    (logging.ERROR, types.MessageType.Error),
+    (logging.WARNING, types.MessageType.Warning),
+    (logging.INFO, types.MessageType.Info),
+    (logging.NOTSET, types.MessageType.Log),
+)
+_LOG_LEVELS = {
+    types.MessageType.Error: logging.ERROR,
+    types.MessageType.Warning: logging.WARNING,
+    types.MessageType.Info: logging.INFO,
+    types.MessageType.Log: logging.DEBUG,
+}
 PROTOCOL_NOISE = (JsonRpcInvalidParams, JsonRpcInvalidRequest, JsonRpcMethodNotFound, JsonRpcParseError, JsonRpcServerNotInitialized)
 
 
@@ -103,10 +117,15 @@ class SparkServer(LanguageServer):
         self.workspace_index: WorkspaceIndex | None = None
         self._index_timers: dict[str, asyncio.TimerHandle] = {}
         self._status_pending: dict[str, dict[str, Any]] = {}
+        self._status_known: dict[str, dict[str, Any]] = {}  # every tier's latest, as last sent
+        self._split_warned: str | None = None  # the split warning last shown (shown once)
         self._status_timer: asyncio.TimerHandle | None = None
         self._tasks: set[asyncio.Task[Any]] = set()
         self._speculation: Speculation | None = None
         self._completions: CompletionService | None = None
+        # Log records for the editor's log, as its trace asks (logs.py); the loop they go out on.
+        self.client_log = ClientLog(self._log_to_client)
+        self._log_loop: asyncio.AbstractEventLoop | None = None
 
     @property
     def settings(self) -> Settings:
@@ -207,7 +226,8 @@ class SparkServer(LanguageServer):
         """`sparkls/status`: the state of each tier, for the editor's status bar.
 
         Updates are coalesced and sent STATUS_DELAY seconds later, so a status bar never
-        costs the edit it reports on (its applyEdit goes out first).
+        costs the edit it reports on (its applyEdit goes out first). Each notification
+        carries every tier known so far, at its latest (`location` says local or remote).
         """
         self._status_pending[status.tier] = status.to_json()
         if self._status_timer is None:
@@ -216,8 +236,41 @@ class SparkServer(LanguageServer):
     def _flush_status(self) -> None:
         self._status_timer = None
         pending, self._status_pending = self._status_pending, {}
+        self._status_known.update(pending)
         if pending and self._initialized:
-            self.protocol.notify(STATUS_NOTIFICATION, {"tiers": pending})
+            self.protocol.notify(STATUS_NOTIFICATION, {"tiers": dict(self._status_known)})
+
+    def announce_deep(self) -> None:
+        """The deep tier's status before any task: where it goes, and whether it can serve."""
+        from sparkls.models.session import TierStatus
+
+        try:
+            self.settings.api_key_for("deep")
+        except SparkError as exc:  # no key for a remote deep tier: the reason names the variable
+            deep = self.settings.deep
+            self.send_status(
+                TierStatus("deep", deep.model, deep.host, "failing", deep.transport, str(exc), location=deep.location)
+            )
+            return
+        session = self.deep_session()
+        if session is not None:
+            self.send_status(session.status)
+
+    def warn_if_split(self) -> None:
+        """Once, a warning when one tier is local and the other remote and would be sent
+        code (its key resolves): whoever believes they are on a local server must not
+        learn later that their tasks went to OpenAI."""
+        from sparkls.endpoints import split_tiers, split_warning
+
+        split, message = split_tiers(self.settings), split_warning(self.settings)
+        if split is None or message is None or message == self._split_warned:
+            return
+        try:
+            self.settings.api_key_for(split[1])
+        except SparkError:
+            return  # nothing can be sent there; a request says which key is missing
+        self._split_warned = message
+        self.notify_user(message, types.MessageType.Warning)
 
     def spawn(self, coro: Coroutine[Any, Any, Any], what: str) -> asyncio.Task[Any]:
         """Run `coro` in the background, keeping a reference and logging its failure."""
@@ -227,7 +280,6 @@ class SparkServer(LanguageServer):
         def done(t: asyncio.Task[Any]) -> None:
             self._tasks.discard(t)
             if not t.cancelled() and t.exception() is not None:
-                logger.warning("%s failed: %s", what, t.exception())
                 self.log(f"{what} failed: {t.exception()}", types.MessageType.Warning)
 
         task.add_done_callback(done)
@@ -267,7 +319,7 @@ class SparkServer(LanguageServer):
             self.preparer.schedule(self.documents.get(uri))
 
         doc = self.documents.get(uri) if self.documents.has(uri) else None
-        delay = BIG_REPARSE_DELAY if doc is not None and doc.is_big and doc.has_old_tree else REPARSE_DELAY
+        delay = BIG_REPARSE_DELAY if doc is not None and doc.is_big and doc.tree_is_cheap else REPARSE_DELAY
         self._reparse_timers[uri] = asyncio.get_running_loop().call_later(delay, run)
 
     async def ready(self, uri: str) -> Document:
@@ -283,7 +335,35 @@ class SparkServer(LanguageServer):
         self.window_show_message(types.ShowMessageParams(type=kind, message=f"Spark: {message}"))
 
     def log(self, message: str, kind: types.MessageType = types.MessageType.Info) -> None:
+        """A line for the editor's log whatever its trace level (what the user asked to
+        see, a problem with this session), recorded in the server's own log too (a
+        warning on stderr). Everything else goes through `logging` (logs.py)."""
+        logger.log(_LOG_LEVELS.get(kind, logging.INFO), "%s", message, extra={SHOWN_TO_CLIENT: True})
         self.window_log_message(types.LogMessageParams(type=kind, message=message))
+
+    def set_trace(self, value: types.TraceValue | str | None) -> None:
+        """The client's trace level (`initialize`, `$/setTrace`) decides which log
+        records reach its log: off none, messages INFO and up, verbose DEBUG too."""
+        self._log_loop = asyncio.get_running_loop()
+        self.client_log.set_trace(value.value if isinstance(value, types.TraceValue) else value)
+
+    def _log_to_client(self, levelno: int, text: str) -> None:
+        """Send a log record to the editor, on the loop's thread (records come from any)."""
+        loop = self._log_loop
+        if loop is None or loop.is_closed():
+            return
+        try:
+            running = asyncio.get_running_loop()
+        except RuntimeError:
+            running = None
+        if running is not loop:
+            try:
+                loop.call_soon_threadsafe(self._log_to_client, levelno, text)
+            except RuntimeError:  # the loop closed meanwhile: the session is over
+                pass
+            return
+        kind = next(kind for level, kind in _MESSAGE_TYPES if levelno >= level)
+        self.window_log_message(types.LogMessageParams(type=kind, message=text))
 
     def reload_settings(self, *, renew: bool = False) -> list[str]:
         """Recompute settings from all sources; reconnect a tier whose settings changed."""
@@ -300,6 +380,8 @@ class SparkServer(LanguageServer):
                 self.spawn(old.close(), "closing the old fast-tier connection")
             if self._initialized:
                 self.warm_up()
+        if renew or _tier_identity(settings, "deep") != _tier_identity(old_settings, "deep"):
+            self.announce_deep()
         return problems
 
     def warm_up(self) -> None:

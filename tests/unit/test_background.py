@@ -12,7 +12,8 @@ from tests.unit.test_documents import _large_python
 
 
 async def test_open_parses_and_warms_off_the_event_loop():
-    """The parse and `warm` run on another thread; the document adopts both."""
+    """The parse and `warm` run on another thread; the big document takes the facts and
+    the outline, and keeps no whole-file tree."""
     threads = []
 
     def warm(doc):
@@ -22,7 +23,8 @@ async def test_open_parses_and_warms_off_the_event_loop():
     doc = DocumentStore().open("file:///w/big.py", _large_python(), 1)
     preparer = Preparer(warm)
     await preparer.schedule(doc)
-    assert doc.tree_current and doc.derived["warmed"] == 9000
+    assert doc.facts_fresh and doc.derived["warmed"] == 9000 and doc.has_fact("outline")
+    assert doc._tree is None and doc.tree_is_cheap
     assert threads and threads[0] is not threading.main_thread()
 
 
@@ -34,7 +36,8 @@ async def test_ready_waits_for_a_tree_even_through_changes():
     doc.apply([TextChange("def g():\n    pass\n", (Position(0, 0), Position(0, 0)))], 2)
     await preparer.ready(doc)
     assert doc.lines_ready and doc.tree_is_cheap
-    assert doc.tree.root_node.children[0].child_by_field_name("name").text == b"g"
+    window = doc.tree_around(0, 0)
+    assert window.root_node.children[0].child_by_field_name("name").text == b"g"
 
 
 async def test_a_small_document_is_warmed_off_the_loop_too_and_then_needs_nothing():

@@ -61,49 +61,68 @@ def _large_python(functions: int = 9000) -> str:
     return "".join(f"def f{k}(x):\n    return x + {k}\n\n\n" for k in range(functions))
 
 
-def test_a_large_document_is_parsed_on_a_snapshot():
-    """Over 256 K characters, a snapshot parses (yielding the GIL) and the document adopts its tree."""
+def _prepared(doc):
+    snapshot = doc.snapshot()
+    snapshot.prepare()
+    return snapshot
+
+
+def _names(tree):
+    return [c.child_by_field_name("name").text for c in tree.root_node.children if c.type == "function_definition"]
+
+
+def test_a_large_document_keeps_an_outline_not_a_tree():
+    """Over 256 K characters: a snapshot parses the whole text in the worker; the document
+    takes the outline of its top-level statements and lets the tree go."""
     text = _large_python()
     assert len(text) > BACKGROUND_PARSE_BYTES
     doc = DocumentStore().open("file:///w/big.py", text, 1)
     assert doc.is_big and not doc.tree_is_cheap
-    snapshot = doc.snapshot()
-    snapshot.tree  # noqa: B018 - what the worker thread does
-    assert doc.adopt(snapshot) and doc.tree_current
-    assert str(doc.tree.root_node) == str(DocumentStore().open("file:///w/b.py", text, 1).tree.root_node)
-    assert doc.tree.root_node.child_count == 9000
+    assert doc.adopt(_prepared(doc)) and doc.has_fact("outline") and doc._tree is None
 
 
-def test_a_snapshot_of_an_older_text_is_brought_forward():
-    """Changes while the snapshot parsed: its tree is edited forward (positions are the
-    current text's, never reparsed on the loop), and the next background pass parses
-    the new structure, the same tree as a fresh parse."""
+def test_a_large_document_is_read_through_windows():
+    """A request's tree is the window of top-level statements around its range: nodes at
+    the document's own positions, the same as a whole-file parse's there."""
+    from sparkls.documents.languages import new_parser
+    from sparkls.documents.positions import tree_bytes
+
+    text = _large_python()
+    doc = DocumentStore().open("file:///w/big.py", text, 1)
+    doc.adopt(_prepared(doc))
+    row = 4 * 5000 + 1  # in f5000
+    at = doc.offset(Position(row, 4))
+    window = doc.tree_around(at, at)
+    whole = new_parser("python").parse(tree_bytes(text))
+
+    def holding(tree):
+        return next(c for c in tree.root_node.children if c.start_point.row <= row <= c.end_point.row)
+
+    assert str(holding(window)) == str(holding(whole)) and holding(window).start_point == holding(whole).start_point
+    assert len(window.root_node.children) < 10
+
+
+def test_windows_follow_changes_made_after_the_outline():
+    """Lines typed since the last background pass: the window still finds the right code."""
     doc = DocumentStore().open("file:///w/big.py", _large_python(), 1)
-    snapshot = doc.snapshot()
-    snapshot.tree  # noqa: B018
+    doc.adopt(_prepared(doc))
     doc.apply([TextChange("def g():\n    pass\n", (Position(0, 0), Position(0, 0)))], 2)
     doc.apply([TextChange("h", (Position(0, 4), Position(0, 5)))], 3)
-    assert doc.adopt(snapshot) and not doc.tree_current and doc.tree_is_cheap
-    first = doc.tree.root_node.children[0]
-    assert first.start_point.row == 2 and doc.node_text(first.child_by_field_name("name")) == "f0"  # moved, not reparsed
-    again = doc.snapshot()
-    again.prepare()
-    assert doc.adopt(again) and doc.tree_current
-    assert doc.node_text(doc.tree.root_node.children[0].child_by_field_name("name")) == "h"
-    assert str(doc.tree.root_node) == str(DocumentStore().open("file:///w/b.py", doc.text, 1).tree.root_node)
+    assert _names(doc.tree_around(0, 0))[0] == b"h"
+    at = doc.offset(Position(2 + 4 * 7000 + 1, 4))
+    window = doc.tree_around(at, at)
+    assert b"f7000" in _names(window) and not doc.tree_current
 
 
-def test_a_whole_text_change_meanwhile_is_brought_forward_too():
-    """A snapshot of a text the editor then sent whole (a full-sync client) is brought
-    forward like any other change: the whole text became the change it stands for."""
+def test_a_snapshot_of_an_older_text_is_carried_forward():
+    """A snapshot of a text that changed while it parsed: its facts are carried through the
+    changes, its outline too; the next pass makes them fresh."""
     doc = DocumentStore().open("file:///w/big.py", _large_python(), 1)
-    snapshot = doc.snapshot()
-    snapshot.tree  # noqa: B018
-    doc.apply([TextChange(_large_python(8000))], 2)
-    assert doc.adopt(snapshot) and doc.tree_is_cheap
-    again = doc.snapshot()
-    again.prepare()
-    assert doc.adopt(again) and doc.tree.root_node.child_count == 8000
+    snapshot = _prepared(doc)
+    doc.apply([TextChange("def g():\n    pass\n", (Position(0, 0), Position(0, 0)))], 2)
+    assert doc.adopt(snapshot) and doc.has_fact("outline") and not doc.facts_fresh
+    assert _names(doc.tree_around(0, 0))[:2] == [b"g", b"f0"]
+    assert doc.adopt(_prepared(doc)) and doc.facts_fresh
 
 
 def test_a_document_over_the_limit_has_no_tree():

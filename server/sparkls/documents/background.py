@@ -42,7 +42,7 @@ class Preparer:
 
     def schedule(self, doc: Document) -> asyncio.Task[bool] | None:
         """Start (or join) the job for the document's current text; None when it has none to do."""
-        if doc.lines_ready and (not doc.parses or doc.tree_current and doc.facts_fresh):
+        if doc.lines_ready and (not doc.parses or (doc.tree_current or doc.is_big) and doc.facts_fresh):
             return None
         job = self._jobs.get(doc.uri)
         if job is not None and job[0] is doc and job[1] == doc.version and not job[2].done():

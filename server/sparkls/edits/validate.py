@@ -52,7 +52,7 @@ def check_region_parses(doc: Document, region: Region, new_text: str) -> None:
 
         after, before = errors(new_text), errors(old_text)
     else:
-        old_tree = doc.tree
+        old_tree = doc.tree_around(region.start, region.end)
         new_tree = doc.parse_variant(region.start, region.end, new_text)
         if old_tree is None or new_tree is None:
             return

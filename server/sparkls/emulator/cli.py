@@ -1,8 +1,9 @@
 """Command line of ``sparkls emulate`` (also ``python -m sparkls.emulator``).
 
 This module owns the flags and the process's life: start the :class:`Emulator`,
-print exactly one line to stdout (``sparkls emulator listening on URL``, which tests
-and the demo parse; ``https://`` with ``--tls-cert``/``--tls-key``), log to stderr,
+print to stdout first the line ``sparkls emulator listening on URL`` (which tests and
+the demo parse; ``https://`` with ``--tls-cert``/``--tls-key``), then the settings that
+point both sparkls tiers at it in each editor (`editor_settings.settings_help`), log to stderr,
 and stop cleanly on SIGINT or SIGTERM. The ``sparkls`` entry point calls
 :func:`add_arguments` on its ``emulate`` subparser and then :func:`run`.
 """
@@ -21,6 +22,7 @@ from sparkls.emulator.app import Emulator
 from sparkls.emulator.behaviours import BEHAVIOURS
 from sparkls.emulator.chat import CHAT_FLAVOURS
 from sparkls.emulator.control import Faults
+from sparkls.emulator.editor_settings import settings_help
 from sparkls.emulator.shapes import REPLY_STYLES
 
 DESCRIPTION = (
@@ -151,12 +153,12 @@ def run(args: argparse.Namespace) -> int:
         print(f"sparkls emulate: {exc}", file=sys.stderr)
         return 2
     try:
-        return asyncio.run(_serve(emulator))
+        return asyncio.run(_serve(emulator, args.tls_cert))
     except KeyboardInterrupt:  # a second Ctrl-C during shutdown
         return 130
 
 
-async def _serve(emulator: Emulator) -> int:
+async def _serve(emulator: Emulator, ca_file: str | None = None) -> int:
     loop = asyncio.get_running_loop()
     stop = asyncio.Event()
     for signum in (signal.SIGINT, signal.SIGTERM):
@@ -168,6 +170,7 @@ async def _serve(emulator: Emulator) -> int:
               file=sys.stderr)
         return 1
     print(READY_LINE.format(url=emulator.url), flush=True)
+    print(f"\n{settings_help(emulator.url, key_required=emulator.api_key is not None, ca_file=ca_file)}\n", flush=True)
     try:
         await stop.wait()
     finally:

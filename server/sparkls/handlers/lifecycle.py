@@ -105,6 +105,7 @@ def register(server: SparkServer) -> None:
                 await _pull_configuration(ls)
             except Exception as exc:  # a client that fails the request keeps our settings
                 ls.log(f"workspace/configuration failed: {exc}", types.MessageType.Warning)
+        ls.warn_if_split()  # the settings are complete now
 
     @server.feature(types.WORKSPACE_DID_CHANGE_CONFIGURATION)
     async def did_change_configuration(ls: SparkServer, params: types.DidChangeConfigurationParams) -> None:
@@ -114,6 +115,7 @@ def register(server: SparkServer) -> None:
             _show_problems(ls, ls.reload_settings())
         elif _supports_configuration(ls):
             await _pull_configuration(ls)
+        ls.warn_if_split()
 
     @server.feature(types.SHUTDOWN)
     async def shutdown(ls: SparkServer, params: None) -> None:
