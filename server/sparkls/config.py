@@ -7,6 +7,12 @@ workspace root, `initializationOptions`, and the `sparkls` section of
 A bad value never stops the server: `load_settings` drops each invalid key, keeps its
 default, and returns the problems as sentences for `window/showMessage`.
 
+Where code and keys may go is decided here too (docs/configuration.md, "Local
+endpoints and keys"): a tier is *local* when its `base_url` host is loopback;
+`local_base_url` puts both tiers on one local server; a local tier gets only a key
+given to that tier (`Settings.api_key_for`); a project file may not choose a foreign
+host or which environment variable is read (`guard_project_endpoints`).
+
 This module does no I/O except `read_project_file`; it knows nothing of LSP.
 """
 
@@ -30,6 +36,7 @@ from pydantic import (
     model_validator,
 )
 
+from sparkls.endpoints import is_loopback_host
 from sparkls.errors import MissingApiKey
 
 PROJECT_FILE = ".sparkls.toml"
@@ -97,6 +104,15 @@ class TierSettings(_Model):
     def host(self) -> str:
         return urlsplit(self.base_url).netloc
 
+    @property
+    def is_local(self) -> bool:
+        """Whether `base_url` is on this machine (loopback): see `is_loopback_host`."""
+        return is_loopback_host(urlsplit(self.base_url).hostname)
+
+    @property
+    def location(self) -> Literal["local", "remote"]:
+        return "local" if self.is_local else "remote"
+
 
 class DeepSettings(TierSettings):
     """The deep tier: a `TierSettings` plus what only multi-file tasks use.
@@ -146,8 +162,12 @@ class SpeculationSettings(_Model):
     ttl_seconds: float = Field(default=30.0, gt=0)  # a fix not chosen by then is cancelled and dropped
 
 
+TIERS = ("fast", "deep")
 DEFAULT_FAST_MODEL = "gpt-5.3-codex-spark"
 DEFAULT_DEEP_MODEL = "gpt-5.3-codex"
+# Where `sparkls emulate` listens by default; `local_base_url` falls back to it when
+# its value is unusable, so that setting it never lets a request leave the machine.
+DEFAULT_LOCAL_BASE_URL = "http://127.0.0.1:8765/v1"
 # Required keys that a partial tier (`{"fast": {"base_url": ...}}`) inherits.
 _DEFAULTS: dict[str, Any] = {
     "fast": {"model": DEFAULT_FAST_MODEL},
@@ -158,26 +178,73 @@ _DEFAULTS: dict[str, Any] = {
 class Settings(_Model):
     fast: TierSettings = TierSettings(model=DEFAULT_FAST_MODEL)
     deep: DeepSettings = DeepSettings(model=DEFAULT_DEEP_MODEL, transport="http")
+    # One switch for both tiers: a server on this machine (the emulator, llama.cpp...).
+    # A tier's own base_url still wins when it is local too; a remote one is replaced.
+    local_base_url: str | None = None
     api_key_env: str = "OPENAI_API_KEY"
     api_key: SecretStr | None = None
     context: ContextSettings = ContextSettings()
     completion: CompletionSettings = CompletionSettings()
     speculation: SpeculationSettings = SpeculationSettings()
 
-    def api_key_for(self, tier_name: str, environ: dict[str, str] | None = None) -> str:
-        """The key for a tier; raises MissingApiKey with the variable to set."""
+    @field_validator("local_base_url")
+    @classmethod
+    def _loopback_url(cls, value: str | None) -> str | None:
+        if value is None or not value.strip():
+            return None  # "" is how an editor's settings UI clears it
+        parts = urlsplit(value.strip())
+        if parts.scheme not in ("http", "https") or not parts.netloc:
+            raise ValueError(f"must be an http:// URL on this machine, e.g. {DEFAULT_LOCAL_BASE_URL}, got {value!r}")
+        if not is_loopback_host(parts.hostname):
+            raise ValueError(
+                f"must be on this machine (127.0.0.1, ::1 or localhost), got {value!r}; for a server "
+                "elsewhere set fast.base_url and deep.base_url"
+            )
+        return value.strip().rstrip("/")
+
+    @model_validator(mode="after")
+    def _both_tiers_local(self) -> Settings:
+        if self.local_base_url is not None:
+            for name in TIERS:
+                tier: TierSettings = getattr(self, name)
+                if not tier.is_local:
+                    setattr(self, name, tier.model_copy(update={"base_url": self.local_base_url}))
+        return self
+
+    def api_key_for(self, tier_name: str, environ: dict[str, str] | None = None) -> str | None:
+        """The key to send to a tier, or None to send none; raises MissingApiKey.
+
+        A remote tier: its own `api_key`, else the global `api_key`, else the variable
+        its `api_key_env` (else the global one) names; none of them is an error. A local
+        tier gets only a key given to that tier (its `api_key`, or the variable its own
+        `api_key_env` names), never the global ones: those hold a real OpenAI key, and
+        a port on this machine is not OpenAI.
+        """
         tier: TierSettings = getattr(self, tier_name)
-        direct = tier.api_key or self.api_key
-        if direct is not None and direct.get_secret_value():
-            return direct.get_secret_value()
+        env = os.environ if environ is None else environ
+        if tier.api_key is not None and tier.api_key.get_secret_value():
+            return tier.api_key.get_secret_value()
+        if tier.is_local and not tier.api_key_env:
+            return None
+        if not tier.is_local and self.api_key is not None and self.api_key.get_secret_value():
+            return self.api_key.get_secret_value()
         env_name = tier.api_key_env or self.api_key_env
-        value = (os.environ if environ is None else environ).get(env_name, "")
+        value = env.get(env_name, "")
         if not value:
             raise MissingApiKey(
                 f"No API key for the {tier_name} tier: set the environment variable "
-                f"{env_name} (or `api_key` in the sparkls settings) and try again."
+                f"{env_name} (or `api_key` in the sparkls settings) and try again." + self._local_hint(tier_name)
             )
         return value
+
+    def _local_hint(self, tier_name: str) -> str:
+        other = self.deep if tier_name == "fast" else self.fast
+        if getattr(self, tier_name).is_local or not other.is_local:
+            return ""
+        return (
+            f" The other tier is local ({other.host}): to keep this one on this machine too, "
+            f"set `local_base_url` (e.g. {other.base_url}) instead."
+        )
 
 
 _CAMEL = re.compile(r"(?<=[a-z0-9])([A-Z])")
@@ -238,18 +305,40 @@ def load_settings(*sources: dict[str, Any] | None) -> tuple[Settings, list[str]]
         raw = merge(raw, snake_keys(source))
     for _ in range(50):  # each round removes at least one bad key
         try:
-            return Settings.model_validate(merge(_DEFAULTS, raw)), problems
+            settings = Settings.model_validate(merge(_DEFAULTS, raw))
         except ValidationError as exc:
             removed = False
             for error in exc.errors():
-                problems.append(_describe(error) + " (default kept)")
                 loc = tuple(error["loc"])
+                if loc == ("local_base_url",):  # asked for local: never fall back to remote
+                    problems.append(_describe(error) + f"; both tiers stay on {DEFAULT_LOCAL_BASE_URL} meanwhile")
+                    raw["local_base_url"] = DEFAULT_LOCAL_BASE_URL
+                    removed = True
+                    continue
+                problems.append(_describe(error) + " (default kept)")
                 while loc and not _drop(raw, loc):
                     loc = loc[:-1]
                 removed = removed or bool(loc)
             if not removed:
                 break
-    return Settings(), problems
+            continue
+        return settings, problems + _unused_base_urls(raw, settings)
+    return Settings(local_base_url=DEFAULT_LOCAL_BASE_URL if raw.get("local_base_url") else None), problems
+
+
+def _unused_base_urls(raw: dict[str, Any], settings: Settings) -> list[str]:
+    """A remote `base_url` the user set, which `local_base_url` overrides."""
+    if settings.local_base_url is None:
+        return []
+    notes = []
+    for name in TIERS:
+        url = raw.get(name, {}).get("base_url") if isinstance(raw.get(name), dict) else None
+        if isinstance(url, str) and url.rstrip("/") != getattr(settings, name).base_url:
+            notes.append(
+                f"`{name}.base_url` ({url}) is not used while `local_base_url` is set: "
+                f"the {name} tier goes to {settings.local_base_url}"
+            )
+    return notes
 
 
 def read_project_file(root: Path | None) -> tuple[dict[str, Any] | None, list[str]]:
@@ -267,26 +356,36 @@ def read_project_file(root: Path | None) -> tuple[dict[str, Any] | None, list[st
         return None, [f"{path}: {exc}; file ignored"]
 
 
-TRUSTED_HOSTS = frozenset({"api.openai.com", "localhost", "127.0.0.1", "::1", "[::1]"})
+OPENAI_HOST = "api.openai.com"
 
 
 def guard_project_endpoints(project: dict[str, Any]) -> tuple[dict[str, Any], list[str]]:
-    """Drop a project file's `base_url` that names a host other than OpenAI's or this
-    machine: a repository must not be able to send the user's API key (read from the
-    environment) and code to a server of its choosing. Such an endpoint belongs in the
-    user's own editor settings. Local servers (llama.cpp, Ollama, ...) on loopback are fine."""
+    """Drop what a project file may not choose: a `base_url` naming a host other than
+    OpenAI's or this machine (a repository must not be able to send the user's key and
+    code to a server of its choosing: such an endpoint belongs in the user's own editor
+    settings), and a tier's `api_key_env` (which of the user's environment variables is
+    sent, to this machine's ports included, is for the user to say). Local servers
+    (llama.cpp, Ollama, ...) on loopback, and a literal `api_key` for them, are fine."""
     problems: list[str] = []
-    for tier in ("fast", "deep"):
+    for tier in TIERS:
         section = project.get(tier)
         if not isinstance(section, dict):
             continue
         for key in ("base_url", "baseUrl"):
             url = section.get(key)
-            if isinstance(url, str) and (urlsplit(url).hostname or "") not in TRUSTED_HOSTS:
+            host = urlsplit(url).hostname if isinstance(url, str) else None
+            if isinstance(url, str) and host != OPENAI_HOST and not is_loopback_host(host):
                 del section[key]
                 problems.append(
                     f"{PROJECT_FILE} sets {tier}.base_url to {url}; sparkls does not send your key and code to a "
                     "host a project file names (only OpenAI's or this machine's). Set it in your editor's "
                     "sparkls settings if you trust it; the default is kept"
+                )
+        for key in ("api_key_env", "apiKeyEnv"):
+            if key in section:
+                name = section.pop(key)
+                problems.append(
+                    f"{PROJECT_FILE} sets {tier}.api_key_env to {name!r}; which environment variable is sent is "
+                    "for your editor's sparkls settings to say; ignored"
                 )
     return project, problems

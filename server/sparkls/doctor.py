@@ -1,8 +1,9 @@
 """`sparkls doctor`: what a user runs when something is wrong.
 
 It owns the checks and their report: the settings (loaded as the server loads them),
-each tier's API key (present or not, never shown), a WebSocket handshake and warm-up,
-and one tiny streamed HTTP request, with timings. Each check is a `Check` record made
+where each tier goes (local, on this machine, or remote, and a warning when one is
+local and the other not), each tier's API key (present or not, never shown), a
+WebSocket handshake and warm-up, and one tiny streamed HTTP request, with timings. Each check is a `Check` record made
 by a small async function; a failed check skips those that depend on it; rendering
 (text or JSON) is separate and pure. It talks to the model only through `models/`,
 and prints to stdout because it is a command, not the server.
@@ -16,13 +17,14 @@ import json
 import ssl
 import sys
 import time
-from collections.abc import Awaitable
+from collections.abc import Awaitable, Sequence
 from contextlib import aclosing
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import Any
 
 from sparkls.config import PROJECT_FILE, Settings, TierSettings, load_settings, read_project_file
+from sparkls.endpoints import split_warning
 from sparkls.context.prompt import Prompt
 from sparkls.errors import MissingApiKey, SparkError
 from sparkls.models.events import TextDelta, Where, chat_body, responses_body
@@ -70,29 +72,40 @@ def load(root: Path, settings_json: str | None) -> tuple[Settings, Check]:
 
 
 def tier_summary(tier: TierSettings) -> dict[str, str]:
-    summary = {"model": tier.model, "base_url": tier.base_url, "api": tier.api, "transport": tier.transport}
+    where = f"local (this machine): {tier.host}" if tier.is_local else f"remote: {tier.host}"
+    summary = {"where": where, "model": tier.model, "base_url": tier.base_url, "api": tier.api, "transport": tier.transport}
     if tier.transport == "websocket":
         summary["websocket_url"] = tier.websocket_url
     return summary
 
 
 def key_source(settings: Settings, tier_name: str) -> str:
-    """Where the key comes from, never the key: mirrors `Settings.api_key_for`."""
+    """Where the key comes from, never the key: mirrors `Settings.api_key_for` (called
+    first: a key that does not resolve has raised already)."""
     tier: TierSettings = getattr(settings, tier_name)
-    direct = tier.api_key or settings.api_key
-    if direct is not None and direct.get_secret_value():
+    if tier.api_key is not None and tier.api_key.get_secret_value():
+        return "set (in settings)"
+    if tier.is_local and not tier.api_key_env:
+        return f"none sent (a local endpoint: {settings.api_key_env} and the global api_key are never sent here)"
+    if not tier.is_local and settings.api_key is not None and settings.api_key.get_secret_value():
         return "set (in settings)"
     return f"set (from {tier.api_key_env or settings.api_key_env})"
 
 
-def redact(text: str, secret: str) -> str:
+def warnings(settings: Settings) -> list[str]:
+    """What is not wrong but should be said: one tier local and the other remote."""
+    split = split_warning(settings)
+    return [split[0].upper() + split[1:]] if split else []
+
+
+def redact(text: str, secret: str | None) -> str:
     return text.replace(secret, "[redacted]") if secret else text
 
 
 # -- the checks (async I/O) ------------------------------------------------------
 
 
-async def _timed(tier: str, name: str, work: Awaitable[str | None], timeout: float, secret: str) -> Check:
+async def _timed(tier: str, name: str, work: Awaitable[str | None], timeout: float, secret: str | None) -> Check:
     """Run one check within `timeout` seconds; a SparkError is its failure."""
     started = time.perf_counter()
     try:
@@ -106,7 +119,7 @@ async def _timed(tier: str, name: str, work: Awaitable[str | None], timeout: flo
 
 
 async def _websocket_checks(
-    name: str, tier: TierSettings, key: str, tls: ssl.SSLContext | None, timeout: float
+    name: str, tier: TierSettings, key: str | None, tls: ssl.SSLContext | None, timeout: float
 ) -> list[Check]:
     where = Where(name, tier.host, tier.model)
     sock = ResponsesSocket(tier.websocket_url, key, where, connect_timeout=timeout, ssl_context=tls)
@@ -124,7 +137,7 @@ async def _websocket_checks(
         await sock.close()
 
 
-async def _http_check(name: str, tier: TierSettings, key: str, tls: ssl.SSLContext | None, timeout: float) -> Check:
+async def _http_check(name: str, tier: TierSettings, key: str | None, tls: ssl.SSLContext | None, timeout: float) -> Check:
     where = Where(name, tier.host, tier.model)
     body = responses_body(tier.model, PROBE) if tier.api == "responses" else chat_body(tier.model, PROBE)
     streamer = HTTPStreamer(
@@ -192,7 +205,9 @@ def _marks() -> tuple[str, str, str]:
     return "✓", "✗", "–"
 
 
-def render_text(checks: list[Check], summaries: dict[str, dict[str, str]], marks: tuple[str, str, str]) -> str:
+def render_text(
+    checks: list[Check], summaries: dict[str, dict[str, str]], marks: tuple[str, str, str], warned: Sequence[str] = ()
+) -> str:
     lines = ["sparkls doctor"]
     shown: set[str | None] = {None}
     for check in checks:
@@ -207,14 +222,15 @@ def render_text(checks: list[Check], summaries: dict[str, dict[str, str]], marks
         else:
             lines.append(f"  {mark} {check.name}: {check.message}")
         lines += [f"      - {detail}" for detail in check.details]
+    lines += [f"  ! warning: {warning}" for warning in warned]
     failed = sum(1 for c in checks if c.ok is False)
     lines.append("All checks passed." if not failed else f"{failed} check{'s' if failed > 1 else ''} failed.")
     return "\n".join(lines)
 
 
-def render_json(checks: list[Check], summaries: dict[str, dict[str, str]]) -> str:
+def render_json(checks: list[Check], summaries: dict[str, dict[str, str]], warned: Sequence[str] = ()) -> str:
     items = [{**asdict(c), "ms": None if c.ms is None else round(c.ms, 2)} for c in checks]
-    return json.dumps({"ok": passed(checks), "tiers": summaries, "checks": items}, indent=2)
+    return json.dumps({"ok": passed(checks), "tiers": summaries, "checks": items, "warnings": list(warned)}, indent=2)
 
 
 def passed(checks: list[Check]) -> bool:
@@ -239,6 +255,7 @@ def run(args: argparse.Namespace) -> int:
     tiers = list(TIERS) if args.tier == "all" else [args.tier]
     checks = [config_check, *asyncio.run(run_checks(settings, tiers, args.timeout))]
     summaries = {name: tier_summary(getattr(settings, name)) for name in tiers}
-    output = render_json(checks, summaries) if args.json else render_text(checks, summaries, _marks())
+    warned = warnings(settings)
+    output = render_json(checks, summaries, warned) if args.json else render_text(checks, summaries, _marks(), warned)
     print(output, flush=True)
     return 0 if passed(checks) else 1

@@ -116,3 +116,119 @@ def test_the_editor_settings_may_name_any_host():
 
     settings, problems = load_settings(None, {"fast": {"baseUrl": "https://proxy.corp.example/v1"}})
     assert settings.fast.base_url == "https://proxy.corp.example/v1" and problems == []
+
+
+# -- local endpoints and keys (docs/configuration.md, "Local endpoints and keys") ---------
+
+LOCAL = "http://127.0.0.1:8765/v1"
+REAL_KEY = {"OPENAI_API_KEY": "sk-real-key-from-the-environment"}
+
+
+def test_a_local_tier_needs_no_key():
+    """A loopback tier with no key configured sends none instead of failing."""
+    settings, _ = load_settings({"fast": {"baseUrl": LOCAL}})
+    assert settings.api_key_for("fast", {}) is None
+
+
+def test_the_environment_key_is_never_sent_to_a_local_tier():
+    """OPENAI_API_KEY set, tier on loopback: no key is sent there."""
+    settings, _ = load_settings({"fast": {"baseUrl": LOCAL}})
+    assert settings.api_key_for("fast", REAL_KEY) is None
+
+
+def test_the_global_api_key_is_never_sent_to_a_local_tier():
+    """The global `api_key` (VS Code's stored key) goes to a remote tier only."""
+    settings, _ = load_settings({"apiKey": "sk-stored", "fast": {"baseUrl": LOCAL}})
+    assert settings.api_key_for("fast", {}) is None
+    assert settings.api_key_for("deep", {}) == "sk-stored"
+
+
+def test_a_key_given_to_a_local_tier_is_sent():
+    """A local tier's own `api_key`, or the variable its own `api_key_env` names, is sent."""
+    settings, _ = load_settings({"fast": {"baseUrl": LOCAL, "apiKey": "sk-llama"}})
+    assert settings.api_key_for("fast", REAL_KEY) == "sk-llama"
+    settings, _ = load_settings({"fast": {"baseUrl": LOCAL, "apiKeyEnv": "LLAMA_KEY"}})
+    assert settings.api_key_for("fast", {"LLAMA_KEY": "sk-llama", **REAL_KEY}) == "sk-llama"
+
+
+def test_a_local_tiers_own_variable_unset_is_an_error():
+    """A local tier that names its key variable, unset: the message names it."""
+    settings, _ = load_settings({"fast": {"baseUrl": LOCAL, "apiKeyEnv": "LLAMA_KEY"}})
+    with pytest.raises(MissingApiKey, match="LLAMA_KEY"):
+        settings.api_key_for("fast", REAL_KEY)
+
+
+def test_a_remote_tier_beside_a_local_one_still_needs_its_key():
+    """Fast local, deep remote without a key: the deep tier fails and suggests `local_base_url`."""
+    settings, _ = load_settings({"fast": {"baseUrl": LOCAL}})
+    with pytest.raises(MissingApiKey, match="OPENAI_API_KEY.*local_base_url"):
+        settings.api_key_for("deep", {})
+    assert settings.api_key_for("deep", REAL_KEY) == REAL_KEY["OPENAI_API_KEY"]
+
+
+def test_local_base_url_points_both_tiers_at_it():
+    """`localBaseUrl` sets both tiers' base_url; nothing else of theirs changes."""
+    settings, problems = load_settings({"localBaseUrl": LOCAL})
+    assert problems == []
+    assert (settings.fast.base_url, settings.deep.base_url) == (LOCAL, LOCAL)
+    assert (settings.fast.transport, settings.deep.transport) == ("websocket", "http")
+    assert settings.fast.is_local and settings.deep.is_local
+
+
+def test_a_tiers_own_local_url_wins_over_local_base_url():
+    """A tier pointed at another loopback server keeps it."""
+    other = "http://localhost:8080/v1"
+    settings, problems = load_settings({"local_base_url": LOCAL, "deep": {"base_url": other}})
+    assert (settings.fast.base_url, settings.deep.base_url) == (LOCAL, other) and problems == []
+
+
+def test_local_base_url_overrides_a_remote_tier_url_and_says_so():
+    """A remote base_url set beside `local_base_url` is not used, with a message, from any source."""
+    settings, problems = load_settings({"localBaseUrl": LOCAL}, {"deep": {"baseUrl": "https://api.openai.com/v1"}})
+    assert settings.deep.base_url == LOCAL
+    assert len(problems) == 1 and "deep.base_url" in problems[0] and "not used" in problems[0]
+
+
+def test_a_non_loopback_local_base_url_keeps_both_tiers_local():
+    """`local_base_url` naming another machine is reported, and both tiers stay on loopback."""
+    settings, problems = load_settings({"localBaseUrl": "http://192.168.1.20:8080/v1"})
+    assert settings.fast.is_local and settings.deep.is_local
+    assert len(problems) == 1 and "192.168.1.20" in problems[0] and "local_base_url" in problems[0]
+
+
+def test_an_empty_local_base_url_is_off():
+    """"" (an editor's cleared setting) leaves the tiers where they are."""
+    settings, problems = load_settings({"localBaseUrl": ""})
+    assert settings.local_base_url is None and settings.fast.base_url == "https://api.openai.com/v1"
+    assert problems == []
+
+
+def test_default_local_base_url_is_where_the_emulator_listens():
+    """The fallback address is the emulator's default port."""
+    from urllib.parse import urlsplit
+
+    from sparkls.config import DEFAULT_LOCAL_BASE_URL
+    from sparkls.emulator.cli import DEFAULT_PORT
+
+    assert urlsplit(DEFAULT_LOCAL_BASE_URL).port == DEFAULT_PORT
+
+
+def test_a_project_file_cannot_choose_the_key_variable(tmp_path):
+    """A tier's `api_key_env` in `.sparkls.toml` is dropped with a message; a literal local key stays."""
+    (tmp_path / ".sparkls.toml").write_text(
+        '[fast]\nbase_url = "http://127.0.0.1:9/v1"\napi_key_env = "OPENAI_API_KEY"\n'
+        '[deep]\nbase_url = "http://127.0.0.1:9/v1"\napi_key = "local"\n'
+    )
+    project, problems = read_project_file(tmp_path)
+    settings, _ = load_settings(project)
+    assert settings.api_key_for("fast", REAL_KEY) is None
+    assert settings.api_key_for("deep", REAL_KEY) == "local"
+    assert len(problems) == 1 and "fast.api_key_env" in problems[0]
+
+
+def test_a_project_file_may_set_local_base_url(tmp_path):
+    """`local_base_url` in `.sparkls.toml` applies: it can only name this machine."""
+    (tmp_path / ".sparkls.toml").write_text(f'local_base_url = "{LOCAL}"\n')
+    project, problems = read_project_file(tmp_path)
+    settings, invalid = load_settings(project)
+    assert problems == [] and invalid == [] and settings.deep.base_url == LOCAL

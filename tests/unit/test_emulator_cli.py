@@ -67,7 +67,7 @@ def test_non_loopback_host_is_refused():
 
 
 def test_process_prints_ready_line_and_stops_on_sigterm():
-    """The process prints one ready line with its URL and exits 0 on SIGTERM."""
+    """The process prints the ready line first, then the editors' settings, and exits 0 on SIGTERM."""
     env = dict(os.environ, PYTHONPATH=str(SERVER_DIR))
     env.pop(cli.API_KEY_ENV, None)
     command = [sys.executable, "-m", "sparkls.emulator", "--port", "0"]
@@ -79,11 +79,13 @@ def test_process_prints_ready_line_and_stops_on_sigterm():
             prefix = "sparkls emulator listening on http://127.0.0.1:"
             assert line.startswith(prefix) and line.endswith("/v1")
             url = line.removeprefix("sparkls emulator listening on ")
+            help_lines = [process.stdout.readline() for _ in range(5)]
+            assert f'local_base_url = "{url}"' in "".join(help_lines)
             reply = httpx.post(url + "/responses", json={"model": "m", "input": "COMPLETE ok"})
             assert reply.json()["output"][-1]["content"][0]["text"] == "```\nok\n```"
             process.send_signal(signal.SIGTERM)
             assert process.wait(timeout=10) == 0
-            assert process.stdout.read() == ""
+            assert "Check it: sparkls doctor" in process.stdout.read()
         finally:
             if process.poll() is None:
                 process.kill()

@@ -46,7 +46,7 @@ class HTTPStreamer:
     def __init__(
         self,
         base_url: str,
-        api_key: str,
+        api_key: str | None,
         where: Where,
         *,
         api: Api = "responses",
@@ -60,12 +60,11 @@ class HTTPStreamer:
         self.path = "/responses" if api == "responses" else "/chat/completions"
         self.url = base_url.rstrip("/") + self.path
         limits = httpx.Limits(max_keepalive_connections=4 if keep_alive else 0, keepalive_expiry=120)
+        headers = {"Accept": "text/event-stream", "User-Agent": f"sparkls/{__version__}"}
+        if api_key is not None:  # None: a local server, sent no key (config.Settings.api_key_for)
+            headers["Authorization"] = f"Bearer {api_key}"
         self._client = httpx.AsyncClient(
-            headers={
-                "Authorization": f"Bearer {api_key}",
-                "Accept": "text/event-stream",
-                "User-Agent": f"sparkls/{__version__}",
-            },
+            headers=headers,
             timeout=httpx.Timeout(request_timeout, connect=connect_timeout),
             limits=limits,
             verify=verify,

@@ -77,6 +77,7 @@ class TierStatus:
     transport: str = "websocket"  # the transport requests use now
     reason: str | None = None  # why degraded or failing
     last: dict[str, Any] | None = None  # the last request: transport and timings
+    location: str = "remote"  # "local": its host is loopback, requests never leave the machine
 
     def to_json(self) -> dict[str, Any]:
         return asdict(self)
@@ -109,7 +110,9 @@ class TierSession:
         self._http: HTTPStreamer | None = None
         self._ws_failures = 0
         self._heal: asyncio.Task[None] | None = None
-        self.status = TierStatus(name, self.tier.model, self.tier.host, transport=self._configured_transport)
+        self.status = TierStatus(
+            name, self.tier.model, self.tier.host, transport=self._configured_transport, location=self.tier.location
+        )
 
     @property
     def _configured_transport(self) -> str:

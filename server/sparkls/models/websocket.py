@@ -64,7 +64,7 @@ class ResponsesSocket:
     def __init__(
         self,
         url: str,
-        api_key: str,
+        api_key: str | None,
         where: Where,
         *,
         connect_timeout: float | None = 10.0,
@@ -104,6 +104,12 @@ class ResponsesSocket:
         async with self._lock:
             await self._ensure_open()
 
+    def _headers(self) -> list[tuple[str, str]]:
+        """The beta header, and the key unless there is none (a local server)."""
+        if self._api_key is None:
+            return [BETA_HEADER]
+        return [("Authorization", f"Bearer {self._api_key}"), BETA_HEADER]
+
     async def _ensure_open(self) -> ClientConnection:
         if self._ws is not None and self.is_open:
             return self._ws
@@ -112,7 +118,7 @@ class ResponsesSocket:
         try:
             self._ws = await connect(
                 self.url,
-                additional_headers=[("Authorization", f"Bearer {self._api_key}"), BETA_HEADER],
+                additional_headers=self._headers(),
                 user_agent_header=f"sparkls/{__version__}",
                 open_timeout=self._connect_timeout,
                 compression=None,  # frames are small; deflate costs more time than it saves
