@@ -17,6 +17,9 @@ EMULATOR_KEY = "sk-test-emulator-key"
 
 # Servers started by the tests keep their workspace index here, not in ~/.cache.
 os.environ["XDG_CACHE_HOME"] = tempfile.mkdtemp(prefix="sparkls-test-cache-")
+# Nothing started by the tests sees a developer's real key: a test that wants a key in
+# the environment sets its own.
+os.environ.pop("OPENAI_API_KEY", None)
 
 
 @dataclass
@@ -75,3 +78,21 @@ def emulator(emulator_process: EmulatorHandle) -> EmulatorHandle:
     """The shared emulator with counters and faults reset for this test."""
     emulator_process.reset()
     return emulator_process
+
+
+@pytest.fixture(scope="session")
+def keyless_emulator_process() -> Iterator[EmulatorHandle]:
+    """An emulator that asks for no key, as `sparkls emulate` runs by default."""
+    proc, url = start_emulator()
+    try:
+        yield EmulatorHandle(url, "")
+    finally:
+        proc.terminate()
+        proc.wait(timeout=10)
+
+
+@pytest.fixture
+def keyless_emulator(keyless_emulator_process: EmulatorHandle) -> EmulatorHandle:
+    """The keyless emulator with counters and faults reset for this test."""
+    keyless_emulator_process.reset()
+    return keyless_emulator_process

@@ -27,13 +27,15 @@ def api_traffic(emulator: Any) -> dict[str, int]:
     return {k: v for k, v in emulator.stats().items() if k != "tcp_connections"}
 
 
-def both_tiers(emulator: Any, **top: Any) -> dict[str, Any]:
-    return {"fast": {"baseUrl": emulator.url}, "deep": {"baseUrl": emulator.url}, **top}
+def both_tiers(emulator: Any, key: str | None = None, **top: Any) -> dict[str, Any]:
+    """Both tiers on the emulator; `key` given to each (a local tier gets no global key)."""
+    tier = {"baseUrl": emulator.url, **({"apiKey": key} if key is not None else {})}
+    return {"fast": tier, "deep": dict(tier), **top}
 
 
 def test_all_checks_pass_against_the_emulator(emulator, tmp_path):
     """Both tiers pass every check, and the fast tier's socket was opened and warmed."""
-    proc = doctor(tmp_path, both_tiers(emulator, apiKey=emulator.api_key))
+    proc = doctor(tmp_path, both_tiers(emulator, emulator.api_key))
     assert proc.returncode == 0, proc.stdout + proc.stderr
     assert "websocket handshake" in proc.stdout and "All checks passed." in proc.stdout
     assert proc.stdout.count("http request") == 2
@@ -42,9 +44,11 @@ def test_all_checks_pass_against_the_emulator(emulator, tmp_path):
 
 
 def test_missing_key_names_the_variable_and_sends_nothing(emulator, tmp_path):
-    """No key: exit 1, the variable to set is named, and no request reaches the API."""
+    """A tier's key variable unset: exit 1, the variable to set is named, and no request reaches the API."""
     before = api_traffic(emulator)
-    proc = doctor(tmp_path, both_tiers(emulator, apiKeyEnv=UNSET_VARIABLE))
+    tier = {"baseUrl": emulator.url, "apiKeyEnv": UNSET_VARIABLE}
+    settings = {"fast": tier, "deep": tier}
+    proc = doctor(tmp_path, settings)
     assert proc.returncode == 1
     assert UNSET_VARIABLE in proc.stdout
     assert api_traffic(emulator) == before
@@ -52,7 +56,7 @@ def test_missing_key_names_the_variable_and_sends_nothing(emulator, tmp_path):
 
 def test_wrong_key_is_reported_as_rejected(emulator, tmp_path):
     """A key the API refuses: exit 1 with "API key rejected"."""
-    proc = doctor(tmp_path, both_tiers(emulator, apiKey="sk-not-the-emulator-key"))
+    proc = doctor(tmp_path, both_tiers(emulator, "sk-not-the-emulator-key"))
     assert proc.returncode == 1
     assert "API key rejected" in proc.stdout
 
@@ -61,14 +65,14 @@ def test_key_never_appears_in_the_output(emulator, tmp_path):
     """Neither a good nor a rejected key is printed, in the report or the logs."""
     wrong = "sk-doctor-distinctive-7f3a9c2e"
     for key in (emulator.api_key, wrong):
-        proc = doctor(tmp_path, both_tiers(emulator, apiKey=key), log_level="DEBUG")
+        proc = doctor(tmp_path, both_tiers(emulator, key), log_level="DEBUG")
         assert key not in proc.stdout and key not in proc.stderr
         assert "set (in settings)" in proc.stdout
 
 
 def test_json_lists_every_check(emulator, tmp_path):
     """`--json` prints one object naming each check with its outcome and timing."""
-    proc = doctor(tmp_path, both_tiers(emulator, apiKey=emulator.api_key), "--json")
+    proc = doctor(tmp_path, both_tiers(emulator, emulator.api_key), "--json")
     report = json.loads(proc.stdout)
     assert report["ok"] is True and proc.returncode == 0
     names = [(c["tier"], c["name"]) for c in report["checks"]]
@@ -86,8 +90,33 @@ def test_json_lists_every_check(emulator, tmp_path):
 
 def test_chat_api_skips_the_websocket_and_passes_over_http(emulator, tmp_path):
     """A tier with `api = "chat"` gets no WebSocket check; its Chat Completions request passes."""
-    settings = {"fast": {"baseUrl": emulator.url, "api": "chat"}, "apiKey": emulator.api_key}
+    settings = {"fast": {"baseUrl": emulator.url, "api": "chat", "apiKey": emulator.api_key}}
     proc = doctor(tmp_path, settings, "--tier", "fast")
     assert proc.returncode == 0, proc.stdout + proc.stderr
     assert "websocket" not in proc.stdout and "http request (chat)" in proc.stdout
     assert emulator.stats()["ws_connections"] == 0
+
+
+def test_a_local_endpoint_passes_with_no_key(keyless_emulator, tmp_path):
+    """`localBaseUrl` and no key anywhere: every check passes, each tier is said to be local."""
+    proc = doctor(tmp_path, {"localBaseUrl": keyless_emulator.url})
+    assert proc.returncode == 0, proc.stdout + proc.stderr
+    assert proc.stdout.count(f"local (this machine): {keyless_emulator.host}") == 2
+    assert proc.stdout.count("none sent") == 2 and "warning" not in proc.stdout
+
+
+def test_a_local_tier_beside_a_remote_one_is_warned(keyless_emulator, tmp_path):
+    """Fast on loopback, deep at OpenAI: the report says where each goes and warns."""
+    proc = doctor(tmp_path, {"fast": {"baseUrl": keyless_emulator.url}}, "--tier", "fast")
+    assert proc.returncode == 0, proc.stdout + proc.stderr
+    assert f"local (this machine): {keyless_emulator.host}" in proc.stdout
+    assert "warning: The fast tier is local" in proc.stdout
+    assert "the deep tier still goes to api.openai.com" in proc.stdout
+
+
+def test_json_says_where_each_tier_goes_and_warns(keyless_emulator, tmp_path):
+    """`--json`: each tier's `where`, and the split in `warnings`."""
+    proc = doctor(tmp_path, {"deep": {"baseUrl": keyless_emulator.url}}, "--json", "--tier", "deep")
+    report = json.loads(proc.stdout)
+    assert report["tiers"]["deep"]["where"] == f"local (this machine): {keyless_emulator.host}"
+    assert len(report["warnings"]) == 1 and "fast tier still goes to api.openai.com" in report["warnings"][0]
