@@ -1,10 +1,16 @@
 # The quick start: `make demo` (the main job) and `make test` (the whole suite).
-# Both bootstrap .venv on first use.
+# Both bootstrap .venv on first use; `make test` first makes sure of Node.js 20+ for
+# client-vscode/ (scripts/node.py), so a missing or old Node fails in seconds, not
+# after the Python suite.
 
+PYTHON ?= python3
 VENV := .venv
 STAMP := $(VENV)/.sparkls-installed
+# The Node.js that scripts/node.py fetched, when the system's is older than 20 or
+# missing; when this folder does not exist the system's node and npm are used.
+export PATH := $(CURDIR)/.tools/node/bin:$(PATH)
 
-.PHONY: demo test test-vscode bench clean
+.PHONY: demo test node test-vscode bench clean
 
 $(STAMP): pyproject.toml scripts/bootstrap.sh
 	bash scripts/bootstrap.sh
@@ -13,19 +19,22 @@ $(STAMP): pyproject.toml scripts/bootstrap.sh
 demo: $(STAMP)
 	$(VENV)/bin/sparkls demo
 
-test: $(STAMP)
+test: node $(STAMP)
 	$(VENV)/bin/python -m pytest
 	$(MAKE) test-vscode
 
+# Node.js 20+ and npm: the system's, else fetched from the npm registry into .tools/node.
+node:
+	@command -v $(PYTHON) >/dev/null 2>&1 || { echo "make: $(PYTHON) not found; install Python 3.11 or newer" >&2; exit 1; }
+	@$(PYTHON) scripts/node.py
+
 # The VS Code extension (client-vscode/): npm ci when the lock file is newer than the
 # install, then the strict type check, node --test and the .vsix.
-test-vscode:
-	@node -e 'process.exit(parseInt(process.versions.node) >= 20 ? 0 : 1)' 2>/dev/null && command -v npm >/dev/null || \
-		{ echo "make test-vscode: client-vscode/ needs Node.js 20+ and npm (e.g. apt-get install nodejs npm)" >&2; exit 1; }
+test-vscode: node
 	cd client-vscode && { [ node_modules/.package-lock.json -nt package-lock.json ] || npm ci --no-audit --no-fund; } && npm test
 
 bench: $(STAMP)
 	$(VENV)/bin/python bench/edit_loop.py
 
 clean:
-	rm -rf $(VENV) .pytest_cache
+	rm -rf $(VENV) .tools .pytest_cache

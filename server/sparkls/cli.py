@@ -1,22 +1,45 @@
-"""The `sparkls` command.
+"""The `sparkls` command (also `python -m sparkls`).
 
 `sparkls` or `sparkls --stdio` runs the language server over stdio (stdout is the
-protocol: nothing else may write there; logs go to stderr or `--log-file`). It exits
-0 after the editor's `shutdown` and `exit`, 1 when the session ends without `shutdown`.
-Subcommands: `emulate` (the local Responses API emulator) and `demo` (the quick-start
-demo: emulator, server and an LSP client, printing diffs and timings).
+protocol: nothing else may write there; logs go to stderr, `--log-file` and the
+editor's log: logs.py). It exits 0 after the editor's `shutdown` and `exit`, 1 when
+the session ends without `shutdown`. Started on a terminal, it says on stderr that it
+waits for an LSP client, and serves all the same. Subcommands: `emulate` (the local
+Responses API emulator), `demo` (the quick-start demo: emulator, server and an LSP
+client, printing diffs and timings), `context` and `doctor`.
+
+A mistake on the command line is one line on stderr and exit code 2, never a traceback.
 """
 
 from __future__ import annotations
 
 import argparse
 import sys
+from typing import NoReturn
 
 from sparkls import __version__
-from sparkls.logs import setup_logging
+from sparkls.logs import LEVELS, attach, setup_logging
 
 
 COMMANDS = ("emulate", "demo", "context", "doctor")
+TTY_HINT = (
+    "sparkls: a language server, waiting for an LSP client on stdin (your editor starts it; "
+    "see sparkls --help, or try sparkls demo). Ctrl-D quits."
+)
+USAGE_ERROR = 2
+
+
+class _Parser(argparse.ArgumentParser):
+    """argparse, with a mistake told in one line (not the usage block) and exit code 2."""
+
+    def error(self, message: str) -> NoReturn:
+        self.exit(USAGE_ERROR, f"{self.prog}: {message} (see {self.prog} --help)\n")
+
+
+def _level(value: str) -> str:
+    if value.upper() not in LEVELS:
+        raise argparse.ArgumentTypeError(f"invalid level {value!r} (choose from {', '.join(LEVELS)})")
+    return value.upper()
 
 
 def _parser(argv: list[str] | None = None) -> argparse.ArgumentParser:
@@ -25,24 +48,30 @@ def _parser(argv: list[str] | None = None) -> argparse.ArgumentParser:
     server's start-up pays for none of them."""
     argv = sys.argv[1:] if argv is None else argv
     asked = next((a for a in argv if a in COMMANDS), None)
-    parser = argparse.ArgumentParser(
+    parser = _Parser(
         prog="sparkls",
         description="sparkls: fast AI edits for any LSP editor. With no subcommand, runs the language server on stdio.",
     )
     parser.add_argument("--version", action="version", version=f"sparkls {__version__}")
     parser.add_argument("--stdio", action="store_true", help="run the language server on stdio (the default)")
-    parser.add_argument("--log-file", help="write logs to this file instead of stderr")
+    parser.add_argument(
+        "--log-file", metavar="FILE", help="append the log to FILE, at --log-level (stderr keeps WARNING and above)"
+    )
     parser.add_argument(
         "--log-level",
-        choices=["DEBUG", "INFO", "WARNING", "ERROR"],
-        help="default INFO for the server, WARNING for the subcommands",
+        type=_level,
+        metavar="LEVEL",
+        help="DEBUG, INFO, WARNING or ERROR: the log file's level (default INFO), or stderr's "
+        "without --log-file (default WARNING). The editor's log follows its trace setting.",
     )
     commands = parser.add_subparsers(dest="command", metavar="COMMAND", title="subcommands")
 
     emulate = commands.add_parser("emulate", help="run the local OpenAI Responses API emulator")
     if asked == "emulate":
+        from sparkls.emulator.cli import DESCRIPTION as EMULATOR_DESCRIPTION
         from sparkls.emulator.cli import add_arguments as add_emulator_arguments
 
+        emulate.description = EMULATOR_DESCRIPTION
         add_emulator_arguments(emulate)
 
     demo = commands.add_parser(
@@ -79,7 +108,11 @@ def _parser(argv: list[str] | None = None) -> argparse.ArgumentParser:
 
 def main(argv: list[str] | None = None) -> int:
     args = _parser(argv).parse_args(argv)
-    setup_logging(args.log_level or ("WARNING" if args.command else "INFO"), args.log_file)
+    try:
+        setup_logging(args.log_level, args.log_file)
+    except OSError as exc:
+        print(f"sparkls: cannot write the log file {args.log_file}: {exc.strerror or exc}", file=sys.stderr)
+        return USAGE_ERROR
     if args.command == "emulate":
         from sparkls.emulator.cli import run as run_emulator
 
@@ -100,7 +133,11 @@ def main(argv: list[str] | None = None) -> int:
     from sparkls.server import build_server
     from sparkls.stdio import serve
 
+    if sys.stdin is not None and sys.stdin.isatty():  # a person, not an editor: say what this is, then serve anyway
+        print(TTY_HINT, file=sys.stderr, flush=True)
     # Worker threads (parsing, extracting symbols) hand the GIL back to the event loop
     # within 1 ms instead of Python's 5: a request never waits long behind them.
     sys.setswitchinterval(0.001)
-    return serve(build_server())  # LSP's exit code: 0 after shutdown, else 1
+    server = build_server()
+    attach(server.client_log)  # the editor's log, at the level its trace asks for
+    return serve(server)  # LSP's exit code: 0 after shutdown, else 1

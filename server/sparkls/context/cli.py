@@ -17,6 +17,7 @@ from sparkls.context.confine import Confinement
 from sparkls.context.exclusions import PathFilter
 from sparkls.context.report import context_report, render_report
 from sparkls.documents.positions import Position
+from sparkls.documents.document import Document
 from sparkls.documents.store import DocumentStore
 from sparkls.engine import check_may_send, display_path, prepare_edit
 from sparkls.errors import SparkError
@@ -24,17 +25,58 @@ from sparkls.errors import SparkError
 PLACEHOLDER = "(your instruction)"
 
 
+def _from_one(text: str) -> int:
+    """An argparse type: a line or column number, counted from 1."""
+    try:
+        value = int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"{text!r} is not a whole number") from None
+    if value < 1:
+        raise argparse.ArgumentTypeError(f"{value} is out of range (lines and columns count from 1)")
+    return value
+
+
 def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("file", type=Path, help="the source file")
-    parser.add_argument("--line", type=int, required=True, help="1-based line of the cursor")
-    parser.add_argument("--column", type=int, default=1, help="1-based column (characters), default 1")
-    parser.add_argument("--end-line", type=int, help="1-based last line of a selection (ends at its end)")
+    parser.add_argument("--line", type=_from_one, required=True, help="1-based line of the cursor")
+    parser.add_argument("--column", type=_from_one, default=1, help="1-based column (characters), default 1")
+    parser.add_argument("--end-line", type=_from_one, help="1-based last line of a selection (ends at its end)")
     parser.add_argument("--root", type=Path, help="workspace root (default: the current directory)")
     parser.add_argument("--instruction", default=PLACEHOLDER, help="the instruction to show in the prompt")
     parser.add_argument("--json", action="store_true", help="print the JSON report only")
 
 
+def _argument_problem(args: argparse.Namespace) -> str | None:
+    """What is wrong with the arguments, short of reading the file; None when nothing."""
+    if args.root is not None and not args.root.is_dir():
+        return f"--root {args.root}: {'not a directory' if args.root.exists() else 'no such directory'}"
+    if args.file.is_dir():
+        return f"{args.file} is a directory; give a source file"
+    if not args.file.exists():
+        return f"{args.file}: no such file"
+    if args.end_line is not None and args.end_line < args.line:
+        return f"--end-line {args.end_line} is before --line {args.line}"
+    return None
+
+
+def _position_problem(args: argparse.Namespace, doc: Document) -> str | None:
+    """--line, --end-line or --column past the end of the file or of the line; None when inside."""
+    lines = doc.lines.line_count
+    if lines > 1 and not doc.lines.line_text(lines - 1):
+        lines -= 1  # the final line break ends the last line; it does not start another
+    for flag, line in (("--line", args.line), ("--end-line", args.end_line)):
+        if line is not None and line > lines:
+            return f"{flag} {line} is past the end of {args.file} ({lines} line{'s' if lines != 1 else ''})"
+    width = len(doc.lines.line_text(args.line - 1))
+    if args.column > width + 1:
+        return f"--column {args.column} is past the end of line {args.line} ({width} characters: columns 1 to {width + 1})"
+    return None
+
+
 def run(args: argparse.Namespace) -> int:
+    if (problem := _argument_problem(args)) is not None:
+        print(f"sparkls context: {problem}", file=sys.stderr)
+        return 2
     root = (args.root or Path.cwd()).resolve()
     refusal = Confinement([root]).refusal(args.file.absolute(), shown=str(args.file))
     if refusal is not None:  # what the editor would never send, this does not print
@@ -52,6 +94,9 @@ def run(args: argparse.Namespace) -> int:
         print(f"sparkls context: {problem}", file=sys.stderr)
     uri = path.as_uri()
     doc = DocumentStore(encoding="utf-32").open(uri, text, 0)
+    if (problem := _position_problem(args, doc)) is not None:
+        print(f"sparkls context: {problem}", file=sys.stderr)
+        return 2
     line = max(0, min(args.line - 1, doc.lines.line_count - 1))
     start = doc.offset(Position(line, max(0, args.column - 1)))
     end = start

@@ -12,11 +12,13 @@ from __future__ import annotations
 
 import argparse
 import asyncio
+import errno
 import logging
 import os
 import signal
 import ssl
 import sys
+from typing import Any
 
 from sparkls.emulator.app import Emulator
 from sparkls.emulator.behaviours import BEHAVIOURS
@@ -36,11 +38,35 @@ READY_LINE = "sparkls emulator listening on {url}"
 logger = logging.getLogger(__name__)
 
 
+def _number(kind: type, name: str, check: Any, meaning: str) -> Any:
+    """An argparse type: *kind* parsed from the text, refused unless *check* holds."""
+
+    def parse(text: str) -> Any:
+        try:
+            value = kind(text)
+        except ValueError:
+            raise argparse.ArgumentTypeError(f"{text!r} is not {name}") from None
+        if not check(value):
+            raise argparse.ArgumentTypeError(f"{text} is out of range ({meaning})")
+        return value
+
+    parse.__name__ = name  # what argparse calls the type in its own messages
+    return parse
+
+
+PORT = _number(int, "a port", lambda v: 0 <= v <= 65535, "0 to 65535; 0 picks a free port")
+COUNT = _number(int, "a whole number", lambda v: v >= 0, "0 or more")
+RATE = _number(float, "a number", lambda v: 0 < v < float("inf"), "more than 0")
+SECONDS = _number(float, "a number of seconds", lambda v: 0 <= v < float("inf"), "0 or more")
+POSITIVE_SECONDS = _number(float, "a number of seconds", lambda v: 0 < v < float("inf"), "more than 0")
+STATUS = _number(int, "an HTTP status", lambda v: 400 <= v <= 599, "400 to 599")
+
+
 def add_arguments(parser: argparse.ArgumentParser) -> None:
-    """Add the emulator's flags to *parser*."""
+    """Add the emulator's flags to *parser*; a bad value is a usage error naming its flag."""
     parser.add_argument("--host", default="127.0.0.1", help="loopback address to bind")
     parser.add_argument(
-        "--port", type=int, default=DEFAULT_PORT,
+        "--port", type=PORT, default=DEFAULT_PORT,
         help=f"port (0 picks a free one; default {DEFAULT_PORT})",
     )
     parser.add_argument(
@@ -49,15 +75,15 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
         help=f"require 'Authorization: Bearer KEY' (default: ${API_KEY_ENV}, else none)",
     )
     parser.add_argument(
-        "--tokens-per-second", type=float, default=None, help="pace deltas (default: unpaced)"
+        "--tokens-per-second", type=RATE, default=None, help="pace deltas (default: unpaced)"
     )
-    parser.add_argument("--delay-ms", type=int, default=0, help="delay before the first delta")
+    parser.add_argument("--delay-ms", type=COUNT, default=0, help="delay before the first delta")
     parser.add_argument(
-        "--drop-after", type=int, default=None, metavar="N",
+        "--drop-after", type=COUNT, default=None, metavar="N",
         help="cut the connection after N deltas",
     )
     parser.add_argument(
-        "--error-status", type=int, default=None, help="answer model requests with this status"
+        "--error-status", type=STATUS, default=None, help="answer model requests with this status"
     )
     parser.add_argument("--error-code", default=None, help="error code for --error-status")
     parser.add_argument(
@@ -73,14 +99,14 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
         help="Chat Completions chunks as " + ", ".join(CHAT_FLAVOURS) + " send them (default: openai)",
     )
     parser.add_argument(
-        "--retry-after", type=float, default=None, metavar="SECONDS",
+        "--retry-after", type=SECONDS, default=None, metavar="SECONDS",
         help="the wait the rate_limited behaviour asks for (default: 1.3)",
     )
     parser.add_argument(
         "--models", default=None, help="comma-separated models to accept (default: any)"
     )
     parser.add_argument(
-        "--max-connection-seconds", type=float, default=None,
+        "--max-connection-seconds", type=POSITIVE_SECONDS, default=None,
         help="refuse requests on WebSocket connections older than this (the socket stays open)",
     )
     parser.add_argument(
@@ -166,7 +192,11 @@ async def _serve(emulator: Emulator, ca_file: str | None = None) -> int:
     try:
         await emulator.start()
     except OSError as exc:
-        print(f"sparkls emulate: cannot listen on {emulator.host}:{emulator.port}: {exc}",
+        if exc.errno == errno.EADDRINUSE:
+            reason = "the port is in use (--port 0 picks a free one)"
+        else:
+            reason = exc.strerror or str(exc)
+        print(f"sparkls emulate: cannot listen on {emulator.host}:{emulator.port}: {reason}",
               file=sys.stderr)
         return 1
     print(READY_LINE.format(url=emulator.url), flush=True)

@@ -76,6 +76,7 @@ def register(server: SparkServer) -> None:
         ls.documents.encoding = normalize_encoding(ls.workspace.position_encoding)
         ls.root = _root(params)
         ls.client_name = params.client_info.name if params.client_info is not None else None
+        ls.set_trace(params.trace)  # which log records reach the editor's log
         options = params.initialization_options
         ls.settings_sources["initialization"] = options if isinstance(options, dict) else None
         if options is not None and not isinstance(options, dict):
@@ -106,6 +107,10 @@ def register(server: SparkServer) -> None:
             except Exception as exc:  # a client that fails the request keeps our settings
                 ls.log(f"workspace/configuration failed: {exc}", types.MessageType.Warning)
         ls.warn_if_split()  # the settings are complete now
+
+    @server.feature(types.SET_TRACE)
+    def set_trace(ls: SparkServer, params: types.SetTraceParams) -> None:
+        ls.set_trace(params.value)
 
     @server.feature(types.WORKSPACE_DID_CHANGE_CONFIGURATION)
     async def did_change_configuration(ls: SparkServer, params: types.DidChangeConfigurationParams) -> None:
