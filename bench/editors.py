@@ -36,16 +36,14 @@ from sparkls.devclient import start_emulator
 from tests.editors.nvim_driver import run_flow
 from tests.editors.workspace import EXPECTED
 
-API_KEY = "sk-bench-emulator-key"
-
 
 def measure(nvim: str, runs: int) -> dict[str, list[float]]:
     figures: dict[str, list[float]] = {"initialize_ms": [], "warm_ms": [], "edit_total_ms": []}
-    proc, url = start_emulator("--api-key", API_KEY)
+    proc, url = start_emulator()  # no key: local tiers need none
     try:
         for n in range(runs):
             with tempfile.TemporaryDirectory(prefix="sparkls-bench-nvim-") as tmp:
-                run, path = run_flow(nvim, Path(tmp), url, API_KEY)
+                run, path = run_flow(nvim, Path(tmp), url)
                 if run.returncode != 0 or "error" in run.result or path.read_text(encoding="utf-8") != EXPECTED:
                     raise SystemExit(f"run {n + 1} failed:\n{run.explain()}")
                 figures["initialize_ms"].append(run.result["timings_ms"]["initialize"])

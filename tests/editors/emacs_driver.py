@@ -43,7 +43,7 @@ def eglot_available(emacs: str) -> bool:
     return done.returncode == 0
 
 
-def run_flow(emacs: str, tmp: Path, emulator_url: str, api_key: str, *, timeout: float = 120) -> tuple[EditorRun, Path]:
+def run_flow(emacs: str, tmp: Path, emulator_url: str, *, timeout: float = 120) -> tuple[EditorRun, Path]:
     """Run the whole flow once; returns the run and the edited file."""
     path = write_workspace(tmp / "project", emulator_url)
     docs = tmp / "sparkls-docs.el"
@@ -52,7 +52,6 @@ def run_flow(emacs: str, tmp: Path, emulator_url: str, api_key: str, *, timeout:
     result = tmp / "result.json"
     env = editor_env(
         tmp / "home",
-        api_key,
         SPARKLS_EMACS_DOCS=str(docs),
         SPARKLS_EMACS_FILE=str(path),
         SPARKLS_EMACS_FLOW=json.dumps(FLOW),

@@ -37,7 +37,7 @@ FLOW = {
 }
 
 
-def run_flow(nvim: str, tmp: Path, emulator_url: str, api_key: str, *, timeout: float = 120) -> tuple[EditorRun, Path]:
+def run_flow(nvim: str, tmp: Path, emulator_url: str, *, timeout: float = 120) -> tuple[EditorRun, Path]:
     """Run the whole flow once; returns the run and the edited file."""
     path = write_workspace(tmp / "project", emulator_url)
     setup, commands = tmp / "setup.lua", tmp / "commands.lua"
@@ -46,7 +46,6 @@ def run_flow(nvim: str, tmp: Path, emulator_url: str, api_key: str, *, timeout: 
     result = tmp / "result.json"
     env = editor_env(
         tmp / "home",
-        api_key,
         SPARKLS_NVIM_SETUP=str(setup),
         SPARKLS_NVIM_COMMANDS=str(commands),
         SPARKLS_NVIM_FILE=str(path),

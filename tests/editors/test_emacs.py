@@ -28,10 +28,10 @@ def emacs() -> str:
 
 
 @pytest.fixture(scope="module")
-def flow(emacs, emulator_process, tmp_path_factory):
+def flow(emacs, keyless_emulator_process, tmp_path_factory):
     """One run of the user's flow: quick fix, two edits with an instruction, save."""
-    emulator_process.reset()
-    run, path = run_flow(emacs, tmp_path_factory.mktemp("emacs"), emulator_process.url, emulator_process.api_key)
+    keyless_emulator_process.reset()
+    run, path = run_flow(emacs, tmp_path_factory.mktemp("emacs"), keyless_emulator_process.url)
     assert run.returncode == 0 and "error" not in run.result, run.explain()
     return run.result, path
 
@@ -98,6 +98,24 @@ def test_documented_elisp_reads(emacs, tmp_path):
     )
     done = subprocess.run(
         [emacs, "--batch", "-q", "--eval", check, *map(str, files)],
+        check=False, stdin=subprocess.DEVNULL, capture_output=True, text=True, timeout=60,
+    )
+    assert done.returncode == 0, done.stderr
+
+
+def test_the_emulators_eglot_snippet_reads(emacs, tmp_path):
+    """What `sparkls emulate` prints for Emacs reads as one complete form."""
+    from sparkls.emulator.editor_settings import snippets
+
+    snippet = next(text for where, text in snippets("http://127.0.0.1:8765/v1").items() if where.startswith("Emacs"))
+    (tmp_path / "snippet.el").write_text(snippet, encoding="utf-8")
+    check = (
+        "(with-temp-buffer (insert-file-contents (car command-line-args-left)) (emacs-lisp-mode) (check-parens)"
+        " (goto-char (point-min)) (read (current-buffer))"
+        " (forward-comment (buffer-size)) (unless (eobp) (error \"more than one form\")))"
+    )
+    done = subprocess.run(
+        [emacs, "--batch", "-q", "--eval", check, str(tmp_path / "snippet.el")],
         check=False, stdin=subprocess.DEVNULL, capture_output=True, text=True, timeout=60,
     )
     assert done.returncode == 0, done.stderr

@@ -26,10 +26,10 @@ def nvim() -> str:
 
 
 @pytest.fixture(scope="module")
-def flow(nvim, emulator_process, tmp_path_factory):
+def flow(nvim, keyless_emulator_process, tmp_path_factory):
     """One run of the user's flow: quick fix, two edits with an instruction, write."""
-    emulator_process.reset()
-    run, path = run_flow(nvim, tmp_path_factory.mktemp("nvim"), emulator_process.url, emulator_process.api_key)
+    keyless_emulator_process.reset()
+    run, path = run_flow(nvim, tmp_path_factory.mktemp("nvim"), keyless_emulator_process.url)
     assert run.returncode == 0 and "error" not in run.result, run.explain()
     return run.result, path
 
@@ -99,6 +99,24 @@ def test_documented_lua_compiles(nvim, tmp_path):
         f"for _, f in ipairs(vim.split('{','.join(map(str, files))}', ',')) do "
         "local ok, err = loadfile(f) if not ok then table.insert(bad, err) end end "
         "if #bad > 0 then io.stderr:write(table.concat(bad, '\\n')) vim.cmd('cquit 1') end"
+    )
+    done = subprocess.run(
+        [nvim, "--headless", "--clean", "-u", "NONE", "-i", "NONE", "-c", f"lua {check}", "-c", "qall!"],
+        check=False, stdin=subprocess.DEVNULL, capture_output=True, text=True, timeout=60,
+    )
+    assert done.returncode == 0, done.stderr
+
+
+def test_the_emulators_init_options_line_compiles(nvim, tmp_path):
+    """What `sparkls emulate` prints for Neovim is a field of the set-up's table."""
+    from sparkls.emulator.editor_settings import snippets
+
+    snippet = next(text for where, text in snippets("http://127.0.0.1:8765/v1").items() if where.startswith("Neovim"))
+    (tmp_path / "snippet.lua").write_text(f"return {{ name = 'sparkls', {snippet} }}\n", encoding="utf-8")
+    check = (
+        f"local ok, t = pcall(function() return assert(loadfile('{tmp_path / 'snippet.lua'}'))() end) "
+        "if not ok or t.init_options.localBaseUrl ~= 'http://127.0.0.1:8765/v1' then "
+        "io.stderr:write(tostring(t)) vim.cmd('cquit 1') end"
     )
     done = subprocess.run(
         [nvim, "--headless", "--clean", "-u", "NONE", "-i", "NONE", "-c", f"lua {check}", "-c", "qall!"],

@@ -4,6 +4,10 @@ from __future__ import annotations
 
 from pathlib import Path
 
+from sparkls.emulator.editor_settings import snippets
+
+PROJECT_FILE_SNIPPET = ".sparkls.toml at the project root (any editor)"
+
 SAMPLE = '''import math
 
 
@@ -36,9 +40,10 @@ EXPECTED = (
 
 
 def write_workspace(root: Path, emulator_url: str) -> Path:
-    """The project a user opens: one Python file, settings that point at the emulator."""
+    """The project a user opens: one Python file, and the line `sparkls emulate` prints
+    for `.sparkls.toml`, which puts both tiers on the emulator (no key)."""
     root.mkdir(parents=True, exist_ok=True)
-    (root / ".sparkls.toml").write_text(f'[fast]\nbase_url = "{emulator_url}"\n', encoding="utf-8")
+    (root / ".sparkls.toml").write_text(snippets(emulator_url)[PROJECT_FILE_SNIPPET] + "\n", encoding="utf-8")
     path = root / "shapes.py"
     path.write_text(SAMPLE, encoding="utf-8")
     return path
