@@ -2,7 +2,10 @@
  * The extension's protocol layer against the real sparkls and the emulator, without
  * VS Code: the launch command from `resolveLaunch`, `initializationOptions` from
  * `serverSettings` + the stored key, `sparkls/status` through `parseStatusNotification`
- * and `statusView`, and a `sparkls.edit` whose summary `parseEditSummary` reads.
+ * and `statusView`, and a `sparkls.edit` whose summary `parseEditSummary` reads. The
+ * emulator asks for no key and `sparkls.localBaseUrl` points both tiers at it, as
+ * `sparkls emulate` tells a user to; the stored key is sent at start-up all the same,
+ * and must never reach a log (nor the local endpoint: config.py's rule).
  *
  * Needs the repository's Python environment (`../.venv`, or SPARKLS_PYTHON); skipped
  * when there is none. VS Code itself (the glue in src/*.ts) is not exercised here.
@@ -80,7 +83,9 @@ describe('against the real server and the emulator', { skip: existsSync(PYTHON) 
 
   before(async () => {
     workspace = mkdtempSync(path.join(os.tmpdir(), 'sparkls-vscode-'));
-    emulator = spawn(PYTHON, ['-m', 'sparkls', 'emulate', '--port', '0', '--api-key', KEY], { stdio: ['ignore', 'pipe', 'pipe'] });
+    const env = { ...process.env };
+    delete env.SPARKLS_EMULATOR_API_KEY;
+    emulator = spawn(PYTHON, ['-m', 'sparkls', 'emulate', '--port', '0'], { stdio: ['ignore', 'pipe', 'pipe'], env });
     const url = await new Promise<string>((resolve, reject) => {
       readline.createInterface({ input: emulator.stdout! }).once('line', (line) => {
         const match = /listening on (\S+)/.exec(line);
@@ -89,7 +94,7 @@ describe('against the real server and the emulator', { skip: existsSync(PYTHON) 
       });
       emulator.once('exit', (code) => reject(new Error(`the emulator exited (${code})`)));
     });
-    settingsValues = { 'fast.baseUrl': url, 'fast.connectTimeout': null }; // null: no limit
+    settingsValues = { localBaseUrl: url, 'fast.connectTimeout': null }; // null: no limit
 
     const launch = resolveLaunch({ python: PYTHON, logLevel: 'DEBUG', platform: process.platform, home: os.homedir() });
     server = spawn(launch.command, launch.args, { cwd: workspace, stdio: ['pipe', 'pipe', 'pipe'] });
@@ -146,10 +151,12 @@ describe('against the real server and the emulator', { skip: existsSync(PYTHON) 
     rmSync(workspace, { recursive: true, force: true });
   });
 
-  test('the stored key reaches the server: the fast tier warms up and shows ready', async () => {
+  test('localBaseUrl: the fast tier warms up on the emulator, and the status item says local', async () => {
     const fast = await waitFor(() => (tiers.fast?.state === 'ready' ? tiers.fast : undefined), 'the fast tier to be ready');
     assert.equal(fast.transport, 'websocket');
-    assert.equal(statusView({ server: 'running', tiers }).text, '$(zap) Spark');
+    assert.equal(fast.location, 'local');
+    assert.equal(tiers.deep?.location, 'local');
+    assert.equal(statusView({ server: 'running', tiers }).text, '$(zap) Spark (local)');
   });
 
   test('the settings as the extension sends them raise no warning', async () => {
@@ -160,7 +167,7 @@ describe('against the real server and the emulator', { skip: existsSync(PYTHON) 
     await waitFor(() => configurationAnswers[1], 'the server to pull the changed configuration');
     assert.deepEqual(messages.filter((m) => /settings/i.test(m.message)), []);
     assert.deepEqual(configurationAnswers[1], [
-      { fast: { baseUrl: settingsValues['fast.baseUrl'], connectTimeout: null }, context: { budgetTokens: 500, maxRegionLines: 200 } },
+      { localBaseUrl: settingsValues.localBaseUrl, fast: { connectTimeout: null }, context: { budgetTokens: 500, maxRegionLines: 200 } },
     ]);
   });
 
@@ -181,7 +188,7 @@ describe('against the real server and the emulator', { skip: existsSync(PYTHON) 
     await waitFor(() => (tiers.fast?.state === 'ready' ? true : undefined), 'the fast tier to be ready');
     const view = statusView({ server: 'running', tiers, lastEdit: summary! });
     const seen = JSON.stringify({ view, tiers, result, messages });
-    assert.match(view.text, /^\$\(zap\) Spark (<1 ms|\d+ ms|\d+\.\d s)$/, seen);
+    assert.match(view.text, /^\$\(zap\) Spark \(local\) (<1 ms|\d+ ms|\d+\.\d s)$/, seen);
     assert.match(view.tooltip, /Last edit: .*\(context .*, model .*, edit .*, apply .*\), fast tier over websocket/, seen);
   });
 

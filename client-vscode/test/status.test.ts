@@ -2,6 +2,7 @@ import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
 import {
   formatMs,
+  locationLabel,
   mergeTiers,
   parseEditSummary,
   parseStatusNotification,
@@ -16,7 +17,10 @@ const notification = readJson('test/fixtures/status.json');
 const editSummary = readJson('test/fixtures/edit-summary.json');
 
 function tier(state: string, extra: Partial<TierStatus> = {}): TierStatus {
-  return { tier: 'fast', model: 'spark', host: 'api.openai.com', state, transport: 'websocket', reason: null, last: null, ...extra };
+  return {
+    tier: 'fast', model: 'spark', host: 'api.openai.com', state, transport: 'websocket', reason: null, last: null, location: 'remote',
+    ...extra,
+  };
 }
 
 function running(tiers: Record<string, TierStatus>, extra: Partial<StatusSnapshot> = {}): StatusSnapshot {
@@ -34,7 +38,7 @@ describe('parsing', () => {
   test('malformed tiers are skipped, not fatal', () => {
     assert.deepEqual(parseStatusNotification(null), {});
     assert.deepEqual(parseStatusNotification({ tiers: { fast: 'ready', deep: { state: 'ready' } } }), {
-      deep: { tier: 'deep', model: '', host: '', state: 'ready', transport: '', reason: null, last: null },
+      deep: { tier: 'deep', model: '', host: '', state: 'ready', transport: '', reason: null, last: null, location: '' },
     });
   });
 
@@ -62,7 +66,7 @@ describe('statusView', () => {
   test('ready, with the last edit latency', () => {
     const view = statusView(running(parseStatusNotification(notification), { lastEdit: parseEditSummary(editSummary)! }));
     assert.equal(view.text, '$(zap) Spark 227 ms');
-    assert.match(view.tooltip, /fast: gpt-5.3-codex-spark at api.openai.com — ready over websocket/);
+    assert.match(view.tooltip, /fast: gpt-5.3-codex-spark at api.openai.com \(remote\) — ready over websocket/);
     assert.match(view.tooltip, /last request: 81 ms to first token, 143 ms streaming \(websocket\)/);
     assert.match(view.tooltip, /Last edit: 227 ms \(context 2 ms, model 224 ms, edit <1 ms, apply 12 ms\), fast tier over websocket/);
   });
@@ -84,7 +88,7 @@ describe('statusView', () => {
   test('the headline follows the fast tier, not a failing deep tier', () => {
     const view = statusView(running({ deep: tier('failing', { tier: 'deep' }), fast: tier('ready') }));
     assert.equal(view.severity, 'normal');
-    assert.match(view.tooltip, /deep: spark at api.openai.com — failing/);
+    assert.match(view.tooltip, /deep: spark at api.openai.com \(remote\) — failing/);
   });
 
   test('a failed edit shows in the tooltip, not as a latency', () => {
@@ -99,6 +103,23 @@ describe('statusView', () => {
     const stopped = statusView({ server: 'stopped', serverError: 'No module named sparkls', tiers: {} });
     assert.equal(stopped.severity, 'error');
     assert.match(stopped.tooltip, /No module named sparkls/);
+  });
+
+  test('both tiers local: the headline says so', () => {
+    const local = { host: '127.0.0.1:8765', location: 'local' };
+    const view = statusView(running({ fast: tier('ready', local), deep: tier('idle', { tier: 'deep', ...local }) }));
+    assert.equal(view.text, '$(zap) Spark (local)');
+    assert.match(view.tooltip, /fast: spark at 127.0.0.1:8765 \(local\) — ready/);
+  });
+
+  test('one tier local and the other remote: the headline names both', () => {
+    const tiers = { deep: tier('idle', { tier: 'deep' }), fast: tier('ready', { location: 'local' }) };
+    assert.equal(statusView(running(tiers)).text, '$(zap) Spark (fast local, deep remote)');
+    assert.equal(locationLabel({ fast: tier('ready') }), '');
+  });
+
+  test('an older server that does not say where is shown as before', () => {
+    assert.equal(statusView(running({ fast: tier('ready', { location: '' }) })).text, '$(zap) Spark');
   });
 
   test('every view says that a click shows the logs', () => {

@@ -23,6 +23,8 @@ export interface TierStatus {
   transport: string;
   reason: string | null;
   last: LastRequest | null;
+  /** `local`: its host is loopback, requests never leave the machine; `remote`; `''` from an older server. */
+  location: string;
 }
 
 export interface EditSummary {
@@ -85,6 +87,7 @@ function parseTier(name: string, raw: unknown): TierStatus | undefined {
     transport: str(raw.transport),
     reason: typeof raw.reason === 'string' && raw.reason ? raw.reason : null,
     last,
+    location: str(raw.location),
   };
 }
 
@@ -145,7 +148,7 @@ export function formatMs(ms: number): string {
 }
 
 function tierLine(t: TierStatus): string {
-  const where = [t.model, t.host && `at ${t.host}`].filter(Boolean).join(' ');
+  const where = [t.model, t.host && `at ${t.host}`, t.location && `(${t.location})`].filter(Boolean).join(' ');
   const head = `${t.tier}${where ? `: ${where}` : ''}`;
   switch (t.state) {
     case 'idle':
@@ -183,6 +186,31 @@ function lastEditLine(edit: EditSummary): string {
   return `Last edit: ${timing}${parts.length ? ` (${parts.join(', ')})` : ''}${how ? `, ${how}` : ''}${outcome}`;
 }
 
+const TIER_ORDER = ['fast', 'deep'];
+
+function tierRank(name: string): number {
+  const rank = TIER_ORDER.indexOf(name);
+  return rank < 0 ? TIER_ORDER.length : rank;
+}
+
+/**
+ * Where requests go, for the headline: ` (local)` when every tier that said is on this
+ * machine, ` (fast local, deep remote)` when they differ, nothing when all are remote
+ * (the usual case) or none said.
+ */
+export function locationLabel(tiers: Record<string, TierStatus>): string {
+  const known = Object.values(tiers)
+    .filter((t) => t.location === 'local' || t.location === 'remote')
+    .sort((a, b) => tierRank(a.tier) - tierRank(b.tier) || a.tier.localeCompare(b.tier));
+  if (known.every((t) => t.location === 'remote')) {
+    return '';
+  }
+  if (known.every((t) => t.location === 'local')) {
+    return ' (local)';
+  }
+  return ` (${known.map((t) => `${t.tier} ${t.location}`).join(', ')})`;
+}
+
 /** The tier the headline follows: the fast one (edits and completions), else any. */
 function headlineTier(tiers: Record<string, TierStatus>): TierStatus | undefined {
   return tiers.fast ?? Object.values(tiers)[0];
@@ -215,14 +243,15 @@ export function statusView(s: StatusSnapshot): StatusView {
       ? ` ${formatMs(s.lastEdit.timings_ms.total)}`
       : '';
   const tier = headlineTier(s.tiers);
+  const where = locationLabel(s.tiers);
   switch (tier?.state) {
     case 'connecting':
-      return { text: '$(sync~spin) Spark: warming', tooltip, severity: 'normal' };
+      return { text: `$(sync~spin) Spark${where}: warming`, tooltip, severity: 'normal' };
     case 'degraded':
-      return { text: `$(warning) Spark: HTTP${latency}`, tooltip, severity: 'warning' };
+      return { text: `$(warning) Spark${where}: HTTP${latency}`, tooltip, severity: 'warning' };
     case 'failing':
-      return { text: '$(error) Spark: failing', tooltip, severity: 'error' };
+      return { text: `$(error) Spark${where}: failing`, tooltip, severity: 'error' };
     default:
-      return { text: `$(zap) Spark${latency}`, tooltip, severity: 'normal' };
+      return { text: `$(zap) Spark${where}${latency}`, tooltip, severity: 'normal' };
   }
 }
