@@ -45,7 +45,7 @@ DEFAULT_REGISTRY = "https://registry.npmjs.org"
 ROOT = Path(__file__).resolve().parent.parent
 TOOLS = ROOT / ".tools" / "node"
 STAMP = f"node {NODE_VERSION}, npm {NPM_VERSION}\n"
-SHIM = '#!/bin/sh\nexec "$(dirname "$0")/node" "$(dirname "$0")/../lib/node_modules/npm/bin/{cli}" "$@"\n'
+SHIM = '#!/bin/sh\nexec "${0%/*}/node" "${0%/*}/../lib/node_modules/npm/bin/{cli}" "$@"\n'
 
 
 class Failure(Exception):
@@ -115,14 +115,17 @@ def unpack(tarball: Path, into: Path) -> None:
     with tarfile.open(tarball) as archive:
         members = []
         for member in archive.getmembers():
-            name = member.name.split("/", 1)
-            if name[0] != "package" or len(name) == 1 or not (member.isfile() or member.isdir()):
+            top, _, name = member.name.partition("/")
+            parts = Path(name).parts
+            if top != "package" or not parts or Path(name).is_absolute() or ".." in parts:
                 continue
-            member.name = name[1]
+            if not (member.isfile() or member.isdir()):  # npm packs files and folders only
+                continue
+            member.name = name
             members.append(member)
         if hasattr(tarfile, "data_filter"):
             archive.extractall(into, members=members, filter="data")
-        else:  # Python before 3.11.4: the names were checked above (package/..., files and folders)
+        else:  # Python before 3.11.4: the names and kinds were checked above
             archive.extractall(into, members=members)
 
 
