@@ -148,7 +148,7 @@
     (setq server (eglot-current-server))
     (unless server (error "eglot did not connect"))
     (flow-set "initialize_ms" (* 1000 (- (float-time) started)))
-    (flow-wait "a warm fast tier" (lambda () (equal sparkls-status "Spark: ready")))
+    (flow-wait "a warm fast tier" (lambda () (equal sparkls-status "Spark (local): ready")))
     (flow-set "warm_ms" (* 1000 (- (float-time) started)))
     (flymake-start)
     (flow-quick-fix server)

@@ -79,7 +79,7 @@ def test_task_sends_instruction_files_and_region(flow):
 def test_status_reaches_the_documented_variable(flow):
     """The documented `sparkls/status` handler keeps `sparkls-status` up to date."""
     result, _ = flow
-    assert result["status"] == "Spark: ready"
+    assert result["status"] == "Spark (local): ready"
 
 
 def test_documented_elisp_reads(emacs, tmp_path):

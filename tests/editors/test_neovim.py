@@ -81,7 +81,7 @@ def test_task_sends_instruction_files_and_selection(flow):
 def test_status_reaches_the_statusline(flow):
     """`sparkls/status` feeds the documented statusline variable, and the timings are recorded."""
     result, _ = flow
-    assert re.fullmatch(r"Spark: ready( \d+ ms)?", result["status_line"]), result["status_line"]
+    assert re.fullmatch(r"Spark \(local\): ready( \d+ ms)?", result["status_line"]), result["status_line"]
     assert "ready" in result["statuses"]
     assert 0 < result["timings_ms"]["initialize"] <= result["timings_ms"]["warm"]
 
