@@ -2,9 +2,9 @@
 
 This module owns the flags and the process's life: start the :class:`Emulator`,
 print to stdout first the line ``sparkls emulator listening on URL`` (which tests and
-the demo parse; ``https://`` with ``--tls-cert``/``--tls-key``), then the settings that
-point both sparkls tiers at it in each editor (`editor_settings.settings_help`), log to stderr,
-and stop cleanly on SIGINT or SIGTERM. The ``sparkls`` entry point calls
+the demo parse; ``https://`` with ``--tls-cert``/``--tls-key``), then the settings
+that point both sparkls tiers at it from each editor (``editor_settings``), log to
+stderr, and stop cleanly on SIGINT or SIGTERM. The ``sparkls`` entry point calls
 :func:`add_arguments` on its ``emulate`` subparser and then :func:`run`.
 """
 
