@@ -64,6 +64,7 @@ async def test_the_environment_key_is_not_sent_to_a_local_endpoint(client_with_e
     client_with_env_key.editor.open(uri, SAMPLE)
     result = await run_edit(client_with_env_key, uri, 1, FIX)
     assert result["applied"] is False and result["error"]["code"] == "auth_failed"
+    assert "No key was sent" in result["error"]["message"] and "fast.api_key_env" in result["error"]["message"]
     assert emulator.stats()["responses"] == 0
 
 

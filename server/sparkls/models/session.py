@@ -22,6 +22,7 @@ from sparkls.config import Settings, TierSettings
 from sparkls.context.prompt import Prompt
 from sparkls.errors import (
     ApiError,
+    AuthError,
     ConnectError,
     HandshakeRefused,
     ModelError,
@@ -187,7 +188,7 @@ class TierSession:
         except ModelError as exc:
             self._websocket_failed(exc)
             if self.transport == "websocket":
-                self._set_status(state="failing", reason=str(exc))
+                self._set_status(state="failing", reason=str(self._explained(exc)))
             return
         self._ws_failures = 0
         self._set_status(state="ready", reason=None)
@@ -209,10 +210,13 @@ class TierSession:
                 if isinstance(exc, StreamError):
                     retry, stream_retried = retry and not stream_retried, True
                 if not retry:
+                    explained = self._explained(exc)
                     # A degraded tier stays degraded (its next request goes over HTTP).
                     if not isinstance(exc, REQUEST_ERRORS) and self.status.state != "degraded":
-                        self._set_status(state="failing", reason=str(exc))
-                    raise
+                        self._set_status(state="failing", reason=str(explained))
+                    if explained is exc:
+                        raise
+                    raise explained from exc
                 delay = retry_delay(exc, delays)
                 if isinstance(exc, RateLimited) and notify is not None:
                     notify(f"{exc} Retrying in {delay:g} s.")
@@ -244,6 +248,21 @@ class TierSession:
                 f"The {self.name} tier did not finish within {self.tier.request_timeout:g} s "
                 "(setting `request_timeout`)."
             ) from exc
+
+    def _explained(self, exc: ModelError) -> ModelError:
+        """A local server that refused the request sent no key: say how to give it one."""
+        if not isinstance(exc, AuthError) or not self.tier.is_local:
+            return exc
+        try:
+            sent_none = self._settings.api_key_for(self.name) is None
+        except ModelError:
+            return exc
+        if not sent_none:
+            return exc
+        return AuthError(
+            f"{exc} (No key was sent: a server on this machine gets only a key given to its tier, "
+            f"`{self.name}.api_key` or `{self.name}.api_key_env`; {self._settings.api_key_env} never goes to it.)"
+        )
 
     def _websocket_failed(self, exc: ModelError) -> None:
         """Count transport failures; after enough of them, serve over HTTP for a while."""
