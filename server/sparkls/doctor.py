@@ -240,11 +240,30 @@ def passed(checks: list[Check]) -> bool:
 # -- the command -----------------------------------------------------------------
 
 
+def _seconds(text: str) -> float:
+    """An argparse type: a time limit, more than 0 seconds."""
+    try:
+        value = float(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"{text!r} is not a number of seconds") from None
+    if not 0 < value < float("inf"):
+        raise argparse.ArgumentTypeError(f"{text} is out of range (more than 0)")
+    return value
+
+
+def _folder(text: str) -> Path:
+    """An argparse type: a folder that exists."""
+    path = Path(text)
+    if not path.is_dir():
+        raise argparse.ArgumentTypeError(f"{text}: {'not a directory' if path.exists() else 'no such directory'}")
+    return path
+
+
 def add_arguments(parser: argparse.ArgumentParser) -> None:
-    parser.add_argument("--root", type=Path, default=None, help=f"where {PROJECT_FILE} is (default: here)")
+    parser.add_argument("--root", type=_folder, default=None, help=f"where {PROJECT_FILE} is (default: here)")
     parser.add_argument("--settings", metavar="JSON", help="settings merged on top, as in initializationOptions")
     parser.add_argument("--tier", choices=["fast", "deep", "all"], default="all", help="which tier to check")
-    parser.add_argument("--timeout", type=float, default=15.0, metavar="SECONDS", help="per check (default 15)")
+    parser.add_argument("--timeout", type=_seconds, default=15.0, metavar="SECONDS", help="per check (default 15)")
     parser.add_argument("--json", action="store_true", help="print one JSON object instead of the report")
 
 

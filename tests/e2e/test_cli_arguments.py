@@ -104,6 +104,21 @@ def test_emulate_help_describes_the_emulator():
 @pytest.mark.parametrize(
     "args, expected",
     [
+        (["--timeout", "-1"], "argument --timeout: -1 is out of range (more than 0)"),
+        (["--timeout", "soon"], "argument --timeout: 'soon' is not a number of seconds"),
+        (["--root", "/nonexistent"], "argument --root: /nonexistent: no such directory"),
+        (["--tier", "middle"], "argument --tier: invalid choice: 'middle'"),
+    ],
+)
+def test_doctor_refuses_a_bad_argument(args, expected):
+    """`sparkls doctor` with a bad argument: exit 2 and one line naming the flag."""
+    code, stderr = refused("doctor", *args)
+    assert code == 2 and expected in stderr
+
+
+@pytest.mark.parametrize(
+    "args, expected",
+    [
         (["--log-level", "LOUD"], "sparkls: argument --log-level: invalid level 'LOUD'"),
         (["--log-file", "/nonexistent/dir/sparkls.log"], "sparkls: cannot write the log file /nonexistent/dir/sparkls.log: No such file or directory"),
         (["frobnicate"], "sparkls: argument COMMAND: invalid choice: 'frobnicate'"),
