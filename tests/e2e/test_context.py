@@ -110,6 +110,27 @@ async def test_definitions_from_other_files_come_from_the_index(client, emulator
     assert "from an ignored file" not in result["prompt"]["input"]
 
 
+async def test_context_cli_shows_what_the_editor_sends(client, emulator, tmp_path):
+    """`sparkls context --json` reports the snippets and prompt of sparkls.showContext at the same place."""
+    (tmp_path / "geometry.py").write_text('def scale(x, k):\n    """Multiply x by k."""\n    return x * k\n')
+    code = "from geometry import scale\n\n\ndef double(v):\n    return scale(v, 2)\n"
+    path = tmp_path / "main.py"
+    path.write_text(code)
+    await start(client, emulator, tmp_path)
+    await _index_ready(client)
+    client.editor.open(path.as_uri(), code)
+    shown = await client.workspace_execute_command_async(_context_params(path.as_uri(), 4))
+    printed = json.loads(
+        subprocess.run(
+            [sys.executable, "-m", "sparkls", "context", str(path), "--line", "5", "--column", "9", "--root", str(tmp_path), "--json"],
+            capture_output=True, text=True, check=True,
+        ).stdout
+    )
+    assert {"path": "geometry.py", "start_line": 1, "end_line": 3, "kind": "definition"} in printed["snippets"]
+    assert printed["snippets"] == shown["snippets"]
+    assert printed["prompt"] == shown["prompt"]
+
+
 async def test_watched_file_changes_update_the_index(client, emulator, tmp_path):
     """A file created outside the editor is indexed once the client reports it."""
     import asyncio

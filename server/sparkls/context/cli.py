@@ -1,28 +1,40 @@
 """`sparkls context FILE --line N`: print what the fast tier would get for an edit there.
 
 Reads the file from disk, with the workspace's `.sparkls.toml` and `.gitignore`, and
-goes through the same code as an edit in the editor (`engine.prepare_edit`). Prints to
-stdout: it is a command, not the server.
+goes through the same code as an edit in the editor (`engine.prepare_edit`), with the
+same lookup: the workspace index of `--root`, built or brought up to date (warm, a
+`stat` per file) by the index worker process, exactly as the server does after
+`initialized`, in the same database. Prints the report to stdout and nothing else: it
+is a command, not the server (the index's progress, on a terminal, goes to stderr).
 """
 
 from __future__ import annotations
 
 import argparse
+import asyncio
 import json
 import sys
+from collections.abc import Callable
 from pathlib import Path
+from typing import TYPE_CHECKING, TypeVar
 
 from sparkls.config import load_settings, read_project_file
 from sparkls.context.confine import Confinement
 from sparkls.context.exclusions import PathFilter
-from sparkls.context.report import context_report, render_report
+from sparkls.context.report import context_report, context_result, render_report
 from sparkls.documents.positions import Position
 from sparkls.documents.document import Document
 from sparkls.documents.store import DocumentStore
 from sparkls.engine import check_may_send, display_path, prepare_edit
 from sparkls.errors import SparkError
 
+if TYPE_CHECKING:
+    from sparkls.config import Settings
+    from sparkls.context.definitions import Lookup
+    from sparkls.workspace import WorkspaceIndex
+
 PLACEHOLDER = "(your instruction)"
+Built = TypeVar("Built")
 
 
 def _from_one(text: str) -> int:
@@ -43,7 +55,9 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--end-line", type=_from_one, help="1-based last line of a selection (ends at its end)")
     parser.add_argument("--root", type=Path, help="workspace root (default: the current directory)")
     parser.add_argument("--instruction", default=PLACEHOLDER, help="the instruction to show in the prompt")
-    parser.add_argument("--json", action="store_true", help="print the JSON report only")
+    parser.add_argument(
+        "--json", action="store_true", help="print the JSON report (with the prompt), as sparkls.showContext returns it"
+    )
 
 
 def _argument_problem(args: argparse.Namespace) -> str | None:
@@ -105,12 +119,60 @@ def run(args: argparse.Namespace) -> int:
         end = doc.offset(Position(last, len(doc.lines.line_text(last))))
     try:
         check_may_send(uri, root, PathFilter.from_root(root, settings.context.exclude))
-        ctx, prompt = prepare_edit(
-            doc, start, end, path=display_path(uri, root), settings=settings, instruction=args.instruction
-        )
+        ctx, prompt = with_index(
+            root,
+            settings,
+            lambda lookup: prepare_edit(
+                doc, start, end, path=display_path(uri, root), settings=settings,
+                instruction=args.instruction, lookup=lookup,
+            ),
+        )  # fmt: skip
     except SparkError as exc:
         print(f"sparkls context: {exc}", file=sys.stderr)
         return 1
-    report = context_report(ctx, prompt)
-    print(json.dumps(report, indent=2) if args.json else render_report(report, prompt), end="" if not args.json else "\n")
+    if args.json:
+        print(json.dumps(context_result(ctx, prompt), indent=2))
+    else:
+        print(render_report(context_report(ctx, prompt), prompt), end="")
     return 0
+
+
+def with_index(root: Path, settings: Settings, build: Callable[[Lookup | None], Built]) -> Built:
+    """`build(lookup)` with the workspace index of `root` as the lookup, built or
+    refreshed first as the server does (`WorkspaceIndex.build`, in the worker process);
+    with no lookup when `context.index` is off."""
+    if not settings.context.index:
+        return build(None)
+
+    async def indexed() -> Built:
+        from sparkls.workspace import WorkspaceIndex
+
+        index = WorkspaceIndex(root)
+        try:
+            return build(await _built(index, settings.context.exclude))
+        finally:
+            index.close()
+            await index.wait_closed()
+
+    return asyncio.run(indexed())
+
+
+async def _built(index: WorkspaceIndex, exclude: list[str]) -> WorkspaceIndex | None:
+    """The index, up to date; None when it cannot be built (said on stderr: definitions
+    from other files are then missing from the report). On a terminal, its progress
+    shows on stderr, on one line that is cleared afterwards."""
+    from sparkls.context.index.process import IndexWorkerFailed
+
+    def progress(done: int, total: int) -> None:
+        print(f"\rsparkls context: indexing the workspace, {done}/{total} files", end="", file=sys.stderr, flush=True)
+
+    shown = sys.stderr.isatty()
+    try:
+        await index.build(exclude, progress if shown else None)
+    except IndexWorkerFailed as exc:
+        print(f"sparkls context: the workspace index failed ({exc}); no definitions from other files", file=sys.stderr)
+        return None
+    finally:
+        if shown:
+            print("\r\033[K", end="", file=sys.stderr, flush=True)
+    return index

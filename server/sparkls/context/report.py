@@ -1,8 +1,9 @@
 """What the fast tier would get, as a report a person (or a test) can read.
 
-`context_report` is the JSON shape of `sparkls context --json` and of the
-`sparkls.showContext` command: the region, each snippet with its workspace-relative
-path and 1-based inclusive lines, and the prompt's estimated tokens. Pure.
+`context_report` is the report: the region, each snippet with its workspace-relative
+path and 1-based inclusive lines, and the prompt's estimated tokens; `context_result`
+adds the prompt itself, the JSON of `sparkls context --json` and of the
+`sparkls.showContext` command alike. Pure.
 """
 
 from __future__ import annotations
@@ -28,6 +29,11 @@ def context_report(ctx: EditContext, prompt: Prompt) -> dict[str, Any]:
         "snippets": snippets,
         "tokens": estimate_tokens(prompt.instructions) + estimate_tokens(prompt.input),
     }
+
+
+def context_result(ctx: EditContext, prompt: Prompt) -> dict[str, Any]:
+    """The report and the prompt, as `sparkls.showContext` returns them."""
+    return {**context_report(ctx, prompt), "prompt": {"instructions": prompt.instructions, "input": prompt.input}}
 
 
 def render_report(report: dict[str, Any], prompt: Prompt) -> str:

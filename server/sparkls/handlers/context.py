@@ -1,7 +1,7 @@
 """`sparkls.showContext`: show the user exactly what an edit here would send.
 
-Argument: `{"uri", "range", "instruction"?}`. Returns the report of
-`sparkls context --json` plus the prompt itself, and shows the text to the user: in a
+Argument: `{"uri", "range", "instruction"?}`. Returns what `sparkls context --json`
+prints (the report and the prompt itself), and shows the text to the user: in a
 document (`window/showDocument`) where the client can, else in the log with a summary
 message.
 """
@@ -46,7 +46,7 @@ def register(server: SparkServer) -> None:
         from pydantic import ValidationError
 
         from sparkls.context.cli import PLACEHOLDER
-        from sparkls.context.report import context_report, render_report
+        from sparkls.context.report import context_result, render_report
         from sparkls.engine import check_may_send, display_path, prepare_edit
         from sparkls.handlers.args import EditArgs
 
@@ -66,6 +66,6 @@ def register(server: SparkServer) -> None:
             )
         except Exception as exc:  # shown to the user; the server stays up
             return failure(ls, exc)
-        report = context_report(ctx, prompt)
-        await _show(ls, report, render_report(report, prompt))
-        return {**report, "prompt": {"instructions": prompt.instructions, "input": prompt.input}}
+        result = context_result(ctx, prompt)
+        await _show(ls, result, render_report(result, prompt))
+        return result
