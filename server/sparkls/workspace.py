@@ -4,7 +4,9 @@ Built after `initialized` in the index worker process (context/index/worker.py),
 the work-done progress its events drive; kept fresh on `didSave`,
 `workspace/didChangeWatchedFiles` and (debounced) `didChange`; asked on the request
 path for the definitions of names a region uses that its own file does not define.
-The SQLite file lives under the user's cache folder (`XDG_CACHE_HOME`).
+The SQLite file lives under the user's cache folder (`XDG_CACHE_HOME`); the first build
+of a session prunes that folder's other index files (`database.prune_indexes`, in a
+thread).
 
 What runs in the server process is small: reading the database (WAL: never behind a
 write), writing the rows of an open buffer from the symbols its document already has
@@ -25,7 +27,7 @@ from pathlib import Path
 from sparkls.context.confine import Confinement
 from sparkls.context.definitions import file_symbols
 from sparkls.context.exclusions import PathFilter
-from sparkls.context.index import MAX_FILE_BYTES, BuildStats, SymbolIndex, default_db_path
+from sparkls.context.index import MAX_FILE_BYTES, BuildStats, SymbolIndex, default_db_path, prune_indexes
 from sparkls.context.index.process import IndexClosed, IndexWorker
 from sparkls.context.symbols import Symbol
 from sparkls.documents.store import Document, utf8_size_over
@@ -41,6 +43,7 @@ class WorkspaceIndex:
         self.root = root
         self.confinement = Confinement([root])
         self.index = SymbolIndex(root, db_path or default_db_path(root))
+        self._prune = db_path is None  # the cache folder's other index files, at the first build
         self.worker = IndexWorker(root, self.index.db_path)
         self.ready = False
         self.last_build: BuildStats | None = None
@@ -55,6 +58,9 @@ class WorkspaceIndex:
         workspace's ignore files and `exclude`); `progress(done, total)` is called on
         the event loop as the worker reports. Raises IndexClosed on shutdown."""
         self._exclude = list(exclude)
+        if self._prune:
+            self._prune = False
+            await asyncio.to_thread(prune_indexes, self.index.db_path)
         async with self._writing:
             fields = await self.worker.run("build", {"exclude": self._exclude}, progress)
         stats = BuildStats(**fields)

@@ -1,7 +1,8 @@
 """The workspace symbol index: every definition in the workspace, by name, in SQLite.
 
 - database.py — the SQLite file: schema and version, the extraction rules'
-  fingerprint, where it lives (`default_db_path`), the rows of one file.
+  fingerprint, where it lives (`default_db_path`) and how many are kept
+  (`prune_indexes`), the rows of one file.
 - symbol_index.py — `SymbolIndex`: build, update from disk, store the symbols of a
   buffer as handed over, look up by name. Synchronous, usable anywhere.
 - worker.py — the index worker process (`python -m sparkls.context.index.worker`):
@@ -14,7 +15,7 @@ The service the server uses (build with progress, refresh, lookups for prompts) 
 `sparkls.workspace.WorkspaceIndex`.
 """
 
-from sparkls.context.index.database import SCHEMA_VERSION, default_db_path, extractor_fingerprint
+from sparkls.context.index.database import SCHEMA_VERSION, default_db_path, extractor_fingerprint, prune_indexes
 from sparkls.context.index.symbol_index import FROM_BUFFER, MAX_FILE_BYTES, BuildStats, SymbolIndex
 
 __all__ = [
@@ -25,4 +26,5 @@ __all__ = [
     "SymbolIndex",
     "default_db_path",
     "extractor_fingerprint",
+    "prune_indexes",
 ]

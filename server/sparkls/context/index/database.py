@@ -7,6 +7,10 @@
 - WAL mode: the server's reads never wait for the worker process's writes, and a
   write transaction covers one batch of files, never a whole build.
 - `synchronous = NORMAL`: a cache, so a lost last commit after a power cut is fine.
+- One file per workspace piles up in the cache folder; `prune_indexes` keeps the
+  folder to `MAX_INDEX_FILES` files and `MAX_INDEX_BYTES`, dropping the least recently
+  used (newest modification time of the file and its `-wal`/`-shm`). An index used
+  within `IN_USE_SECONDS` is never dropped: another editor's server may have it open.
 
 Opened by every `SymbolIndex`, in the server process and in the index worker process
 alike; the first to open a stale file resets it, under an immediate transaction.
@@ -19,6 +23,7 @@ import logging
 import os
 import sqlite3
 import sys
+import time
 from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass
@@ -32,6 +37,10 @@ from sparkls.context.symbols import Symbol
 log = logging.getLogger(__name__)
 
 SCHEMA_VERSION = 1
+MAX_INDEX_FILES = 20  # index databases kept in the cache folder...
+MAX_INDEX_BYTES = 500 * 1024 * 1024  # ...and their size in all
+IN_USE_SECONDS = 3600  # an index used this recently is kept whatever the limits
+_SIDE_FILES = ("", "-wal", "-shm")
 
 _SCHEMA = """
 CREATE TABLE meta (
@@ -95,6 +104,52 @@ def default_db_path(root: Path) -> Path:
             base = str(Path.home() / ".cache")
     digest = hashlib.sha256(str(Path(root).resolve()).encode("utf-8", "surrogatepass")).hexdigest()[:16]
     return Path(base) / "sparkls" / f"index-{digest}.sqlite3"
+
+
+def prune_indexes(
+    current: Path,
+    *,
+    max_files: int = MAX_INDEX_FILES,
+    max_bytes: int = MAX_INDEX_BYTES,
+    in_use_seconds: float = IN_USE_SECONDS,
+) -> list[Path]:
+    """Mark the index `current` as used now, and delete the least recently used index
+    files beside it beyond `max_files` or `max_bytes` in all (never `current`, never
+    one used within `in_use_seconds`). Returns the databases deleted. A few `stat`s:
+    run it off the event loop all the same (deleting a big file takes a while)."""
+    now = time.time()
+    try:
+        os.utime(current)
+    except OSError:
+        pass  # not created yet, or read-only: it is kept all the same
+    found: list[tuple[float, int, Path]] = []
+    for db in current.parent.glob("index-*.sqlite3"):
+        stats = []
+        for suffix in _SIDE_FILES:
+            try:
+                stats.append(os.stat(f"{db}{suffix}"))
+            except OSError:
+                pass
+        if stats:
+            found.append((max(st.st_mtime for st in stats), sum(st.st_size for st in stats), db))
+    found.sort(key=lambda item: (item[2] != current, -item[0]))  # the current one, then newest first
+    deleted: list[Path] = []
+    count = total = 0
+    for used, size, db in found:
+        keep = db == current or now - used < in_use_seconds
+        if keep or (count < max_files and total + size <= max_bytes):
+            count, total = count + 1, total + size
+            continue
+        try:
+            for suffix in _SIDE_FILES:
+                Path(f"{db}{suffix}").unlink(missing_ok=True)
+        except OSError as exc:  # another process's, or the folder is read-only: left alone
+            log.debug("cannot delete %s: %s", db, exc)
+            continue
+        deleted.append(db)
+    if deleted:
+        log.info("symbol index: %d unused index file(s) deleted from %s", len(deleted), current.parent)
+    return deleted
 
 
 def open_database(db_path: Path) -> sqlite3.Connection:
