@@ -4,11 +4,12 @@ from __future__ import annotations
 
 import asyncio
 
+import attrs
 import pytest
 from lsprotocol import types
 
 from sparkls.speculation import rebase_outcome
-from tests.e2e.conftest import run_edit, start, wait_status
+from tests.e2e.conftest import run_edit, start, wait_emulator, wait_status
 
 SAMPLE = '''import math
 
@@ -117,6 +118,33 @@ async def test_a_menu_the_user_opened_speculates(client, emulator, tmp_path, sam
     await list_fix(client, sample, types.CodeActionTriggerKind.Invoked)
     await job_done(client)
     assert emulator.stats()["responses"] == 1
+
+
+async def test_a_menu_left_unpicked_costs_max_fixes_calls(client, emulator, tmp_path, sample):
+    """Opening a menu of four fixes and picking none costs `speculation.max_fixes` (3) model calls."""
+    await start(client, emulator, tmp_path)
+    client.editor.open(sample, SAMPLE)
+    diagnostics = [attrs.evolve(DIAGNOSTIC, message=f"{DIAGNOSTIC.message} ({n})") for n in range(4)]
+    actions = await client.text_document_code_action_async(
+        types.CodeActionParams(
+            text_document=types.TextDocumentIdentifier(uri=sample),
+            range=DIAGNOSTIC.range,
+            context=types.CodeActionContext(diagnostics=diagnostics, only=[types.CodeActionKind.QuickFix]),
+        )
+    )
+    assert len(actions) == 4
+    await wait_emulator(emulator, lambda stats: stats["responses"] >= 3)
+    # An edit sent after the listing: a fourth job would have reached the emulator before it.
+    assert (await run_edit(client, sample, 9, "REPLACE name WITH who"))["applied"] is True
+    assert emulator.stats()["responses"] == 4
+
+
+async def test_a_resolved_fix_says_where_its_time_went(client, emulator, tmp_path, sample):
+    """The resolved action's data carries the fix's timings, as sparkls.edit's summary does."""
+    await start(client, emulator, tmp_path)
+    client.editor.open(sample, SAMPLE)
+    resolved = await client.code_action_resolve_async(await list_fix(client, sample))
+    assert {"context", "ttft", "stream", "edit", "total"} <= set(resolved.data["timings_ms"])
 
 
 async def test_same_diagnostic_listed_twice_is_one_request(client, emulator, tmp_path, sample):

@@ -4,9 +4,10 @@
 Listing actions never waits on the model. Quick fixes are computed speculatively as
 soon as they are listed (`speculation.py`, setting `speculation`), so that resolving
 the one the user picks usually returns an edit that is already there. Clients that can
-resolve an action's `edit` get it in `codeAction/resolve`; other clients get a
-`command` (`sparkls.edit`, or `sparkls.applyInstruction` for a comment instruction)
-with the same arguments.
+resolve an action's `edit` get it in `codeAction/resolve` (and its timings in the
+resolved action's `data.timings_ms`, as in `sparkls.edit`'s summary, without `apply`:
+the editor applies it); other clients get a `command` (`sparkls.edit`, or
+`sparkls.applyInstruction` for a comment instruction) with the same arguments.
 
 The comment instruction is a `refactor.rewrite` action: the user asks for a change, no
 diagnostic is being fixed. It edits the code the comment belongs to and removes the
@@ -263,6 +264,7 @@ def register(server: SparkServer) -> None:
         if not outcome.edits:
             ls.notify_user("the model proposed no change.", types.MessageType.Info)
         action.edit = workspace_edit(outcome, ls.client_capabilities)
+        action.data = {**action.data, "timings_ms": {k: round(v, 3) for k, v in outcome.timings_ms.items()}}
         tell_warnings(ls, outcome)
         return action
 
