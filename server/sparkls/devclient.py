@@ -1,13 +1,15 @@
 """A small LSP client kit for the demo and the benchmarks (not used by the server).
 
 `start_emulator` runs `sparkls emulate` on a free loopback port; `BufferEditor` holds one
-buffer, applies `workspace/applyEdit` like an editor (refusing stale versions) and
-sends `didChange`; `start_session` starts `sparkls --stdio` and initializes it with
-capabilities like VS Code's. It prints nothing; callers decide what to show.
+buffer, applies `workspace/applyEdit` like an editor (refusing stale versions), sends
+`didChange` and keeps the `sparkls/status` notifications (`fast_tier_settled` waits for
+the fast tier's connections); `start_session` starts `sparkls --stdio` and initializes
+it with capabilities like VS Code's. It prints nothing; callers decide what to show.
 """
 
 from __future__ import annotations
 
+import asyncio
 import difflib
 import os
 import re
@@ -51,6 +53,28 @@ class BufferEditor:
         self.previous_text = text
         self.apply_ms: list[float] = []  # the editor's own work per applied edit
         self.statuses: list[Any] = []  # `sparkls/status` notifications
+        self.status_changed = asyncio.Event()  # set at each status; cleared by who waits
+
+    def on_status(self, params: Any) -> None:
+        self.statuses.append(params)
+        self.status_changed.set()
+
+    async def fast_tier_settled(self, *, timeout: float) -> Any | None:
+        """The fast tier's last status once it is no longer connecting (`ready`,
+        `degraded` or `failing`); None if it still is after `timeout` seconds."""
+
+        def settled() -> Any | None:
+            fast = getattr(getattr(self.statuses[-1], "tiers", None), "fast", None) if self.statuses else None
+            return fast if getattr(fast, "state", None) in ("ready", "degraded", "failing") else None
+
+        try:
+            async with asyncio.timeout(timeout):
+                while (status := settled()) is None:
+                    self.status_changed.clear()
+                    await self.status_changed.wait()
+        except TimeoutError:
+            return None
+        return status
 
     @property
     def last_diff(self) -> str:
@@ -145,7 +169,7 @@ async def start_session(
 
     @client.feature("sparkls/status")
     def status(params: Any) -> None:
-        editor.statuses.append(params)
+        editor.on_status(params)
 
     @client.feature(types.WINDOW_SHOW_MESSAGE)
     def show_message(params: types.ShowMessageParams) -> None:
