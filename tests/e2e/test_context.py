@@ -43,6 +43,18 @@ async def test_show_context_returns_and_shows_what_is_sent(client, emulator, tmp
     assert emulator.stats()["responses"] == 0
 
 
+async def test_show_context_names_eglots_events_buffer(client, emulator, tmp_path):
+    """Without showDocument (eglot), the prompt goes to the log and the message names eglot's events buffer."""
+    path = tmp_path / "circle.py"
+    path.write_text(SAMPLE)
+    await start(client, emulator, tmp_path, editor="emacs")
+    client.editor.open(path.as_uri(), SAMPLE)
+    result = await client.workspace_execute_command_async(_context_params(path.as_uri(), 6))
+    assert any(result["prompt"]["input"] in m.message for m in client.log_messages)
+    (message,) = [m.message for m in client.messages if "context for circle.py" in m.message]
+    assert f"*EGLOT ({tmp_path.name}/(MODES)) events* (M-x eglot-events-buffer)" in message
+
+
 async def test_show_context_code_action(client, emulator, tmp_path):
     """A "Show Spark context" code action runs sparkls.showContext."""
     path = tmp_path / "circle.py"

@@ -2,8 +2,8 @@
 
 Argument: `{"uri", "range", "instruction"?}`. Returns what `sparkls context --json`
 prints (the report and the prompt itself), and shows the text to the user: in a
-document (`window/showDocument`) where the client can, else in the log with a summary
-message.
+document (`window/showDocument`) where the client can, else in the log, with a summary
+message that says where that log is in the user's editor (`where_logged`).
 """
 
 from __future__ import annotations
@@ -37,7 +37,21 @@ async def _show(ls: SparkServer, report: dict[str, Any], text: str) -> None:
         await ls.window_show_document_async(types.ShowDocumentParams(uri=path.as_uri(), take_focus=True))
     else:
         ls.log(text)
-        ls.notify_user(summary + " (the prompt is in the log)", types.MessageType.Info)
+        ls.notify_user(f"{summary}; the prompt is in {where_logged(ls.client_name, ls.root)}", types.MessageType.Info)
+
+
+def where_logged(client_name: str | None, root: Path | None) -> str:
+    """Where an editor keeps the server's `window/logMessage`s, as its user finds them.
+    Eglot 1.9 sends no client name: no name is taken for eglot."""
+    name = (client_name or "").lower()
+    if name.startswith("neovim"):
+        return "Neovim's LSP log (:lua print(vim.lsp.get_log_path()); INFO lines need vim.lsp.set_log_level('info'))"
+    if name.startswith("helix"):
+        return "Helix's log (:log-open; start hx with -v)"
+    if not name or name.startswith("eglot"):
+        project = root.stem if root is not None and root.stem else "PROJECT"  # eglot: file-name-base
+        return f"eglot's events buffer, *EGLOT ({project}/(MODES)) events* (M-x eglot-events-buffer)"
+    return "the editor's log of the server's messages (window/logMessage)"
 
 
 def register(server: SparkServer) -> None:
