@@ -143,6 +143,21 @@ async def test_context_cli_shows_what_the_editor_sends(client, emulator, tmp_pat
     assert printed["prompt"] == shown["prompt"]
 
 
+def test_context_cli_keeps_no_index_when_told_not_to(tmp_path, monkeypatch):
+    """With `context.index = false`, `sparkls context` builds no index and sends no other file's definitions."""
+    monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path / "cache"))
+    (tmp_path / "ws").mkdir()
+    (tmp_path / "ws" / ".sparkls.toml").write_text("[context]\nindex = false\n")
+    (tmp_path / "ws" / "geometry.py").write_text("def scale(x, k):\n    return x * k\n")
+    (tmp_path / "ws" / "main.py").write_text("from geometry import scale\n\n\ndef double(v):\n    return scale(v, 2)\n")
+    out = subprocess.run(
+        [sys.executable, "-m", "sparkls", "context", str(tmp_path / "ws" / "main.py"), "--line", "5", "--root", str(tmp_path / "ws"), "--json"],
+        capture_output=True, text=True, check=True,
+    ).stdout
+    assert all(s["path"] == "main.py" for s in json.loads(out)["snippets"])
+    assert not (tmp_path / "cache").exists()
+
+
 async def test_watched_file_changes_update_the_index(client, emulator, tmp_path):
     """A file created outside the editor is indexed once the client reports it."""
     import asyncio
