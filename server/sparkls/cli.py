@@ -86,7 +86,8 @@ def _parser(argv: list[str] | None = None) -> argparse.ArgumentParser:
         "context",
         help="print what the fast tier would get for an edit at FILE:LINE",
         description="Prints the region, the snippets and the prompt that an edit at this place "
-        "would send (the same engine as the editor's edits). --json prints the report only.",
+        "would send (the same engine and workspace index as the editor's edits). --json prints "
+        "what sparkls.showContext returns: the report and the prompt.",
     )
     if asked == "context":
         from sparkls.context.cli import add_arguments as add_context_arguments
