@@ -36,15 +36,15 @@ def require(binary: str) -> str:
     return shutil.which(binary) or unavailable(binary)
 
 
-def editor_env(home: Path, **extra: str) -> dict[str, str]:
-    """The editor's environment: a private home, `sparkls` on PATH, no API key (none is
-    needed on loopback)."""
+def editor_env(home: Path, *, sparkls_bin: Path = SPARKLS_BIN, **extra: str) -> dict[str, str]:
+    """The editor's environment: a private home, `sparkls` (from `sparkls_bin`) on PATH,
+    no API key (none is needed on loopback)."""
     env = {k: v for k, v in os.environ.items() if not k.startswith("XDG_")}
     for name in ("config", "data", "state", "cache"):
         (home / name).mkdir(parents=True, exist_ok=True)
         env[f"XDG_{name.upper()}_HOME"] = str(home / name)
     env["HOME"] = str(home)
-    env["PATH"] = f"{SPARKLS_BIN}{os.pathsep}{env.get('PATH', '')}"
+    env["PATH"] = f"{sparkls_bin}{os.pathsep}{env.get('PATH', '')}"
     env.pop("OPENAI_API_KEY", None)
     env.update(extra)
     return env

@@ -11,7 +11,7 @@ import json
 from pathlib import Path
 
 from tests.editors.docs import block
-from tests.editors.driver import EditorRun, editor_env, run_editor
+from tests.editors.driver import SPARKLS_BIN, EditorRun, editor_env, run_editor
 from tests.editors.workspace import (
     DIAGNOSTIC,
     EDIT_NAME,
@@ -37,8 +37,11 @@ FLOW = {
 }
 
 
-def run_flow(nvim: str, tmp: Path, emulator_url: str, *, timeout: float = 120) -> tuple[EditorRun, Path]:
-    """Run the whole flow once; returns the run and the edited file."""
+def run_flow(
+    nvim: str, tmp: Path, emulator_url: str, *, timeout: float = 120, sparkls_bin: Path = SPARKLS_BIN
+) -> tuple[EditorRun, Path]:
+    """Run the whole flow once, with the `sparkls` of `sparkls_bin` on PATH; returns the
+    run and the edited file."""
     path = write_workspace(tmp / "project", emulator_url)
     setup, commands = tmp / "setup.lua", tmp / "commands.lua"
     setup.write_text(block("neovim.md", "lua", SETUP_HEADING), encoding="utf-8")
@@ -46,6 +49,7 @@ def run_flow(nvim: str, tmp: Path, emulator_url: str, *, timeout: float = 120) -
     result = tmp / "result.json"
     env = editor_env(
         tmp / "home",
+        sparkls_bin=sparkls_bin,
         SPARKLS_NVIM_SETUP=str(setup),
         SPARKLS_NVIM_COMMANDS=str(commands),
         SPARKLS_NVIM_FILE=str(path),

@@ -158,6 +158,7 @@ local function edit_with_instruction(step)
   if record.error or not record.result.applied then
     error('sparkls.edit failed: ' .. vim.inspect(record))
   end
+  result.timings_ms.first_edit = result.timings_ms.first_edit or since_spawn()
 end
 
 -- The documented <leader>st, after the file is written: only what it sends is checked
