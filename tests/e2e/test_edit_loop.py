@@ -131,6 +131,32 @@ async def test_quick_fix_resolves_lazily(client, emulator, tmp_path, sample):
     assert client.editor.text(sample) == SAMPLE.replace("raduis", "radius")
 
 
+async def test_quick_fix_follows_a_typescript_suggestion(client, emulator, tmp_path):
+    """A real tsserver diagnostic, no directive: the fix takes its "Did you mean" name."""
+    source = "export function area(radius: number): number {\n  return Math.PI * raduis ** 2;\n}\n"
+    uri = (tmp_path / "shapes.ts").as_uri()
+    (tmp_path / "shapes.ts").write_text(source)
+    await start(client, emulator, tmp_path, editor="visual_studio_code", options={"speculation": {"enabled": False}})
+    client.editor.open(uri, source, language_id="typescript")
+    diagnostic = types.Diagnostic(
+        range=types.Range(start=types.Position(line=1, character=19), end=types.Position(line=1, character=25)),
+        message="Cannot find name 'raduis'. Did you mean 'radius'?",
+        source="ts",
+        code=2552,
+    )
+    actions = await client.text_document_code_action_async(
+        types.CodeActionParams(
+            text_document=types.TextDocumentIdentifier(uri=uri),
+            range=diagnostic.range,
+            context=types.CodeActionContext(diagnostics=[diagnostic]),
+        )
+    )
+    (fix,) = [a for a in actions if a.kind == types.CodeActionKind.QuickFix]
+    resolved = await client.code_action_resolve_async(fix)
+    assert client.editor.apply_workspace_edit(resolved.edit).applied
+    assert client.editor.text(uri) == source.replace("raduis", "radius")
+
+
 async def test_quick_fix_without_resolve_support_runs_command(client, emulator, tmp_path, sample):
     """Emacs/eglot (no edit resolve, UTF-32 positions): the quick fix runs sparkls.edit."""
     result = await start(client, emulator, tmp_path, editor="emacs")

@@ -12,6 +12,9 @@ events, and does no I/O. It follows the fast-tier model protocol (docs/, DESIGN.
   at the cursor (or at the region's end when there is no cursor). An operand is a bare
   non-space token, a ``"double-quoted"`` string or a ```backticked``` string; inside
   the quoted forms ``\\n`` and ``\\t`` mean newline and tab.
+- Without a REPLACE or COMPLETE directive, a diagnostic in the prompt that suggests a
+  name (``Cannot find name 'raduis'. Did you mean 'radius'?``) is followed, as a real
+  model would: the name becomes the suggested one in the region (``suggestions.py``).
 - The answer is the complete new region, without the cursor marker, in one fenced
   code block (or in another reply shape, ``shapes.py``). Without region markers the
   answer is the COMPLETE text in a fence, or the sentence :data:`NO_REGION_ANSWER`.
@@ -33,7 +36,7 @@ import re
 from collections import deque
 from typing import Any, Iterable
 
-from sparkls.emulator import deep
+from sparkls.emulator import deep, suggestions
 from sparkls.emulator.protocol import CURSOR, FENCE, REGION_END, REGION_START, fence, find_region
 from sparkls.emulator.shapes import BROKEN_TAIL, REPLY_STYLES, render
 
@@ -136,7 +139,10 @@ def answer(request_text: str, *, reply: str = "fenced") -> str:
     bounds = find_region(request_text)
     if bounds is not None:
         old = request_text[bounds[0] : bounds[1]]
-        return render(reply, edit_region(old, directives), old, request_text)
+        new = edit_region(old, directives)
+        if not (directives.replaces or directives.completes):
+            new = suggestions.apply_renames(new, suggestions.suggested_renames(request_text))
+        return render(reply, new, old, request_text)
     if directives.completes:
         return render(reply, "".join(directives.completes), None, request_text)
     return NO_REGION_ANSWER
