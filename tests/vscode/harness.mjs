@@ -1,0 +1,489 @@
+// A real VS Code (code-server) in headless Chromium, the sparkls extension installed
+// from the .vsix, the real server, and the emulator: what each tests/vscode/ test drives.
+//
+// Everything a test does goes through the UI a user sees: the command palette, the
+// keyboard, input boxes, the status bar, the lightbulb menu. Files are read back from
+// disk. A failed step saves a screenshot and the Spark output channel (what "Spark:
+// Show Logs" shows) under the artifacts folder and says which step failed.
+
+import { spawn, spawnSync } from 'node:child_process';
+import { once } from 'node:events';
+import * as fs from 'node:fs';
+import * as os from 'node:os';
+import * as path from 'node:path';
+import { fileURLToPath, pathToFileURL } from 'node:url';
+
+export const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..', '..');
+export const ARTIFACTS = path.resolve(process.env.SPARKLS_VSCODE_ARTIFACTS ?? path.join(ROOT, 'test-results', 'vscode'));
+const VENV_BIN = path.join(ROOT, '.venv', 'bin');
+const SPARKLS = path.join(VENV_BIN, 'sparkls');
+const VSIX = path.join(ROOT, 'client-vscode', 'sparkls-0.1.0.vsix');
+// A host name that resolves to this machine but is not a loopback literal, so sparkls
+// treats a tier there as remote (it sends the key): code-server and its children run
+// in a mount namespace whose /etc/hosts maps it to 127.0.0.1 (see `hostsNamespace`).
+export const REMOTE_HOST = 'api.sparkls.test';
+const STEP_TIMEOUT = 30_000;
+
+let toolsCache;
+/** The paths scripts/vscode_tools.py prints (it installs what is missing, once). */
+export function tools() {
+  if (toolsCache) return toolsCache;
+  if (process.env.SPARKLS_VSCODE_TOOLS) {
+    toolsCache = JSON.parse(process.env.SPARKLS_VSCODE_TOOLS); // already known (the Makefile's run)
+    return toolsCache;
+  }
+  const python = path.join(VENV_BIN, 'python');
+  const done = spawnSync(python, [path.join(ROOT, 'scripts', 'vscode_tools.py')], { encoding: 'utf8' });
+  if (done.status !== 0) {
+    throw new Error(`scripts/vscode_tools.py failed (exit ${done.status}):\n${done.stderr}`);
+  }
+  toolsCache = JSON.parse(done.stdout);
+  return toolsCache;
+}
+
+let playwright;
+async function chromiumDriver() {
+  playwright ??= await import(pathToFileURL(path.join(tools().playwright_core, 'index.mjs')).href);
+  return playwright.chromium;
+}
+
+/** A temporary folder removed when the process exits. */
+export function tempDir(prefix) {
+  const dir = fs.mkdtempSync(path.join(os.tmpdir(), prefix));
+  process.once('exit', () => fs.rmSync(dir, { recursive: true, force: true }));
+  return dir;
+}
+
+// ---------------------------------------------------------------------------------
+// The emulator
+
+/** `sparkls emulate --port 0 [...args]`; resolves once it prints its address. */
+export async function startEmulator(args = [], { host = '127.0.0.1' } = {}) {
+  const proc = spawn(SPARKLS, ['emulate', '--port', '0', '--host', host, ...args], {
+    stdio: ['ignore', 'pipe', 'pipe'],
+    env: withoutKey(process.env),
+  });
+  let output = '';
+  const url = await new Promise((resolve, reject) => {
+    const onData = (chunk) => {
+      output += chunk;
+      const match = /listening on (http:\/\/\S+\/v1)/.exec(output);
+      if (match) resolve(match[1]);
+    };
+    proc.stdout.on('data', onData);
+    proc.stderr.on('data', onData);
+    proc.once('exit', (code) => reject(new Error(`sparkls emulate exited (${code}) before listening:\n${output}`)));
+  });
+  const port = new URL(url).port;
+  return {
+    url,
+    port,
+    /** The same emulator under another host name (e.g. REMOTE_HOST). */
+    urlAt: (name) => `http://${name}:${port}/v1`,
+    async control(method, name, body) {
+      const reply = await fetch(`${url.replace(/\/v1$/, '')}/_emulator/${name}`, {
+        method,
+        headers: body ? { 'content-type': 'application/json' } : undefined,
+        body: body ? JSON.stringify(body) : undefined,
+      });
+      return reply.json();
+    },
+    /** The request texts the emulator received, most recent last. */
+    prompts() {
+      return this.control('GET', 'prompts').then((r) => r.prompts);
+    },
+    async stop() {
+      proc.kill('SIGTERM');
+      if (proc.exitCode === null) await once(proc, 'exit');
+    },
+  };
+}
+
+function withoutKey(env) {
+  const copy = { ...env };
+  delete copy.OPENAI_API_KEY;
+  return copy;
+}
+
+// ---------------------------------------------------------------------------------
+// code-server in a namespace of its own
+
+/**
+ * The argv prefix that runs a command with REMOTE_HOST resolving to 127.0.0.1: a mount
+ * namespace (root, or unprivileged user namespaces) whose /etc/hosts is a copy with
+ * that line added. Nothing outside that process tree sees it.
+ */
+function hostsNamespace(dir) {
+  const hosts = path.join(dir, 'hosts');
+  fs.writeFileSync(hosts, `127.0.0.1 ${REMOTE_HOST}\n${fs.readFileSync('/etc/hosts', 'utf8')}`);
+  const script = `mount --bind "$0" /etc/hosts && exec "$@"`;
+  const asRoot = process.getuid?.() === 0;
+  const argv = asRoot ? ['unshare', '-m', 'sh', '-c', script, hosts] : ['unshare', '-rm', 'sh', '-c', script, hosts];
+  const probe = spawnSync(argv[0], [...argv.slice(1), 'getent', 'hosts', REMOTE_HOST], { encoding: 'utf8' });
+  if (probe.status !== 0 || !probe.stdout.includes('127.0.0.1')) {
+    return null;
+  }
+  return argv;
+}
+
+/**
+ * Start code-server on a workspace with the .vsix installed and `settings` as the user
+ * settings; open it in headless Chromium. `files` ({relative path: text}) are written
+ * into the workspace first. `env` is added to code-server's environment (the extension
+ * host, and so the sparkls server, inherit it).
+ */
+export async function openVSCode(name, { settings = {}, files = {}, env = {} } = {}) {
+  const t = tools();
+  fs.rmSync(path.join(ARTIFACTS, name), { recursive: true, force: true }); // a previous run's
+  const dir = tempDir(`sparkls-vscode-${name}-`);
+  const workspace = path.join(dir, 'workspace');
+  const userData = path.join(dir, 'user-data');
+  const extensions = path.join(dir, 'extensions');
+  for (const [rel, text] of Object.entries(files)) {
+    fs.mkdirSync(path.dirname(path.join(workspace, rel)), { recursive: true });
+    fs.writeFileSync(path.join(workspace, rel), text);
+  }
+  fs.mkdirSync(workspace, { recursive: true });
+  fs.mkdirSync(path.join(userData, 'User'), { recursive: true });
+  const userSettings = {
+    'sparkls.server.path': SPARKLS,
+    'workbench.startupEditor': 'none',
+    'workbench.tips.enabled': false,
+    'workbench.secondarySideBar.defaultVisibility': 'hidden',
+    'chat.disableAIFeatures': true,
+    'security.workspace.trust.enabled': false,
+    'telemetry.telemetryLevel': 'off',
+    'extensions.ignoreRecommendations': true,
+    'update.mode': 'none',
+    'git.enabled': false,
+    'editor.accessibilitySupport': 'off',
+    'files.autoSave': 'off',
+    ...settings,
+  };
+  fs.writeFileSync(path.join(userData, 'User', 'settings.json'), JSON.stringify(userSettings, null, 2));
+  const codeEnv = {
+    ...withoutKey(process.env),
+    PATH: `${path.dirname(t.node)}${path.delimiter}${process.env.PATH}`,
+    XDG_CONFIG_HOME: path.join(dir, 'config'),
+    XDG_DATA_HOME: path.join(dir, 'data'),
+    XDG_CACHE_HOME: path.join(dir, 'cache'),
+    ...env,
+  };
+  const common = ['--user-data-dir', userData, '--extensions-dir', extensions];
+  const install = spawnSync(t.code_server, [...common, '--install-extension', VSIX], { env: codeEnv, encoding: 'utf8' });
+  if (install.status !== 0 || !/successfully installed/.test(install.stdout)) {
+    throw new Error(`installing ${VSIX} into code-server failed:\n${install.stdout}\n${install.stderr}`);
+  }
+  const serverArgs = [
+    t.code_server, '--auth', 'none', '--bind-addr', '127.0.0.1:0', ...common,
+    '--disable-telemetry', '--disable-update-check', '--disable-workspace-trust', '--disable-getting-started-override',
+    workspace,
+  ];
+  const namespace = hostsNamespace(dir);
+  const argv = namespace ? [...namespace, ...serverArgs] : serverArgs;
+  // Its own process group: each browser connection starts an extension host (and a
+  // sparkls server) that outlives the tab; `close` ends the whole group.
+  const server = spawn(argv[0], argv.slice(1), { env: codeEnv, detached: true, stdio: ['ignore', 'pipe', 'pipe'] });
+  let serverLog = '';
+  const address = await new Promise((resolve, reject) => {
+    const onData = (chunk) => {
+      serverLog += chunk;
+      const match = /HTTP server listening on (http:\/\/\S+?)\/?\s/.exec(serverLog);
+      if (match) resolve(match[1]);
+    };
+    server.stdout.on('data', onData);
+    server.stderr.on('data', onData);
+    server.once('exit', (code) => reject(new Error(`code-server exited (${code}):\n${serverLog}`)));
+  });
+  server.stdout.on('data', (chunk) => { serverLog += chunk; });
+  server.stderr.on('data', (chunk) => { serverLog += chunk; });
+
+  const chromium = await chromiumDriver();
+  const browser = await chromium.launch({
+    executablePath: t.chromium,
+    args: [
+      '--no-sandbox', '--disable-gpu', '--disable-dev-shm-usage', '--disable-background-networking',
+      '--disable-component-update', '--disable-sync', '--no-first-run', '--disable-default-apps',
+    ],
+  });
+  const context = await browser.newContext({ viewport: { width: 1400, height: 900 } });
+  const page = await context.newPage();
+  // Every text the status item shows, as it changes (a state can last a few ms).
+  await page.addInitScript(() => {
+    const seen = [];
+    window.__sparkStatus = seen;
+    new MutationObserver(() => {
+      const item = document.querySelector('.statusbar-item[id^="sparkls.sparkls"]');
+      const text = item?.textContent?.trim();
+      if (text !== undefined && seen[seen.length - 1] !== text) seen.push(text);
+    }).observe(document, { subtree: true, childList: true, characterData: true, attributes: true });
+  });
+  await page.goto(`${address}/?folder=${encodeURIComponent(workspace)}`);
+  await page.locator('.monaco-workbench').waitFor({ timeout: 60_000 });
+  const vscode = new VSCode({ name, page, browser, server, workspace, userData, dir, remoteHost: namespace !== null });
+  vscode.serverLog = () => serverLog;
+  return vscode;
+}
+
+// ---------------------------------------------------------------------------------
+// What a user does
+
+const isMac = false; // code-server runs here on Linux; the keybindings are the Linux ones
+
+export class VSCode {
+  constructor({ name, page, browser, server, workspace, userData, dir, remoteHost }) {
+    Object.assign(this, { name, page, browser, server, workspace, userData, dir });
+    /** Whether REMOTE_HOST resolves to this machine inside code-server's namespace. */
+    this.remoteHostAvailable = remoteHost;
+    this.stepNumber = 0;
+  }
+
+  /** Run `fn` as a named step; on failure keep a screenshot and the Spark log. */
+  async step(title, fn) {
+    this.stepNumber += 1;
+    const label = `${String(this.stepNumber).padStart(2, '0')}-${title.replace(/[^a-z0-9]+/gi, '-').toLowerCase()}`;
+    try {
+      return await fn();
+    } catch (error) {
+      const where = path.join(ARTIFACTS, this.name);
+      fs.mkdirSync(where, { recursive: true });
+      const shot = path.join(where, `${label}.png`);
+      await this.page.screenshot({ path: shot }).catch(() => {});
+      const log = this.sparkLog();
+      fs.writeFileSync(path.join(where, `${label}.spark.log`), log);
+      fs.writeFileSync(path.join(where, `${label}.code-server.log`), this.serverLog());
+      const tail = log.split('\n').slice(-40).join('\n');
+      throw new Error(
+        `step "${title}" failed: ${error.message}\n` +
+          `screenshot: ${shot}\n--- Spark output channel (last 40 lines) ---\n${tail || '(empty: the extension never logged)'}`,
+        { cause: error },
+      );
+    }
+  }
+
+  /** The Spark output channel's text ("Spark: Show Logs"), from VS Code's log folder. */
+  sparkLog() {
+    const found = [];
+    const walk = (dir) => {
+      for (const entry of fs.readdirSync(dir, { withFileTypes: true })) {
+        const full = path.join(dir, entry.name);
+        if (entry.isDirectory()) walk(full);
+        else if (entry.name === 'Spark.log') found.push(full);
+      }
+    };
+    const logs = path.join(this.userData, 'logs');
+    if (fs.existsSync(logs)) walk(logs);
+    return found.sort().map((file) => fs.readFileSync(file, 'utf8')).join('\n');
+  }
+
+  path(rel) {
+    return path.join(this.workspace, rel);
+  }
+
+  read(rel) {
+    return fs.readFileSync(this.path(rel), 'utf8');
+  }
+
+  async press(keys) {
+    for (const key of keys.split(' ')) {
+      await this.page.keyboard.press(key);
+    }
+  }
+
+  /** Quick Open (Ctrl+P) a workspace file and wait for its editor to have focus. */
+  async openFile(rel) {
+    const base = path.basename(rel);
+    await this.quickInput('Control+P', rel, (row) => row.includes(base));
+    const tab = this.page.locator(`.tabs-container .tab[data-resource-name="${base}"], .tabs-container .tab:has-text("${base}")`).first();
+    await tab.waitFor({ timeout: STEP_TIMEOUT });
+    await this.page.locator('.editor-instance .monaco-editor.focused').first().waitFor({ timeout: STEP_TIMEOUT });
+  }
+
+  /**
+   * Open the quick input with `keys`, type `text`, wait for a row for which
+   * `matches(rowText)` holds and pick it with Enter.
+   */
+  async quickInput(keys, text, matches) {
+    await this.press(keys);
+    const input = this.page.locator('.quick-input-widget .quick-input-box input');
+    await input.waitFor({ state: 'visible', timeout: STEP_TIMEOUT });
+    await input.fill(text);
+    const deadline = Date.now() + STEP_TIMEOUT;
+    for (;;) {
+      const rows = await this.page.locator('.quick-input-widget .quick-input-list .monaco-list-row').allTextContents();
+      const focused = await this.page.locator('.quick-input-widget .quick-input-list .monaco-list-row.focused').allTextContents();
+      if (focused.length && matches(focused[0])) break;
+      if (Date.now() > deadline) {
+        throw new Error(`quick input "${text}": no row to pick among ${JSON.stringify(rows)}`);
+      }
+      await this.page.waitForTimeout(100);
+    }
+    await this.page.keyboard.press('Enter');
+  }
+
+  /** Run a command by its title from the command palette (Ctrl+Shift+P). */
+  async command(title) {
+    // The palette opens at its `>` prefix; without it the text is a file search.
+    await this.quickInput('Control+Shift+P', `>${title}`, (row) => row.includes(title));
+  }
+
+  /** Answer an input box (showInputBox) with `text`. */
+  async answerInputBox(text, { promptIncludes } = {}) {
+    const widget = this.page.locator('.quick-input-widget');
+    const input = widget.locator('.quick-input-box input');
+    await input.waitFor({ state: 'visible', timeout: STEP_TIMEOUT });
+    if (promptIncludes) {
+      await widget.getByText(promptIncludes, { exact: false }).first().waitFor({ timeout: STEP_TIMEOUT });
+    }
+    await input.fill(text);
+    await this.page.keyboard.press('Enter');
+    await input.waitFor({ state: 'hidden', timeout: STEP_TIMEOUT });
+  }
+
+  /** Go to a line (1-based) and column (1-based) with Ctrl+G. */
+  async goTo(line, column = 1) {
+    await this.press('Control+G');
+    const input = this.page.locator('.quick-input-widget .quick-input-box input');
+    await input.waitFor({ state: 'visible', timeout: STEP_TIMEOUT });
+    await input.fill(`:${line}:${column}`); // Ctrl+G opens Quick Open at its `:` prefix
+    await this.page.keyboard.press('Enter');
+    await input.waitFor({ state: 'hidden', timeout: STEP_TIMEOUT });
+  }
+
+  /** Select whole lines `first`..`last` (1-based, inclusive) with the keyboard. */
+  async selectLines(first, last) {
+    await this.goTo(first, 1);
+    await this.press('Home Home');
+    for (let line = first; line <= last; line++) {
+      await this.page.keyboard.press('Shift+ArrowDown');
+    }
+  }
+
+  /** Save the active editor (Ctrl+S) and wait until its tab is no longer dirty. */
+  async save() {
+    await this.press('Control+S');
+    await this.page.locator('.tabs-container .tab.active.dirty').waitFor({ state: 'detached', timeout: STEP_TIMEOUT });
+  }
+
+  /** The sparkls status bar item's text and tooltip label. */
+  async status() {
+    const item = this.page.locator('.statusbar-item[id^="sparkls.sparkls"]').first();
+    if ((await item.count()) === 0) return null;
+    return { text: (await item.textContent())?.trim() ?? '', label: (await item.getAttribute('aria-label')) ?? '' };
+  }
+
+  /** Wait until the status item's text or label matches `pattern`; every state seen is kept. */
+  async waitForStatus(pattern, { timeout = 60_000, seen = [] } = {}) {
+    const deadline = Date.now() + timeout;
+    for (;;) {
+      const now = await this.status();
+      if (now && (seen.length === 0 || seen[seen.length - 1].text !== now.text)) seen.push(now);
+      if (now && (pattern.test(now.text) || pattern.test(now.label))) return now;
+      if (Date.now() > deadline) {
+        throw new Error(`the status item never matched ${pattern}; seen: ${JSON.stringify(seen)}`);
+      }
+      await this.page.waitForTimeout(50);
+    }
+  }
+
+  /** Every text the status item has shown since the page loaded, in order. */
+  statusHistory() {
+    return this.page.evaluate(() => [...window.__sparkStatus]);
+  }
+
+  /** The status item's tooltip, as hovering over it shows it. */
+  async statusTooltip() {
+    const item = this.page.locator('.statusbar-item[id^="sparkls.sparkls"]').first();
+    await item.hover();
+    const hover = this.page.locator('.workbench-hover, .monaco-hover').filter({ hasText: 'Spark (sparkls)' }).first();
+    await hover.waitFor({ state: 'visible', timeout: STEP_TIMEOUT });
+    const text = await hover.innerText();
+    await this.page.mouse.move(5, 5);
+    return text;
+  }
+
+  /** The pids of the sparkls language servers code-server's process group runs now. */
+  sparklsServers() {
+    const pids = [];
+    for (const entry of fs.readdirSync('/proc')) {
+      if (!/^\d+$/.test(entry)) continue;
+      try {
+        const stat = fs.readFileSync(`/proc/${entry}/stat`, 'utf8');
+        const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+        if (Number(fields[2]) !== this.server.pid || fields[0] === 'Z') continue; // pgrp, zombies
+        const argv = fs.readFileSync(`/proc/${entry}/cmdline`, 'utf8').split('\0');
+        if (argv.some((a) => a.endsWith('/sparkls') || a === 'sparkls') && !argv.includes('emulate')) pids.push(Number(entry));
+      } catch {
+        // gone meanwhile
+      }
+    }
+    return pids;
+  }
+
+  /** Save every dirty editor ("File: Save All") and wait until none is dirty. */
+  async saveAll() {
+    await this.command('File: Save All');
+    await this.page.locator('.tabs-container .tab.dirty').first().waitFor({ state: 'detached', timeout: STEP_TIMEOUT });
+  }
+
+  /** Wait until `predicate()` holds (polled), else fail saying `what`. */
+  async waitFor(predicate, what, timeout = STEP_TIMEOUT) {
+    const deadline = Date.now() + timeout;
+    while (!(await predicate())) {
+      if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
+      await this.page.waitForTimeout(50);
+    }
+  }
+
+  /** The active editor's visible text (its view lines; the test files fit on screen). */
+  async editorText() {
+    const lines = this.page.locator('.editor-group-container.active .editor-instance .monaco-editor .view-lines .view-line');
+    const boxes = await lines.evaluateAll((nodes) =>
+      nodes.map((n) => ({ top: parseFloat(n.style.top) || 0, text: (n.textContent ?? '').replace(/\u00a0/g, ' ') })));
+    return boxes.sort((a, b) => a.top - b.top).map((b) => b.text).join('\n');
+  }
+
+  /** Wait until the active editor shows text for which `predicate` holds. */
+  async waitForEditorText(predicate) {
+    let last = '';
+    await this.waitFor(async () => predicate((last = await this.editorText())), 'the editor to show the change')
+      .catch((error) => { throw new Error(`${error.message}; it shows:\n${last}`); });
+    return last;
+  }
+
+  /** Wait until the file on disk satisfies `predicate` (after a save). */
+  async waitForFile(rel, predicate, what) {
+    const deadline = Date.now() + STEP_TIMEOUT;
+    for (;;) {
+      const text = fs.existsSync(this.path(rel)) ? this.read(rel) : null;
+      if (text !== null && predicate(text)) return text;
+      if (Date.now() > deadline) throw new Error(`${rel} never ${what}; it holds:\n${text}`);
+      await this.page.waitForTimeout(50);
+    }
+  }
+
+  async close() {
+    await this.browser.close().catch(() => {});
+    try {
+      process.kill(-this.server.pid, 'SIGTERM');
+    } catch {
+      // already gone
+    }
+    const deadline = Date.now() + 5000;
+    while (Date.now() < deadline) {
+      try {
+        process.kill(-this.server.pid, 0);
+      } catch {
+        return;
+      }
+      await new Promise((resolve) => setTimeout(resolve, 50));
+    }
+    try {
+      process.kill(-this.server.pid, 'SIGKILL');
+    } catch {
+      // gone
+    }
+  }
+}
+
+export { isMac };
