@@ -420,10 +420,28 @@ export class VSCode {
     return pids;
   }
 
-  /** Save every dirty editor ("File: Save All") and wait until none is dirty. */
+  /** Wait until each of `names` has a tab marked unsaved. */
+  async waitForDirty(names) {
+    const dirty = this.page.locator('.tabs-container .tab.dirty');
+    await this.waitFor(async () => {
+      const labels = await dirty.allTextContents();
+      return names.every((name) => labels.some((label) => label.includes(name)));
+    }, `unsaved tabs for ${names.join(', ')}`);
+  }
+
+  /**
+   * Save every dirty editor, one tab at a time (Ctrl+S in each) until none is dirty.
+   * ("File: Save All" in code-server 4.139.1 under headless Chromium saves only the
+   * active editor, whatever made the others dirty.)
+   */
   async saveAll() {
-    await this.command('File: Save All');
-    await this.page.locator('.tabs-container .tab.dirty').first().waitFor({ state: 'detached', timeout: STEP_TIMEOUT });
+    const dirty = this.page.locator('.tabs-container .tab.dirty');
+    const deadline = Date.now() + STEP_TIMEOUT;
+    while ((await dirty.count()) > 0) {
+      if (Date.now() > deadline) throw new Error(`tabs still unsaved: ${await dirty.allTextContents()}`);
+      await dirty.first().click();
+      await this.save();
+    }
   }
 
   /** Wait until `predicate()` holds (polled), else fail saying `what`. */
@@ -449,6 +467,81 @@ export class VSCode {
     await this.waitFor(async () => predicate((last = await this.editorText())), 'the editor to show the change')
       .catch((error) => { throw new Error(`${error.message}; it shows:\n${last}`); });
     return last;
+  }
+
+  /** Wait until the active editor shows `count` error squiggles. */
+  async waitForDiagnostics(count, { timeout = STEP_TIMEOUT } = {}) {
+    const squiggles = this.page.locator('.editor-group-container.active .monaco-editor .squiggly-error');
+    await this.waitFor(async () => (await squiggles.count()) === count, `${count} error squiggle(s)`, timeout);
+  }
+
+  /** Ctrl+. at the cursor; wait for an entry matching `pattern`; return every title. */
+  async openCodeActions(pattern) {
+    await this.press('Control+.');
+    const rows = this.page.locator('.action-widget:not(.action-list-submenu-panel) .monaco-list-row');
+    let titles = [];
+    await this.waitFor(async () => {
+      titles = (await rows.allTextContents()).map((t) => t.trim());
+      return titles.some((t) => pattern.test(t));
+    }, `a code action matching ${pattern}`).catch((error) => {
+      throw new Error(`${error.message}; the menu lists ${JSON.stringify(titles)}`);
+    });
+    return titles;
+  }
+
+  /** Pick the open code action menu's first entry matching `pattern`. */
+  async pickCodeAction(pattern) {
+    const row = this.page.locator('.action-widget .monaco-list-row').filter({ hasText: pattern }).first();
+    await row.click();
+    await this.page.locator('.action-widget:not(.action-list-submenu-panel)').first().waitFor({ state: 'hidden', timeout: STEP_TIMEOUT });
+  }
+
+  /** Wait for inline completion ghost text in the active editor; return its text. */
+  async waitForGhostText() {
+    const ghost = this.page.locator('.editor-group-container.active .monaco-editor .ghost-text-decoration, .editor-group-container.active .monaco-editor .ghost-text');
+    await ghost.first().waitFor({ state: 'visible', timeout: STEP_TIMEOUT });
+    return (await ghost.allTextContents()).join('').replace(/\u00a0/g, ' ');
+  }
+
+  /** Wait for the Refactor Preview to list files whose labels include each of `names`; return every label. */
+  async refactorPreview(names) {
+    const rows = this.page.locator('.bulk-edit-panel .monaco-list-row[aria-level="1"]');
+    let labels = [];
+    await this.waitFor(async () => {
+      labels = (await rows.allTextContents()).map((t) => t.trim());
+      return names.every((name) => labels.some((label) => label.includes(name)));
+    }, `the refactor preview to list ${names.join(', ')}`).catch((error) => {
+      throw new Error(`${error.message}; it lists ${JSON.stringify(labels)}`);
+    });
+    return labels;
+  }
+
+  /**
+   * Tick the Refactor Preview's checkbox of each file in `names`: VS Code lists the
+   * changes of an edit that needs confirmation unticked, for the user to pick.
+   */
+  async tickRefactorPreview(names) {
+    for (const name of names) {
+      const row = this.page.locator('.bulk-edit-panel .monaco-list-row[aria-level="1"]').filter({ hasText: name }).first();
+      const box = row.locator('.edit-checkbox').first();
+      await box.click();
+      await this.waitFor(async () => (await box.getAttribute('aria-checked')) === 'true', `${name} ticked`);
+    }
+  }
+
+  /** Press the Refactor Preview's Apply button and wait for it to close. */
+  async applyRefactorPreview() {
+    const panel = this.page.locator('.bulk-edit-panel');
+    await panel.getByRole('button', { name: 'Apply', exact: true }).click();
+    await panel.waitFor({ state: 'hidden', timeout: STEP_TIMEOUT });
+  }
+
+  /** Press the button matching `name` in the modal dialog that is open (or opens). */
+  async answerDialog(name) {
+    const dialog = this.page.locator('.monaco-dialog-box');
+    await dialog.waitFor({ state: 'visible', timeout: STEP_TIMEOUT });
+    await dialog.getByRole('button', { name }).click();
+    await dialog.waitFor({ state: 'hidden', timeout: STEP_TIMEOUT });
   }
 
   /** Wait until the file on disk satisfies `predicate` (after a save). */
