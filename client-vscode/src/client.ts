@@ -48,6 +48,8 @@ export class ServerManager implements vscode.Disposable {
   private client: LanguageClient | undefined;
   private launch: Launch | undefined;
   private apiKey: string | undefined;
+  /** The key the next (or running) server gets: `apiKey` once a restart has read it. */
+  private wantedKey: string | undefined;
   /** Every key used this session: an old process may still log for a moment. */
   private readonly usedKeys = new Set<string>();
   private interpreterWatch: vscode.Disposable | undefined;
@@ -105,9 +107,15 @@ export class ServerManager implements vscode.Disposable {
     }
   }
 
+  /**
+   * Restart when the stored key differs from the one the server has or is about to
+   * get. Set API Key calls this and the secret store's change event does too: the
+   * second call finds the key already on its way and restarts nothing.
+   */
   async apiKeyChanged(): Promise<void> {
     const key = (await this.context.secrets.get(API_KEY_SECRET)) || undefined;
-    if (key !== this.apiKey) {
+    if (key !== this.wantedKey) {
+      this.wantedKey = key;
       await this.restart('the API key changed');
     }
   }
@@ -166,6 +174,7 @@ export class ServerManager implements vscode.Disposable {
       return;
     }
     this.apiKey = (await this.context.secrets.get(API_KEY_SECRET)) || undefined;
+    this.wantedKey = this.apiKey;
     if (this.apiKey !== undefined) {
       this.usedKeys.add(this.apiKey);
     }
