@@ -10,7 +10,7 @@ STAMP := $(VENV)/.sparkls-installed
 # missing; when this folder does not exist the system's node and npm are used.
 export PATH := $(CURDIR)/.tools/node/bin:$(PATH)
 
-.PHONY: demo test node test-vscode bench clean
+.PHONY: demo test node test-vscode test-vscode-e2e vscode-tools bench clean
 
 $(STAMP): pyproject.toml scripts/bootstrap.sh
 	bash scripts/bootstrap.sh
@@ -21,7 +21,7 @@ demo: $(STAMP)
 
 test: node $(STAMP)
 	$(VENV)/bin/python -m pytest
-	$(MAKE) test-vscode
+	$(MAKE) test-vscode-e2e
 
 # Node.js 20+ and npm: the system's, else fetched from the npm registry into .tools/node.
 node:
@@ -32,6 +32,20 @@ node:
 # install, then the strict type check, node --test and the .vsix.
 test-vscode: node
 	cd client-vscode && { [ node_modules/.package-lock.json -nt package-lock.json ] || npm ci --no-audit --no-fund; } && npm test
+
+# The extension in a real VS Code (code-server) in headless Chromium, from the .vsix
+# test-vscode built (tests/vscode/). Needs Chromium (Debian: chromium libkrb5-dev);
+# scripts/vscode_tools.py fetches Node 24, code-server and playwright-core once into
+# ~/.cache/sparkls-dev/vscode-e2e/. A failed step leaves its screenshot, the Spark
+# output channel and code-server's log in test-results/vscode/<test>/.
+test-vscode-e2e: test-vscode $(STAMP)
+	@tools="$$($(VENV)/bin/python scripts/vscode_tools.py)" && \
+	SPARKLS_VSCODE_TOOLS="$$tools" "$(CURDIR)/.tools/node/bin/node" --test --test-concurrency=1 \
+		--test-timeout=600000 --test-reporter=spec tests/vscode/*.test.mjs
+
+# Only fetch (or check) what test-vscode-e2e needs, and print where it is.
+vscode-tools: $(STAMP)
+	$(VENV)/bin/python scripts/vscode_tools.py
 
 bench: $(STAMP)
 	$(VENV)/bin/python bench/edit_loop.py
