@@ -16,7 +16,9 @@ They drive a real VS Code (the npm package `code-server`) in headless Chromium t
   `npm-install.log` there. code-server's kerberos module builds against the system's
   Kerberos headers (Debian: libkrb5-dev);
 - Chromium: Debian's `chromium` package (`/usr/bin/chromium`, or `chromium` on PATH).
-  This script does not install system packages; `.ci/run` does, as root.
+  What is missing of `chromium` and `libkrb5-dev` is installed with apt-get when this
+  runs as root on a system that has it (as scripts/bootstrap.sh does python3-venv);
+  otherwise the script stops, naming the packages, before downloading anything.
 
 On success it prints one JSON object on stdout, the paths the tests use:
 {"node", "npm_bin", "code_server", "playwright_core", "chromium"}. Otherwise exit code 1
@@ -237,13 +239,46 @@ def install(folder: Path) -> None:
         shutil.rmtree(work, ignore_errors=True)
 
 
+def can_apt_install() -> bool:
+    return hasattr(os, "geteuid") and os.geteuid() == 0 and shutil.which("apt-get") is not None
+
+
+def apt_install(packages: list[str]) -> None:
+    """apt-get install `packages` (refreshing the package lists once if that fails)."""
+    say(f"installing {' '.join(packages)} with apt-get")
+    env = {**os.environ, "DEBIAN_FRONTEND": "noninteractive"}
+    command = ["apt-get", "install", "-y", "-q", "--no-install-recommends", *packages]
+    quiet = {"env": env, "stdin": subprocess.DEVNULL, "capture_output": True, "text": True}
+    done = subprocess.run(command, **quiet)
+    if done.returncode != 0:  # a fresh image may have no package lists yet
+        subprocess.run(["apt-get", "update", "-q"], **quiet)
+        done = subprocess.run(command, **quiet)
+    if done.returncode != 0:
+        raise Failure(f"apt-get install {' '.join(packages)} failed: {(done.stderr or done.stdout).strip()[-500:]}")
+
+
+def ensure_system_packages(*, installing: bool) -> None:
+    """Chromium, and the Kerberos headers when code-server is still to be installed."""
+    missing = [] if find_chromium() else ["chromium"]
+    if installing and kerberos_headers_missing():
+        missing.append("libkrb5-dev")
+    if not missing:
+        return
+    if not can_apt_install():
+        raise Failure(f"the real VS Code tests (in Chromium) need {' and '.join(missing)}: apt-get install {' '.join(missing)} (as root)")
+    apt_install(missing)
+    if find_chromium() is None:
+        raise Failure("apt-get installed chromium but there is no /usr/bin/chromium")
+
+
 def ensure_all() -> dict[str, str]:
-    chromium = find_chromium()
-    if chromium is None:  # checked first: no point downloading 300 MB without it
-        raise Failure("the real VS Code tests need Chromium (apt-get install chromium libkrb5-dev)")
-    ensure_node()
     folder = cache_dir()
-    if not is_complete(folder):
+    installing = not is_complete(folder)
+    ensure_system_packages(installing=installing)  # first: no point downloading 300 MB without them
+    chromium = find_chromium()
+    assert chromium is not None
+    ensure_node()
+    if installing:
         install(folder)
     return tool_paths(folder, chromium)
 

@@ -207,6 +207,7 @@ def test_main_print_cache_dir(tools, tmp_path, monkeypatch, capsys):
 def test_ensure_all_without_chromium_fails_before_install(tools, monkeypatch, capsys):
     """Without Chromium nothing is fetched: neither node nor the npm packages."""
     monkeypatch.setattr(tools, "find_chromium", lambda: None)
+    monkeypatch.setattr(tools, "can_apt_install", lambda: False)
     monkeypatch.setattr(tools, "ensure_node", lambda: pytest.fail("ensure_node called"))
     monkeypatch.setattr(tools, "install", lambda folder: pytest.fail("install called"))
     with pytest.raises(tools.Failure, match="Chromium"):
@@ -215,3 +216,39 @@ def test_ensure_all_without_chromium_fails_before_install(tools, monkeypatch, ca
     captured = capsys.readouterr()
     assert captured.out == ""
     assert "Chromium" in captured.err
+
+
+def test_missing_packages_are_installed_with_apt_as_root(tools, monkeypatch):
+    """As root with apt-get: Chromium and the Kerberos headers are installed, then the rest runs."""
+    present: set[str] = set()
+    calls: list[list[str]] = []
+
+    def run(command, **kwargs):
+        calls.append(command)
+        if command[:2] == ["apt-get", "install"]:
+            present.update(command[5:])
+        return subprocess.CompletedProcess(command, 0, "", "")
+
+    monkeypatch.setattr(tools.subprocess, "run", run)
+    monkeypatch.setattr(tools, "can_apt_install", lambda: True)
+    monkeypatch.setattr(tools, "find_chromium", lambda: "/usr/bin/chromium" if "chromium" in present else None)
+    monkeypatch.setattr(tools, "kerberos_headers_missing", lambda: "libkrb5-dev" not in present)
+    monkeypatch.setattr(tools, "is_complete", lambda folder: False)
+    monkeypatch.setattr(tools, "ensure_node", lambda: None)
+    installed: list = []
+    monkeypatch.setattr(tools, "install", installed.append)
+    paths = tools.ensure_all()
+    assert calls == [["apt-get", "install", "-y", "-q", "--no-install-recommends", "chromium", "libkrb5-dev"]]
+    assert paths["chromium"] == "/usr/bin/chromium" and len(installed) == 1
+
+
+def test_headers_are_not_asked_for_once_installed(tools, monkeypatch):
+    """With code-server cached, only Chromium matters; without root the failure names it."""
+    monkeypatch.setattr(tools, "can_apt_install", lambda: False)
+    monkeypatch.setattr(tools, "find_chromium", lambda: None)
+    monkeypatch.setattr(tools, "kerberos_headers_missing", lambda: True)
+    monkeypatch.setattr(tools, "is_complete", lambda folder: True)
+    with pytest.raises(tools.Failure) as failure:
+        tools.ensure_all()
+    assert "apt-get install chromium (as root)" in str(failure.value)
+    assert "libkrb5-dev" not in str(failure.value)
