@@ -14,6 +14,18 @@ def test_loopback_hosts(host):
     assert is_loopback_host(host)
 
 
+@pytest.mark.parametrize("host", ["127.1", "127.0.1", "2130706433", "0x7f000001", "0x7f.1", "0177.0.0.1", "::ffff:127.0.0.1", "[::ffff:7f00:1]"])
+def test_loopback_written_otherwise(host):
+    """Shorthands the resolver takes and IPv4-mapped IPv6 reach this machine too."""
+    assert is_loopback_host(host)
+
+
+@pytest.mark.parametrize("host", ["10.1", "167772161", "::ffff:10.0.0.1", "127.0.0.1.5", "1e2", "0x7g.0.0.1", "4294967296"])
+def test_shorthands_elsewhere_stay_remote(host):
+    """The same forms of another address, and what is no address at all, are remote."""
+    assert not is_loopback_host(host)
+
+
 @pytest.mark.parametrize("host", [None, "", "0.0.0.0", "10.0.0.1", "api.openai.com", "localhost.example.com", "::"])
 def test_other_hosts_are_remote(host):
     """Anything else, unspecified addresses included, is remote."""
