@@ -10,7 +10,7 @@ STAMP := $(VENV)/.sparkls-installed
 # missing; when this folder does not exist the system's node and npm are used.
 export PATH := $(CURDIR)/.tools/node/bin:$(PATH)
 
-.PHONY: demo test node test-vscode test-vscode-e2e vscode-tools bench clean
+.PHONY: demo test node test-vscode test-vscode-e2e vscode-tools bench bench-context clean
 
 $(STAMP): pyproject.toml scripts/bootstrap.sh
 	bash scripts/bootstrap.sh
@@ -49,6 +49,14 @@ vscode-tools: $(STAMP)
 
 bench: $(STAMP)
 	$(VENV)/bin/python bench/edit_loop.py
+
+# Context recall by kind in Python, TypeScript/JavaScript and Go, with jedi, the
+# TypeScript LanguageService and gopls as oracles (bench/context_recall.py). Not in
+# make test: it downloads pinned packages into bench/.cache/ and needs Debian's
+# golang-go, gopls and golang-*-dev sources (apt-get install; see bench/README.md).
+bench-context: node $(STAMP)
+	$(VENV)/bin/python -c "import jedi" 2>/dev/null || $(VENV)/bin/pip install --quiet jedi
+	$(VENV)/bin/python bench/context_recall.py
 
 clean:
 	rm -rf $(VENV) .tools .pytest_cache

@@ -1,0 +1,264 @@
+"""Benchmark: how much of what a function references the fast tier's context holds,
+per kind of definition, in Python, TypeScript/JavaScript and Go, by real language tools.
+
+Inputs (`recall_common.PACKAGES`, none of them in `corpus.py`): Python sdists
+(packaging, marshmallow, tomlkit), npm tarballs (rxjs and immer: their `src/`
+TypeScript; express: plain JavaScript), Debian `golang-*-dev` sources (go-cmp, pflag,
+mux, yaml.v3), all at pinned versions.
+
+For each package: a `WorkspaceIndex` on its root in a temporary database, then a
+random sample (fixed seed) of its functions and methods with a body (`extract_symbols`
+on every indexed file of the language; over 300 lines skipped). For each, the cursor
+goes on the first body line and the context is built as the server builds it
+(`build_edit_context(..., lookup=workspace_index)`, default settings, then
+`render_edit_prompt`), as in `context_quality.py`.
+
+Oracle (`oracles/definitions.py`): for every identifier of the function, where the
+language's tool says it is defined (jedi `goto`; the TypeScript 5.9 LanguageService
+`getDefinitionAtPosition` with allowJs; gopls `textDocument/definition` in GOPATH
+mode, offline), kept when under the package root and outside the function. Answers
+are cached in `bench/.cache/recall/` per package, version and tool version.
+
+A definition is recalled when a definition/signature/attribute or container snippet
+of the same path covers its line, or the region does (`context_quality.covered`).
+Recall is reported per kind (function, type, field, constant, other), over all kinds,
+and for functions and types alone; misses are split as `context_quality.py` splits
+them (not in the index under that name; in the index but cut by the budget; in the
+index but not picked). Tokens: the whole prompt (instructions + input), p50 / p95;
+share: median of prompt / whole-file tokens over the functions in files over 2,000
+tokens.
+
+    python bench/context_recall.py [--language python|typescript|go] [--max-functions 100]
+                                   [--seed 0] [--json out.json]
+
+Figures, not assertions.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import random
+import statistics
+import sys
+import tempfile
+import time
+from collections import Counter
+from pathlib import Path
+from typing import Any
+
+from common import pct  # bench/common.py
+from context_quality import BUDGET, MAX_FUNCTION_LINES, UNLIMITED, covered  # bench/context_quality.py
+from oracles.definitions import KINDS, answer, function_key, tool_version  # bench/oracles/
+from recall_common import CACHE, EXTENSIONS, PACKAGES, Package, package_roots
+from sparkls.context.builder import build_edit_context
+from sparkls.context.exclusions import PathFilter, iter_files
+from sparkls.context.prompt import render_edit_prompt
+from sparkls.context.symbols import extract_symbols
+from sparkls.context.tokens import estimate_tokens
+from sparkls.documents.store import DocumentStore
+from sparkls.workspace import WorkspaceIndex
+
+LOOKUP_LIMIT = 10_000
+ORACLE_SCHEMA = 1  # bump when the oracle's answers change shape or kinds
+LARGE_FILE_TOKENS = 2000
+
+
+def load(package: Package) -> tuple[dict[str, Any], list[tuple[str, Any]]]:
+    """The package's documents of its language (rel -> Document), and its functions with a body."""
+    store = DocumentStore()
+    docs: dict[str, Any] = {}
+    functions: list[tuple[str, Any]] = []
+    for path in iter_files(package.root, PathFilter.from_root(package.root)):
+        if not path.name.endswith(EXTENSIONS[package.language]):
+            continue
+        try:
+            text = path.read_bytes().decode("utf-8")  # as an editor sends it: line ends kept
+        except (OSError, UnicodeDecodeError):
+            continue
+        doc = store.open(path.as_uri(), text, 1)
+        if doc.tree is None:
+            continue
+        rel = path.relative_to(package.root).as_posix()
+        docs[rel] = doc
+        for symbol in extract_symbols(doc.language_id, doc.tree, text.encode("utf-8")):
+            if (symbol.kind in ("function", "method") and symbol.end_line > symbol.signature_end_line
+                    and symbol.end_line - symbol.start_line + 1 <= MAX_FUNCTION_LINES):
+                functions.append((rel, symbol))
+    return docs, functions
+
+
+def oracle_answers(package: Package, docs: dict[str, Any], sample: list[tuple[str, Any]]) -> tuple[dict[str, Any], float]:
+    """Per function key: [definitions, set aside]; computed in one batch for those not cached."""
+    cache_file = CACHE / (f"oracle-{package.language}-{package.name}-{package.version}-"
+                          f"{tool_version(package.language)}-v{ORACLE_SCHEMA}.json")
+    cached = json.loads(cache_file.read_text()) if cache_file.exists() else {}
+    missing = [(rel, s) for rel, s in sample if function_key(rel, s) not in cached]
+    started = time.perf_counter()
+    if missing:
+        cached.update(answer(package, docs, missing))
+        cache_file.parent.mkdir(parents=True, exist_ok=True)
+        cache_file.write_text(json.dumps(cached))
+    return cached, time.perf_counter() - started
+
+
+def miss_cause(workspace, doc, rel: str, offset: int, region, d_rel: str, line0: int, word: str,
+               file_symbols, unlimited: list) -> str:
+    indexed = any(p == d_rel and s.start_line <= line0 <= s.end_line
+                  for p, s in workspace.index.lookup(word, limit=LOOKUP_LIMIT)) or (
+        d_rel == rel and any(s.name == word and s.start_line <= line0 <= s.end_line for s in file_symbols))
+    if not indexed:
+        return "not in index under that name"
+    if not unlimited:
+        unlimited.append(build_edit_context(doc, offset, offset, path=rel, max_region_lines=MAX_FUNCTION_LINES,
+                                            budget_tokens=UNLIMITED, lookup=workspace))
+    if covered(unlimited[0].snippets, region, d_rel, line0):
+        return "in index, cut by budget"
+    if d_rel != rel and any(s.name == word for s in file_symbols):
+        return "in index, not picked: same-file name first"
+    return "in index, not picked: among too many definers"
+
+
+def measure_package(package: Package, max_functions: int, seed: int, scratch: Path) -> dict[str, Any]:
+    started = time.perf_counter()
+    workspace = WorkspaceIndex(package.root, scratch / f"{package.language}-{package.name}.sqlite3")
+    workspace.index.build(PathFilter.from_root(package.root))
+    docs, functions = load(package)
+    shuffled = sorted(functions, key=lambda f: (f[0], f[1].start_line))
+    random.Random(seed).shuffle(shuffled)
+    sample = sorted(shuffled[:max_functions], key=lambda f: (f[0], f[1].start_line))
+    oracle, oracle_s = oracle_answers(package, docs, sample)
+
+    rows: list[dict[str, Any]] = []
+    misses: Counter[str] = Counter()
+    set_aside: Counter[str] = Counter()
+    examples: dict[str, list[str]] = {}
+    for rel, symbol in sample:
+        doc = docs[rel]
+        lines = doc.text.split("\n")
+        body_line = min(symbol.signature_end_line + 1, symbol.end_line)
+        line_text = lines[body_line]
+        offset = sum(len(l) + 1 for l in lines[:body_line]) + (len(line_text) - len(line_text.lstrip()))
+        ctx = build_edit_context(doc, offset, offset, path=rel, max_region_lines=MAX_FUNCTION_LINES,
+                                 budget_tokens=BUDGET, lookup=workspace)
+        prompt = render_edit_prompt(ctx, "instruction")
+        region = (rel, ctx.region.start_line, ctx.region.end_line)
+        definitions, aside = oracle[function_key(rel, symbol)]
+        set_aside.update(aside)
+        file_symbols = extract_symbols(doc.language_id, doc.tree, doc.text.encode("utf-8"))
+        unlimited: list = []
+        found: Counter[str] = Counter()
+        hit: Counter[str] = Counter()
+        for d_rel, line0, word, kind, tool_kind in definitions:
+            found[kind] += 1
+            if covered(ctx.snippets, region, d_rel, line0):
+                hit[kind] += 1
+                continue
+            cause = miss_cause(workspace, doc, rel, offset, region, d_rel, line0, word, file_symbols, unlimited)
+            misses[f"{cause} | {kind}"] += 1
+            shown = examples.setdefault(cause, [])
+            if len(shown) < 6:
+                shown.append(f"{rel}:{symbol.name} -> {word} ({tool_kind}) {d_rel}:{line0 + 1}")
+        rows.append({
+            "path": rel, "function": symbol.name, "found": dict(found), "recalled": dict(hit),
+            "tokens": estimate_tokens(prompt.instructions) + estimate_tokens(prompt.input),
+            "whole_file": estimate_tokens(doc.text),
+        })
+    workspace.close()
+    return {"language": package.language, "package": package.name, "version": package.version,
+            "functions": len(functions), "sampled": len(rows), "oracle_s": oracle_s,
+            "seconds": time.perf_counter() - started, "rows": rows, "misses": dict(misses),
+            "set_aside": dict(set_aside), "miss_examples": examples}
+
+
+def summary(packages: list[dict[str, Any]]) -> dict[str, Any]:
+    rows = [r for p in packages for r in p["rows"]]
+    found = Counter()
+    hit = Counter()
+    for r in rows:
+        found.update(r["found"])
+        hit.update(r["recalled"])
+
+    def recall(kinds) -> tuple[int, int]:
+        return sum(hit[k] for k in kinds), sum(found[k] for k in kinds)
+
+    large = [r["tokens"] / r["whole_file"] for r in rows if r["whole_file"] > LARGE_FILE_TOKENS]
+    misses: Counter[str] = Counter()
+    for p in packages:
+        misses.update(p["misses"])
+    return {
+        "functions": sum(p["functions"] for p in packages), "sampled": len(rows),
+        "recall_by_kind": {k: recall([k]) for k in KINDS},
+        "recall_all": recall(KINDS), "recall_four_kinds": recall(["function", "type", "field", "constant"]),
+        "recall_functions_types": recall(["function", "type"]),
+        "tokens_p50": pct([r["tokens"] for r in rows], 50), "tokens_p95": pct([r["tokens"] for r in rows], 95),
+        "large_files": len(large), "large_share_p50": statistics.median(large) if large else None,
+        "misses": dict(misses),
+    }
+
+
+def ratio(pair: tuple[int, int]) -> str:
+    hit, total = pair
+    return f"{hit / total:.1%} ({hit}/{total})" if total else "-"
+
+
+def report(language: str, packages: list[dict[str, Any]]) -> dict[str, Any]:
+    s = summary(packages)
+    print(f"\n{language}: fast-tier context, budget {BUDGET}, cursor on each function's first body line")
+    print(f"  {'package':<30}{'funcs':>6}{'sampled':>8}{'oracle':>8}{'all kinds':>22}{'fn+type+field+const':>22}"
+          f"{'fn+types':>22}  tokens p50 / p95")
+    for p in [*packages, None]:
+        one = summary([p]) if p else s
+        label = f"{p['package']} {p['version']}" if p else "all"
+        print(f"  {label[:30]:<30}{one['functions']:>6}{one['sampled']:>8}{one['recall_all'][1]:>8}"
+              f"{ratio(one['recall_all']):>22}{ratio(one['recall_four_kinds']):>22}"
+              f"{ratio(one['recall_functions_types']):>22}"
+              f"  {one['tokens_p50']:>6} / {one['tokens_p95']}")
+    print("  recall by kind: " + "; ".join(f"{k} {ratio(v)}" for k, v in s["recall_by_kind"].items()))
+    share = f"{s['large_share_p50']:.1%}" if s["large_share_p50"] is not None else "-"
+    print(f"  prompt / whole file p50 on the {s['large_files']} functions in files over {LARGE_FILE_TOKENS} tokens: {share}")
+    causes: Counter[str] = Counter()
+    by_cause: dict[str, Counter[str]] = {}
+    for key, n in s["misses"].items():
+        cause, kind = key.split(" | ")
+        causes[cause] += n
+        by_cause.setdefault(cause, Counter())[kind] += n
+    aside: Counter[str] = Counter()
+    for p in packages:
+        aside.update(p["set_aside"])
+    print(f"  misses ({sum(causes.values())}):")
+    for cause, n in causes.most_common():
+        print(f"    {n:>5}  {cause} ({', '.join(f'{k} {v}' for k, v in by_cause[cause].most_common())})")
+        for p in packages:
+            for example in p["miss_examples"].get(cause, [])[:3]:
+                print(f"           {p['package']}: {example}")
+    print("  set aside (not in the oracle): " + (", ".join(f"{k} {v}" for k, v in aside.most_common()) or "none"))
+    print(f"  time: {sum(p['seconds'] for p in packages):.0f} s, oracle {sum(p['oracle_s'] for p in packages):.0f} s")
+    return s
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--language", choices=sorted(PACKAGES), action="append",
+                        help="one language (repeatable); default all three")
+    parser.add_argument("--max-functions", type=int, default=100, help="sample per package")
+    parser.add_argument("--seed", type=int, default=0)
+    parser.add_argument("--json", type=Path)
+    args = parser.parse_args()
+
+    results: dict[str, Any] = {}
+    with tempfile.TemporaryDirectory(prefix="sparkls-recall-bench-") as tmp:
+        for language in args.language or ["python", "typescript", "go"]:
+            packages = []
+            for package in package_roots(language):
+                packages.append(measure_package(package, args.max_functions, args.seed, Path(tmp)))
+                print(f"  {language}/{package.name}: {packages[-1]['seconds']:.1f} s "
+                      f"(oracle {packages[-1]['oracle_s']:.1f} s)", file=sys.stderr)
+            results[language] = {"summary": report(language, packages), "packages": packages}
+    if args.json:
+        args.json.write_text(json.dumps(results, indent=2), encoding="utf-8")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
