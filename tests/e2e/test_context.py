@@ -181,3 +181,29 @@ async def test_watched_file_changes_update_the_index(client, emulator, tmp_path)
             if any(s["path"] == "more.py" for s in result["snippets"]):
                 break
             await asyncio.sleep(0.05)
+
+
+def test_members_from_other_files_go_and_typescript(tmp_path, monkeypatch):
+    """Through the workspace index: a Go struct's field and a TypeScript interface's property
+    used in another file come as the type's header plus that member's line."""
+    monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path / "cache"))
+    ws = tmp_path / "ws"
+    ws.mkdir()
+    fields = "\n".join(f"\tField{i} string" for i in range(40))
+    (ws / "types.go").write_text(f"package shapes\n\ntype Server struct {{\n{fields}\n\tPort int // the port\n}}\n")
+    (ws / "main.go").write_text("package shapes\n\nfunc Describe(s *Server) int {\n\treturn s.Port + 1\n}\n")
+    props = "\n".join(f"  option{i}: string;" for i in range(40))
+    (ws / "options.ts").write_text(f"export interface Options {{\n{props}\n  retries: number; // how many times\n}}\n")
+    (ws / "main.ts").write_text("import { Options } from './options';\n\nexport function attempts(opts: Options): number {\n  return opts.retries;\n}\n")
+
+    def prompt(name: str) -> str:
+        out = subprocess.run(
+            [sys.executable, "-m", "sparkls", "context", str(ws / name), "--line", "4", "--root", str(ws), "--json"],
+            capture_output=True, text=True, check=True,
+        ).stdout
+        return json.loads(out)["prompt"]["input"]
+
+    go = prompt("main.go")
+    assert "type Server struct {" in go and "\tPort int // the port" in go and "Field7" not in go
+    ts = prompt("main.ts")
+    assert "export interface Options {" in ts and "  retries: number; // how many times" in ts and "option7" not in ts

@@ -143,3 +143,47 @@ def test_keywords_are_not_looked_up_but_names_that_are_keywords_elsewhere_are():
 
     assert names_used("return type(x) if self else None", "python") == ["type", "x"]
     assert names_used("return type(x)", "go") == ["x"]
+
+
+GO_FIELDS = "\n".join(f"\tField{i} string // field {i}" for i in range(40))
+GO_SOURCE = f"""package shapes
+
+// Server serves.
+type Server struct {{
+{GO_FIELDS}
+\tPort int // the port
+}}
+
+func Describe(s *Server) int {{
+\treturn s.Port + 1
+}}
+"""
+
+
+def test_a_large_structs_field_comes_with_the_struct_header_not_its_first_lines():
+    """`s.Port` on a 41-field struct: the header and the Port line, none of the other fields."""
+    doc = DocumentStore().open("file:///w/shapes.go", GO_SOURCE, 1)
+    at = GO_SOURCE.index("return s.Port")
+    texts = "\n".join(s.text for s in build_edit_context(doc, at, at, path="shapes.go", max_region_lines=300).snippets)
+    assert "type Server struct {" in texts
+    assert "\tPort int // the port" in texts
+    assert "Field7" not in texts
+
+
+TS_SOURCE = """export enum Color {
+  Red,
+  Green = 2,
+}
+
+export function pick(): number {
+  return Color.Green;
+}
+"""
+
+
+def test_a_member_inside_a_definition_sent_whole_is_not_sent_twice():
+    """`Color.Green`: the enum comes whole, and its member's line is not repeated after it."""
+    doc = DocumentStore().open("file:///w/color.ts", TS_SOURCE, 1)
+    at = TS_SOURCE.index("return Color")
+    snippets = build_edit_context(doc, at, at, path="color.ts", max_region_lines=300).snippets
+    assert [(s.kind, s.start_line, s.end_line) for s in snippets] == [("definition", 0, 3)]

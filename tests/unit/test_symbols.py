@@ -64,6 +64,7 @@ def _by_name(symbols: list[Symbol]) -> dict[str, Symbol]:
             "typescriptreact",
             [
                 ("type", "Props", 2, 4, None),
+                ("attribute", "name", 3, 3, "Props"),
                 ("function", "Greeting", 6, 9, None),
                 ("class", "Counter", 11, 19, None),
                 ("method", "render", 12, 14, "Counter"),
@@ -76,7 +77,10 @@ def _by_name(symbols: list[Symbol]) -> dict[str, Symbol]:
             "go",
             [
                 ("type", "Named", 7, 10, None),
+                ("method", "Name", 8, 8, "Named"),
+                ("method", "Greet", 9, 9, "Named"),
                 ("type", "Greeter", 12, 14, None),
+                ("attribute", "name", 13, 13, "Greeter"),
                 ("method", "Greet", 16, 18, "Greeter"),
                 ("variable", "limit", 20, 20, None),
                 ("function", "main", 22, 24, None),
@@ -243,7 +247,7 @@ def test_javascript_doc_comment_and_export_start_the_definition():
 
 
 def test_typescript_types_namespaces_and_overloads():
-    """Interfaces, enums, aliases and namespaces are symbols; interface members are not; overloads are each a symbol."""
+    """Interfaces, enums, aliases and namespaces are symbols, and so are their members (container: the type); overloads are each a symbol."""
     text = (
         "export interface Shape { area(): number; name: string }\n"
         "enum Color { Red }\n"
@@ -255,7 +259,10 @@ def test_typescript_types_namespaces_and_overloads():
     )
     assert [(s.kind, s.name, s.container) for s in _symbols("typescript", text)] == [
         ("type", "Shape", None),
+        ("method", "area", "Shape"),
+        ("attribute", "name", "Shape"),
         ("type", "Color", None),
+        ("attribute", "Red", "Color"),
         ("type", "Id", None),
         ("module", "Geo", None),
         ("function", "scale", "Geo"),
@@ -277,13 +284,14 @@ def test_typescript_member_decorators_and_abstract_methods():
 
 
 def test_go_doc_comments_grouped_declarations_and_receivers():
-    """Go: doc comments start a definition, grouped specs are symbols each, a method's container is its receiver."""
+    """Go: doc comments start a definition, grouped specs are symbols each, a method's container is its receiver, a struct's fields are its attributes."""
     text = (
         "package p\n\n// Greeter greets.\n// Politely.\ntype Greeter[T any] struct {\n\tname string\n}\n\n"
         "const (\n\tA, B = 1, 2\n\tC = 3\n)\n\nvar x = 1 // trailing\nfunc (g *Greeter[T]) Greet() {}\n"
     )
     assert [(s.kind, s.name, s.start_line, s.end_line, s.container) for s in _symbols("go", text)] == [
         ("type", "Greeter", 2, 6, None),
+        ("attribute", "name", 5, 5, "Greeter"),
         ("constant", "A", 9, 9, None),
         ("constant", "B", 9, 9, None),
         ("constant", "C", 10, 10, None),
@@ -332,4 +340,30 @@ def test_non_ascii_names_and_lines():
     assert [(s.kind, s.name, s.start_line) for s in _symbols("python", text)] == [
         ("constant", "GRÜSSE", 0),
         ("function", "grüße", 2),
+    ]
+
+
+def test_members_of_go_structs_and_interfaces_and_of_typescript_types():
+    """Each name of a Go field (`Addr, Host string`; `ID` too: a field, not a constant) and an
+    interface method; a TS interface's and object type's properties and methods, an enum's
+    members: all with their type as container."""
+    go = "package p\n\ntype S struct {\n\tID   int\n\tAddr, Host string\n\t*Base\n}\n\ntype H interface {\n\tServe() error\n}\n"
+    assert [(s.kind, s.name, s.start_line, s.container) for s in _symbols("go", go)] == [
+        ("type", "S", 2, None),
+        ("attribute", "ID", 3, "S"),
+        ("attribute", "Addr", 4, "S"),
+        ("attribute", "Host", 4, "S"),
+        ("type", "H", 8, None),
+        ("method", "Serve", 9, "H"),
+    ]
+    ts = "interface O {\n  retries?: number;\n  log(m: string): void;\n}\nenum E { A, B = 2 }\ntype P = { x: number };\n"
+    assert [(s.kind, s.name, s.container) for s in _symbols("typescript", ts)] == [
+        ("type", "O", None),
+        ("attribute", "retries", "O"),
+        ("method", "log", "O"),
+        ("type", "E", None),
+        ("attribute", "A", "E"),
+        ("attribute", "B", "E"),
+        ("type", "P", None),
+        ("attribute", "x", "P"),
     ]

@@ -91,9 +91,15 @@ def _extract_imports(doc: Document) -> list[tuple[int, int, str]]:
 
 
 def _in_file_order(snippets: list[Snippet]) -> list[Snippet]:
-    """Sorted by path and line; attribute statements on adjacent lines become one snippet."""
+    """Sorted by path and line; attribute statements on adjacent lines become one
+    snippet, and one whose lines another already shows (an enum's member inside the
+    enum sent whole) is dropped: every snippet shows its lines as they are."""
     merged: list[Snippet] = []
-    for snippet in sorted(snippets, key=lambda s: (s.path, s.start_line)):
+    reach: dict[str, int] = {}  # per file, the last line a kept snippet shows (all start before)
+    for snippet in sorted(snippets, key=lambda s: (s.path, s.start_line, -s.end_line)):
+        if snippet.end_line <= reach.get(snippet.path, -1):
+            continue
+        reach[snippet.path] = snippet.end_line
         last = merged[-1] if merged else None
         if (
             last is not None

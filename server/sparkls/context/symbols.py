@@ -33,8 +33,10 @@ and aliases; Go types; Rust structs, enums, unions, traits, aliases), `module` (
 namespaces, Rust modules), `constant`, `variable`, `attribute`, `macro` (Rust
 `macro_rules!`). Each `symbols.scm` says which of its definitions are which.
 
-Attributes are what a class's instances hold: a variable its body declares (`x: int
-= 0`, a JS/TS field) and, through the language's `attributes.scm` query, each
+Attributes are what a class's instances hold, and a type's members: a variable a
+class body declares (`x: int = 0`, a JS/TS field), any variable a type's body declares
+(a Go struct's fields, a TypeScript interface's or object type's properties, an enum's
+members; UPPER_CASE ones too), and, through the language's `attributes.scm` query, each
 statement of its methods that assigns one (`self.x = ...`, `this.x = ...`): one
 symbol per statement, all with the class as container. That query is the one that
 searches method bodies, and only inside classes.
@@ -56,8 +58,8 @@ Rules, the same in every language:
   `method`, and its `container` is that holder's name. Anything else nested in such a
   holder or in a module also gets the holder's name as `container`; top-level
   definitions have none (a Go method: its receiver's type).
-- A `variable` whose name is UPPER_CASE (has letters, none lower-case) is a
-  `constant`. Variables are kept at the top level only (also under a module-level
+- A `variable` inside a type is an `attribute`; elsewhere one whose name is UPPER_CASE
+  (has letters, none lower-case) is a `constant`. Variables are kept at the top level only (also under a module-level
   `if` or `try`); constants also inside classes, impls and modules.
 
 Pure: reads a tree and its source, returns records; no I/O, no LSP.
@@ -300,7 +302,9 @@ def extract_symbols(language_id: str, tree: tree_sitter.Tree, source: bytes) -> 
         start_line = first.start_point.row
         for name, name_kind in names:
             if name_kind == VARIABLE:
-                if name.isupper():
+                if parent is not None and parent[1] == "type":
+                    name_kind = ATTRIBUTE  # a member of a struct, interface, enum or object type
+                elif name.isupper():
                     name_kind = "constant"
                 elif parent is not None and parent[1] == "class":
                     name_kind = ATTRIBUTE  # a field the class body declares

@@ -48,3 +48,9 @@
 
 ; A grouped `var ( ... )` holds its specs one level deeper than `const ( ... )`.
 (var_spec_list) @scan
+
+; A struct's fields (`Name string`, `Addr, Host string`: one per name) and an
+; interface's methods are members of their type. The field list sits three levels
+; below the type declaration, so the pattern names it.
+(field_declaration_list (field_declaration (field_identifier) @name) @symbol.variable)
+(method_elem name: (field_identifier) @name) @symbol.function

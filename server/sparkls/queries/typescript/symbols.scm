@@ -13,8 +13,9 @@
 ;   @scan          no definition, but may hold some (a namespace's body, `declare`).
 ; Kinds: function (a method inside a class), class, type (interface, enum, type
 ; alias), module (namespace), variable (a constant when its name is UPPER_CASE).
-; Definitions inside a function are locals, dropped in code. Interface members are
-; part of their interface, not symbols of their own.
+; Definitions inside a function are locals, dropped in code. Members of an interface,
+; object type or enum are symbols with their type as container (variables there are
+; attributes, methods methods).
 ;
 ; Patterns start at most two levels below the program, a class or namespace, or a
 ; @scan node (symbols.SCAN_DEPTH), so that function bodies are not searched: their
@@ -45,3 +46,9 @@
 (internal_module body: (_) @scan)
 (ambient_declaration) @scan
 (decorator) @prefix
+; Members of an interface or an object type (`name: string;`, `log(m: string): void;`)
+; and of an enum (`Red`, `Green = 2`) are members of their type.
+(property_signature name: (property_identifier) @name) @symbol.variable
+(method_signature name: (property_identifier) @name) @symbol.function
+(enum_body (property_identifier) @name @symbol.variable)
+(enum_body (enum_assignment name: (property_identifier) @name) @symbol.variable)
