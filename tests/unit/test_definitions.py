@@ -187,3 +187,14 @@ def test_a_member_inside_a_definition_sent_whole_is_not_sent_twice():
     at = TS_SOURCE.index("return Color")
     snippets = build_edit_context(doc, at, at, path="color.ts", max_region_lines=300).snippets
     assert [(s.kind, s.start_line, s.end_line) for s in snippets] == [("definition", 0, 3)]
+
+
+def test_a_member_named_as_a_key_in_a_literal_of_its_type_is_sent():
+    """`Server{Port: 1}` names Server's Port (the type is in the region); a key of an
+    unnamed type's literal (`{Port: 1}` alone) sends no member."""
+    source = GO_SOURCE.replace("func Describe(s *Server) int {\n\treturn s.Port + 1\n}", "func New() *Server {\n\treturn &Server{Port: 80}\n}\n\nfunc Bare() any {\n\treturn map[string]int{Port: 1}\n}")
+    doc = DocumentStore().open("file:///w/shapes.go", source, 1)
+    for marker, sent in (("return &Server", True), ("return map", False)):
+        at = source.index(marker)
+        texts = "\n".join(s.text for s in build_edit_context(doc, at, at, path="shapes.go", max_region_lines=300).snippets)
+        assert ("\tPort int // the port" in texts) is sent, marker

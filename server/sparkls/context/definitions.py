@@ -25,6 +25,9 @@ from sparkls.documents.store import Document
 WORD = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
 # `obj.name`, `self.name`, `f().name`: the object's name when it has one, and the attribute.
 ACCESS = re.compile(r"(?:\b([A-Za-z_][A-Za-z0-9_]*))?\s*\.\s*([A-Za-z_][A-Za-z0-9_]*)")
+# `Server{Port: 1}`, `{ retries: 3 }`: a member named by key in a literal of its type
+# (not `a::b`, Go's `x := 1`, a `?:` or a dotted name).
+KEYED = re.compile(r"(?<![\w.:?$])([A-Za-z_][A-Za-z0-9_]*)\s*:(?![:=])")
 OWN = frozenset({"self", "cls", "this"})  # names through which a method reaches its own attributes
 MAX_WHOLE_TOKENS = 80  # a longer definition is sent as its signature and doc summary
 MAX_DOC_LINES = 4  # of a docstring, the first paragraph up to this many lines is sent
@@ -158,7 +161,8 @@ def referenced_definitions(
     show it, best first.
 
     A name counts when the region mentions it; an attribute only when the region
-    reaches it with a dot, and one reached through `self` (`cls`, `this`) comes from
+    reaches it with a dot, or names it as a key (`Server{Port: 1}`) where the region
+    also names its type; one reached through `self` (`cls`, `this`) comes from
     the class around the region when that class assigns it (else, as from a base
     class, also from other files). A class comes with its constructor (`__init__`,
     `constructor`, `new`). Each statement is shown once, however many names it
@@ -169,12 +173,19 @@ def referenced_definitions(
     record = grammar_record(doc.language_id)
     names = names_used(region_text, record.name if record is not None else None)
     own, other = attribute_accesses(region_text)
+    keyed = set(KEYED.findall(region_text))
     table = symbol_table(doc)
     classes = table.classes_around(region_start_line, region_end_line)
     around = {s.name for s in classes}
     # The region's words and its classes' headers (their bases) rank other files' definers.
     headers = " ".join(doc.lines.line_text(n) for s in classes for n in range(s.start_line, s.signature_end_line + 1))
     mentioned = frozenset(names).union(WORD.findall(headers))
+
+    def reached(name: str, symbol: Symbol) -> bool:
+        """Whether the region uses this definition of `name` (see above)."""
+        if symbol.kind != ATTRIBUTE or name in own or name in other:
+            return True
+        return name in keyed and symbol.container in mentioned
     same_file: list[list[Snippet]] = []
     elsewhere: list[list[Snippet]] = []
     seen: set[tuple[str, int, int]] = set()
@@ -200,7 +211,7 @@ def referenced_definitions(
             s
             for s in table.named(name)
             if (s.end_line < region_start_line or s.start_line > region_end_line)  # neither holds the other
-            and (s.kind != ATTRIBUTE or name in own or name in other)
+            and reached(name, s)
         ]
         mine = any(s.container in around for s in local)
         if name in own and name not in other and mine:
@@ -209,11 +220,9 @@ def referenced_definitions(
             add(same_file, path, symbol, doc.lines.line_text)
         inherited = name in own and not mine  # `self.x` the class around does not define: from a base?
         # `obj.x` where no class of this file that defines x is named in the region: maybe another file's.
-        foreign = name in other and not any(s.container in mentioned for s in local)
+        foreign = (name in other or name in keyed) and not any(s.container in mentioned for s in local)
         if lookup is not None and (inherited or foreign or not local):
-            rows = [
-                (p, s) for p, s in lookup.definitions(name) if s.kind != ATTRIBUTE or name in own or name in other
-            ]
+            rows = [(p, s) for p, s in lookup.definitions(name) if reached(name, s)]
             for file_path, symbol in choose_definers(rows, path, imported, mentioned):
                 file_lines = lookup.file_lines(file_path)
                 if file_lines is not None and symbol.end_line < len(file_lines):
