@@ -367,3 +367,31 @@ def test_members_of_go_structs_and_interfaces_and_of_typescript_types():
         ("type", "P", None),
         ("attribute", "x", "P"),
     ]
+
+
+def test_javascript_constructor_functions_and_prototype_methods():
+    """`function Layer() { this.x = ... }` and `Layer.prototype.m = function () { this.y = ... }`:
+    m is a method of Layer, x and y its attributes; a lower-case function's `this.z` is no one's."""
+    js = (
+        "function Layer(fn) {\n  this.handle = fn;\n}\n\n"
+        "Layer.prototype.match = function match(p) {\n  this.params = {};\n};\n\n"
+        "app.init = function init() {\n  this.cache = {};\n};\n"
+    )
+    assert [(s.kind, s.name, s.start_line, s.container) for s in _symbols("javascript", js)] == [
+        ("function", "Layer", 0, None),
+        ("attribute", "handle", 1, "Layer"),
+        ("method", "match", 4, "Layer"),
+        ("attribute", "params", 5, "Layer"),
+        ("function", "init", 8, None),
+    ]
+
+
+def test_typescript_parameter_properties_are_attributes():
+    """`constructor(protected destination: O, readonly id: number, plain: string)`: two attributes."""
+    ts = "class S {\n  constructor(protected destination: O, readonly id: number, plain: string) {}\n}\n"
+    assert [(s.kind, s.name, s.container) for s in _symbols("typescript", ts)] == [
+        ("class", "S", None),
+        ("method", "constructor", "S"),
+        ("attribute", "destination", "S"),
+        ("attribute", "id", "S"),
+    ]

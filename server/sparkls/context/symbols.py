@@ -38,8 +38,11 @@ class body declares (`x: int = 0`, a JS/TS field), any variable a type's body de
 (a Go struct's fields, a TypeScript interface's or object type's properties, an enum's
 members; UPPER_CASE ones too), and, through the language's `attributes.scm` query, each
 statement of its methods that assigns one (`self.x = ...`, `this.x = ...`): one
-symbol per statement, all with the class as container. That query is the one that
-searches method bodies, and only inside classes.
+symbol per statement, all with the class as container (TypeScript's parameter
+properties, `constructor(private name: string)`, count as such statements). That query
+is the one that searches method bodies, and only inside classes and what JavaScript
+wrote before classes: a top-level function whose name is Capitalized (a constructor
+function) and a method assigned to `Name.prototype.method`, both for `Name`.
 
 Rules, the same in every language:
 
@@ -274,7 +277,9 @@ def extract_symbols(language_id: str, tree: tree_sitter.Tree, source: bytes) -> 
     found = _scan(QueryCursor(compiled), tree.root_node)
     ordered = sorted(found.definitions.values(), key=lambda d: (d.node.start_byte, -d.node.end_byte))
     symbols: list[Symbol] = []
-    classes: list[tuple[Node, str]] = []  # kept classes in file order, with their name
+    # What holds attributes, in file order, with the name they belong to: kept classes,
+    # and (JavaScript's older classes) constructor functions and prototype methods.
+    classes: list[tuple[Node, str]] = []
     # Enclosing definitions, innermost last: (end byte, kind, first name, kept).
     stack: list[tuple[int, str, str | None, bool]] = []
     for definition in ordered:
@@ -289,6 +294,10 @@ def extract_symbols(language_id: str, tree: tree_sitter.Tree, source: bytes) -> 
         stack.append((end_byte, kind, names[0][0] if names else None, kept))
         if kind == "class" and names and kept:
             classes.append((node, names[0][0]))
+        elif names and parent is None and definition.receiver is not None:
+            classes.append((node, _text(definition.receiver, source)))  # `this.x` in Layer.prototype.match
+        elif names and parent is None and kind == "function" and names[0][0][:1].isupper():
+            classes.append((node, names[0][0]))  # `this.x` in a constructor function: function Layer() {...}
         if not kept or kind == SCOPE or not names:
             continue
         first, outer = _first_node(node, found, source)

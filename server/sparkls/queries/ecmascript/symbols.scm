@@ -30,6 +30,14 @@
     name: (identifier) @name
     value: (call_expression function: (identifier) @_require (#eq? @_require "require")))) @symbol.import
 ; `exports.f = () => {}`, `module.exports.f = function () {}`, `Foo.prototype.g = ...`
+;; `Layer.prototype.match = function (...) {...}`: a method of Layer (its receiver)
+(expression_statement
+  (assignment_expression
+    left: (member_expression
+      object: (member_expression object: (identifier) @receiver property: (property_identifier) @_prototype)
+      property: (property_identifier) @name)
+    right: [(function_expression body: (_) @body) (arrow_function body: (_) @body)])
+  (#eq? @_prototype "prototype")) @symbol.method
 (expression_statement
   (assignment_expression
     left: (member_expression property: (property_identifier) @name)
