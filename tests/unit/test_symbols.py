@@ -10,6 +10,10 @@ from sparkls.documents.languages import language_id_for, new_parser
 FIXTURES = Path(__file__).parent.parent / "fixtures" / "languages"
 
 
+def _parse(language_id: str, text: str):
+    return new_parser(language_id).parse(text.encode("utf-8"))
+
+
 def _symbols(language_id: str, text: str) -> list[Symbol]:
     source = text.encode("utf-8")
     return extract_symbols(language_id, new_parser(language_id).parse(source), source)
@@ -395,3 +399,49 @@ def test_typescript_parameter_properties_are_attributes():
         ("attribute", "destination", "S"),
         ("attribute", "id", "S"),
     ]
+
+
+BROKEN_TS = """export type Id = string
+
+export interface Maker {
+\t<T, R extends any[]>(
+\t\tbuild: (seed: T, ...rest: R) => T
+\t): (seed: T, ...rest: R) => T
+
+\t/** With a start. */
+\t<T, P extends Function>(
+\t\tplan: P,
+\t\tstart: T
+\t): Planned<T, P, false>
+}
+
+/** After the error. */
+export interface Options {
+\tretries: number
+}
+
+export function make(base: Id): Id {
+\treturn base
+}
+"""
+
+
+def test_definitions_after_a_parse_error_that_swallows_the_file_are_kept():
+    """tree-sitter-typescript reads `=> T` then `<T, P ...>(` as one type and leaves the
+    rest of the file as bare tokens under an ERROR root; the pieces after the broken
+    interface are parsed apart, with their doc comments and their own lines."""
+    assert _parse("typescript", BROKEN_TS).root_node.type == "ERROR"  # what this test is about
+    assert [(s.kind, s.name, s.start_line, s.end_line, s.container) for s in _symbols("typescript", BROKEN_TS)] == [
+        ("type", "Id", 0, 0, None),
+        ("type", "Maker", 2, 2, None),
+        ("type", "Options", 14, 17, None),
+        ("attribute", "retries", 16, 16, "Options"),
+        ("function", "make", 19, 21, None),
+    ]
+
+
+def test_a_local_parse_error_changes_nothing_around_it():
+    """A Python file with one broken statement keeps every other definition, as it was."""
+    text = "def a():\n    return 1\n\nx = (\n\ndef b():\n    return 2\n"
+    names = [(s.name, s.start_line) for s in _symbols("python", text)]
+    assert ("a", 0) in names and ("b", 5) in names

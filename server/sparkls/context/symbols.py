@@ -72,12 +72,14 @@ from __future__ import annotations
 
 import time
 from collections.abc import Iterator
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 
 import tree_sitter
 from tree_sitter import Node, QueryCursor
 
+from sparkls.context import recovery
 from sparkls.context.queries import query
+from sparkls.documents.languages import new_parser
 
 # Capture names of the `symbols.scm` queries, the same in every language.
 SYMBOL = "symbol."  # + kind
@@ -269,8 +271,41 @@ def _text(node: Node, source: bytes) -> str:
     return source[node.start_byte : node.end_byte].decode("utf-8", errors="replace")
 
 
-def extract_symbols(language_id: str, tree: tree_sitter.Tree, source: bytes) -> list[Symbol]:
-    """The definitions in `tree` (parsed from `source`), in file order."""
+def extract_symbols(language_id: str, tree: tree_sitter.Tree, source: bytes, *, recover: bool = True) -> list[Symbol]:
+    """The definitions in `tree` (parsed from `source`), in file order; with
+    `recover`, those of top-level text a parse error swallowed too (`recovery.py`)."""
+    symbols = _extract(language_id, tree, source)
+    if recover and tree.root_node.has_error:
+        damaged = recovery.damaged_lines(tree.root_node, source)
+        if damaged:
+            symbols = _recovered(language_id, symbols, damaged, source)
+    return symbols
+
+
+def _recovered(language_id: str, symbols: list[Symbol], damaged: list[tuple[int, int]], source: bytes) -> list[Symbol]:
+    """`symbols` outside the damaged lines, and those of each piece of them parsed apart."""
+    parser = new_parser(language_id)
+    if parser is None:
+        return symbols
+    lines = source.split(b"\n")
+    kept = [s for s in symbols if not any(first <= s.start_line <= last for first, last in damaged)]
+    for first, last in damaged:
+        for start, end in recovery.chunks(lines, first, min(last, len(lines) - 1)):
+            piece = b"\n".join(lines[start : end + 1]) + b"\n"
+            for s in _extract(language_id, parser.parse(piece), piece):
+                kept.append(
+                    replace(
+                        s,
+                        start_line=s.start_line + start,
+                        end_line=s.end_line + start,
+                        signature_end_line=s.signature_end_line + start,
+                        doc_end_line=s.doc_end_line + start,
+                    )
+                )
+    return sorted(kept, key=lambda s: s.start_line)
+
+
+def _extract(language_id: str, tree: tree_sitter.Tree, source: bytes) -> list[Symbol]:
     compiled = query(language_id, "symbols")
     if compiled is None:
         return []
