@@ -440,8 +440,11 @@ def test_definitions_after_a_parse_error_that_swallows_the_file_are_kept():
     ]
 
 
-def test_a_local_parse_error_changes_nothing_around_it():
-    """A Python file with one broken statement keeps every other definition, as it was."""
-    text = "def a():\n    return 1\n\nx = (\n\ndef b():\n    return 2\n"
-    names = [(s.name, s.start_line) for s in _symbols("python", text)]
-    assert ("a", 0) in names and ("b", 5) in names
+def test_an_unclosed_bracket_being_typed_keeps_the_definitions_after_it():
+    """`x = (` typed above two functions: tree-sitter-python takes them into the broken
+    statement; parsed apart, both are found at their lines, with their extents."""
+    text = "x = (\n\ndef a(p, q):\n    return p + q * 1\n\n\ndef b(p, q):\n    return p + q * 2\n"
+    assert [(s.kind, s.name, s.start_line, s.end_line) for s in _symbols("python", text)] == [
+        ("function", "a", 2, 3),
+        ("function", "b", 6, 7),
+    ]
