@@ -159,3 +159,14 @@ def test_snippets_fit_the_budget():
     at = doc.text.index("return")
     ctx = build_edit_context(doc, at, at, path="a.py", max_region_lines=300, budget_tokens=3)
     assert ctx.headers == ["class A:"] and ctx.imports == []
+
+
+def test_region_below_an_unclosed_bracket_is_still_the_function():
+    """`x = (` typed at the top swallows the functions below into one broken statement;
+    the cursor's region is still its own function, found in that piece parsed apart."""
+    body = "".join(f"def f{i}(a, b):\n    '''Doc.'''\n    return a + b * {i}\n\n\n" for i in range(12))
+    doc = _doc("x = (\n" + body)
+    at = _offset(doc, "return a + b * 7")
+    region = find_region(doc, at, at, max_lines=300)
+    assert (region.start_line, region.end_line, region.kind) == (36, 38, "definition")
+    assert doc.lines.line_text(region.start_line) == "def f7(a, b):"

@@ -18,8 +18,11 @@ from dataclasses import dataclass
 
 from tree_sitter import Node, Tree
 
+from sparkls.context import recovery
 from sparkls.context.queries import captures
+from sparkls.documents.languages import new_parser
 from sparkls.documents.store import Document
+from sparkls.documents.window import parse_window
 from sparkls.errors import EditError
 
 CURSOR_WINDOW = 10  # lines each side of a bare cursor when there is no tree
@@ -106,6 +109,18 @@ def _enclosing_scopes(doc: Document, tree: Tree, start_byte: int, end_byte: int)
     return [(first, last) for _, first, last in sorted(scopes)]
 
 
+def _apart_from_damage(doc: Document, tree: Tree, first: int, last: int) -> Tree:
+    """`tree`, or when a parse error swallowed lines `first`..`last` (an unclosed
+    bracket above them), the tree of the pieces they fall in parsed apart, at the
+    document's own positions (`recovery.py`)."""
+    lines = doc.lines
+    piece = recovery.piece_around(tree.root_node, lambda n: lines.line_text(n).encode("utf-8", "surrogatepass"), first, last)
+    parser = new_parser(doc.language_id) if piece is not None else None
+    if piece is None or parser is None:
+        return tree
+    return parse_window(parser, lines, piece[0], piece[1])
+
+
 def _top_child_at(root: Node, byte: int) -> Node | None:
     """The child of `root` holding `byte`, if one does (not the blank space between).
     (Not `first_child_for_byte`: py-tree-sitter 0.25 crashes where it finds none.)"""
@@ -181,6 +196,8 @@ def _find_region(doc: Document, start: int, end: int, *, max_lines: int) -> Regi
             "Select less, or use a multi-file task."
         )
     tree = doc.tree_around(start, end)
+    if tree is not None and tree.root_node.has_error:
+        tree = _apart_from_damage(doc, tree, first, last)
     if tree is None:
         if start == end:
             return _lines_region(doc, first - CURSOR_WINDOW, last + CURSOR_WINDOW, "lines")

@@ -290,7 +290,7 @@ def _recovered(language_id: str, symbols: list[Symbol], damaged: list[tuple[int,
     lines = source.split(b"\n")
     kept = [s for s in symbols if not any(first <= s.start_line <= last for first, last in damaged)]
     for first, last in damaged:
-        for start, end in recovery.chunks(lines, first, min(last, len(lines) - 1)):
+        for start, end in recovery.chunks(lines.__getitem__, first, min(last, len(lines) - 1)):
             piece = b"\n".join(lines[start : end + 1]) + b"\n"
             for s in _extract(language_id, parser.parse(piece), piece):
                 kept.append(
