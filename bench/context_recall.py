@@ -9,7 +9,9 @@ mux, yaml.v3), all at pinned versions.
 For each package: a `WorkspaceIndex` on its root in a temporary database, then a
 random sample (fixed seed) of its functions and methods with a body (`extract_symbols`
 on every indexed file of the language; over 300 lines skipped). For each, the cursor
-goes on the first body line and the context is built as the server builds it
+goes on the first body line of the function's own (past a nested definition that
+would be the region instead: see `cursor_in_own_body`) and the context is built as
+the server builds it
 (`build_edit_context(..., lookup=workspace_index)`, default settings, then
 `render_edit_prompt`), as in `context_quality.py`.
 
@@ -54,6 +56,7 @@ from recall_common import CACHE, EXTENSIONS, PACKAGES, Package, package_roots
 from sparkls.context.builder import build_edit_context
 from sparkls.context.exclusions import PathFilter, iter_files
 from sparkls.context.prompt import render_edit_prompt
+from sparkls.context.region import find_region
 from sparkls.context.symbols import extract_symbols
 from sparkls.context.tokens import estimate_tokens
 from sparkls.documents.store import DocumentStore
@@ -119,6 +122,30 @@ def miss_cause(workspace, doc, rel: str, offset: int, region, d_rel: str, line0:
     return "in index, not picked: among too many definers"
 
 
+def cursor_in_own_body(doc: Any, lines: list[str], symbol: Any) -> tuple[int, int]:
+    """Where the edit is asked for: a cursor on the function's first body line of its
+    own, so that the region is the function. A first body line that starts a nested
+    definition (a test's local class, a closure) gives that definition as the region,
+    while the oracle is asked about the whole function: the cursor moves on past it,
+    and a function with no line of its own is selected whole."""
+    starts = [0]
+    for line in lines:
+        starts.append(starts[-1] + len(line) + 1)
+    row = min(symbol.signature_end_line + 1, symbol.end_line)
+    while row <= symbol.end_line:
+        text = lines[row]
+        if not text.strip():
+            row += 1
+            continue
+        offset = starts[row] + len(text) - len(text.lstrip())
+        region = find_region(doc, offset, offset, max_lines=MAX_FUNCTION_LINES)
+        if region.start_line <= symbol.signature_end_line and region.end_line >= symbol.end_line:
+            return offset, offset  # the region is the function (with what the server adds)
+        row = max(row, region.end_line) + 1
+    first_body = min(symbol.signature_end_line + 1, symbol.end_line)
+    return starts[first_body], starts[symbol.end_line] + len(lines[symbol.end_line])
+
+
 def measure_package(package: Package, max_functions: int, seed: int, scratch: Path) -> dict[str, Any]:
     started = time.perf_counter()
     workspace = WorkspaceIndex(package.root, scratch / f"{package.language}-{package.name}.sqlite3")
@@ -136,10 +163,8 @@ def measure_package(package: Package, max_functions: int, seed: int, scratch: Pa
     for rel, symbol in sample:
         doc = docs[rel]
         lines = doc.text.split("\n")
-        body_line = min(symbol.signature_end_line + 1, symbol.end_line)
-        line_text = lines[body_line]
-        offset = sum(len(l) + 1 for l in lines[:body_line]) + (len(line_text) - len(line_text.lstrip()))
-        ctx = build_edit_context(doc, offset, offset, path=rel, max_region_lines=MAX_FUNCTION_LINES,
+        offset, end = cursor_in_own_body(doc, lines, symbol)
+        ctx = build_edit_context(doc, offset, end, path=rel, max_region_lines=MAX_FUNCTION_LINES,
                                  budget_tokens=BUDGET, lookup=workspace)
         prompt = render_edit_prompt(ctx, "instruction")
         region = (rel, ctx.region.start_line, ctx.region.end_line)
