@@ -198,3 +198,15 @@ def test_a_member_named_as_a_key_in_a_literal_of_its_type_is_sent():
         at = source.index(marker)
         texts = "\n".join(s.text for s in build_edit_context(doc, at, at, path="shapes.go", max_region_lines=300).snippets)
         assert ("\tPort int // the port" in texts) is sent, marker
+
+
+def test_a_keyword_argument_to_a_class_names_its_field():
+    """`Config(port=80)` on a 41-field dataclass: the class header and its `port` line."""
+    fields = "\n".join(f"    field{i}: str = ''" for i in range(40))
+    source = f"import dataclasses\n\n\n@dataclasses.dataclass\nclass Config:\n{fields}\n    port: int = 0  # the port\n\n\ndef make():\n    return Config(port=80)\n"
+    doc = DocumentStore().open("file:///w/config.py", source, 1)
+    at = source.index("return Config")
+    texts = "\n".join(s.text for s in build_edit_context(doc, at, at, path="config.py", max_region_lines=300).snippets)
+    assert "class Config:" in texts
+    assert "    port: int = 0  # the port" in texts
+    assert "field7" not in texts

@@ -25,9 +25,10 @@ from sparkls.documents.store import Document
 WORD = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
 # `obj.name`, `self.name`, `f().name`: the object's name when it has one, and the attribute.
 ACCESS = re.compile(r"(?:\b([A-Za-z_][A-Za-z0-9_]*))?\s*\.\s*([A-Za-z_][A-Za-z0-9_]*)")
-# `Server{Port: 1}`, `{ retries: 3 }`: a member named by key in a literal of its type
-# (not `a::b`, Go's `x := 1`, a `?:` or a dotted name).
-KEYED = re.compile(r"(?<![\w.:?$])([A-Za-z_][A-Za-z0-9_]*)\s*:(?![:=])")
+# `Server{Port: 1}`, `{ retries: 3 }`, `Point(x=1)`: a member named by key in a literal
+# or a constructor call of its type (not `a::b`, `x := 1`, `==`, `=>`, a `?:` or a
+# dotted name).
+KEYED = re.compile(r"(?<![\w.:?$])([A-Za-z_][A-Za-z0-9_]*)\s*(?::(?![:=])|=(?![=>]))")
 OWN = frozenset({"self", "cls", "this"})  # names through which a method reaches its own attributes
 MAX_WHOLE_TOKENS = 80  # a longer definition is sent as its signature and doc summary
 MAX_DOC_LINES = 4  # of a docstring, the first paragraph up to this many lines is sent
