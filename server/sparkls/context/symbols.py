@@ -61,9 +61,10 @@ Rules, the same in every language:
   `method`, and its `container` is that holder's name. Anything else nested in such a
   holder or in a module also gets the holder's name as `container`; top-level
   definitions have none (a Go method: its receiver's type).
-- A `variable` inside a type is an `attribute`; elsewhere one whose name is UPPER_CASE
-  (has letters, none lower-case) is a `constant`. Variables are kept at the top level only (also under a module-level
-  `if` or `try`); constants also inside classes, impls and modules.
+- A `variable` inside a type is an `attribute`; elsewhere one whose name is
+  UPPER_CASE (has letters, none lower-case) is a `constant`. Variables are kept at
+  the top level only (also under a module-level `if` or `try`); constants also inside
+  classes, impls and modules.
 
 Pure: reads a tree and its source, returns records; no I/O, no LSP.
 """
