@@ -25,6 +25,10 @@ if TYPE_CHECKING:
 logger = logging.getLogger(__name__)
 
 READ_CHUNK = 256 * 1024  # bytes per read in the worker-thread reader
+# At the end, tasks still running (a model request, a warm-up, a background pass) are
+# cancelled and given this long to finish; then the process exits without them. An
+# editor waits for its server to exit, so one task that does not end must not hold it.
+EXIT_GRACE_SECONDS = 2.0
 
 
 class _StdoutWriter:
@@ -161,9 +165,27 @@ def serve(server: SparkServer, stdin: BinaryIO | None = None, stdout: BinaryIO |
     0 after `shutdown`, 1 without it (as LSP says)."""
     stdin = stdin or sys.stdin.buffer
     stdout = stdout or sys.stdout.buffer
+    loop = asyncio.new_event_loop()
     try:
-        return asyncio.run(_serve(server, stdin, stdout))
+        return loop.run_until_complete(_serve(server, stdin, stdout))
     except KeyboardInterrupt:
         return 1
     finally:
-        server.shutdown()
+        try:
+            _end_tasks(loop)
+        finally:
+            loop.close()
+            server.shutdown()
+
+
+def _end_tasks(loop: asyncio.AbstractEventLoop) -> None:
+    """What `asyncio.run` does at the end, but bounded: cancel every task, wait up to
+    EXIT_GRACE_SECONDS, name (on stderr's log) any that did not end, and go on."""
+    pending = [task for task in asyncio.all_tasks(loop) if not task.done()]
+    for task in pending:
+        task.cancel()
+    if pending:
+        _, left = loop.run_until_complete(asyncio.wait(pending, timeout=EXIT_GRACE_SECONDS))
+        if left:
+            logger.warning("exiting with %d task(s) that did not end when cancelled: %s", len(left), sorted(map(repr, left)))
+    loop.run_until_complete(loop.shutdown_asyncgens())

@@ -51,3 +51,37 @@ def test_a_bad_header_then_a_request_is_answered():
     data = INITIALIZE + b"Content-Length: nope\r\n\r\n{}" + frame(id="x", method="sparkls/none", params={})
     serve(build_server(), io.BytesIO(data), out)
     assert [(r["id"], r.get("error", {}).get("code")) for r in replies(out)] == [(0, None), ("x", -32601)]
+
+
+def test_a_task_that_will_not_end_does_not_hold_the_exit(monkeypatch, caplog):
+    """A task that swallows its cancellation is named in the log and left behind: the
+    server still exits (an editor waits for it), with LSP's code."""
+    import asyncio
+    import threading
+
+    from sparkls import stdio
+
+    async def stubborn() -> None:
+        while True:
+            try:
+                await asyncio.sleep(3600)
+            except asyncio.CancelledError:
+                continue
+
+    original = stdio._serve
+
+    async def serve_with_a_stubborn_task(*args):
+        asyncio.get_running_loop().create_task(stubborn(), name="stubborn")
+        return await original(*args)
+
+    monkeypatch.setattr(stdio, "_serve", serve_with_a_stubborn_task)
+    monkeypatch.setattr(stdio, "EXIT_GRACE_SECONDS", 0.1)
+    result: list[int] = []
+    runner = threading.Thread(
+        target=lambda: result.append(serve(build_server(), io.BytesIO(INITIALIZE + frame(method="exit")), KeptBytesIO())),
+        daemon=True,
+    )
+    runner.start()
+    runner.join(20)  # a liveness bound, not a timing: without the fix it never returns
+    assert result == [1]
+    assert "stubborn" in caplog.text
