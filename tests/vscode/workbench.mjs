@@ -210,12 +210,6 @@ export class VSCode {
     return pids;
   }
 
-  /** Reload the window: a new extension host, and so a new sparkls server. */
-  async reload() {
-    await this.page.reload();
-    await this.page.locator('.monaco-workbench').waitFor({ timeout: 60_000 });
-  }
-
   /** Wait until each of `names` has a tab marked unsaved. */
   async waitForDirty(names) {
     const dirty = this.page.locator('.tabs-container .tab.dirty');
