@@ -210,3 +210,22 @@ def test_a_keyword_argument_to_a_class_names_its_field():
     assert "class Config:" in texts
     assert "    port: int = 0  # the port" in texts
     assert "field7" not in texts
+
+
+def test_a_member_reached_through_a_union_of_interfaces_that_extend_its_type():
+    """`state: State`, where State = ObjState | ArrState and both extend BaseState: `state.scope_`
+    sends BaseState's header and its scope_ line (two hops through the headers)."""
+    fields = "\n".join(f"  field{i}_: string" for i in range(40))
+    source = (
+        f"interface BaseState {{\n{fields}\n  scope_: Scope // the scope\n}}\n"
+        "interface ObjState extends BaseState { kind: 0 }\n"
+        "interface ArrState extends BaseState { kind: 1 }\n"
+        "type State = ObjState | ArrState\n\n"
+        "export function finish(state: State) {\n  const { scope_: scope } = state\n  return scope\n}\n"
+    )
+    doc = DocumentStore().open("file:///w/state.ts", source, 1)
+    at = source.index("const { scope_")
+    texts = "\n".join(s.text for s in build_edit_context(doc, at, at, path="state.ts", max_region_lines=300).snippets)
+    assert "interface BaseState {" in texts
+    assert "  scope_: Scope // the scope" in texts
+    assert "field7_" not in texts

@@ -149,6 +149,53 @@ def _summary_end(symbol: Symbol, line: Callable[[int], str]) -> int:
     return last
 
 
+MAX_TYPE_HOPS = 2  # `ImmerState` → `ProxyObjectState` → `ImmerBaseState`
+MAX_REACHED_TYPES = 32  # type names looked up in all, per region
+TYPE_KINDS = frozenset({"class", "type"})
+
+
+def _holder(member: Symbol, candidates: list[Symbol]) -> Symbol | None:
+    """The class or type among `candidates` whose lines hold `member`."""
+    return next(
+        (s for s in candidates if s.kind in TYPE_KINDS and s.start_line <= member.start_line <= s.end_line), None
+    )
+
+
+def reached_types(
+    mentioned: frozenset[str], table: SymbolTable, line: Callable[[int], str], lookup: Lookup | None
+) -> frozenset[str]:
+    """The types the region reaches through the types it names: the words of their
+    headers (bases, `extends`, an alias's union), up to MAX_TYPE_HOPS deep, so that a
+    member of `ImmerBaseState` counts when the region names `ImmerState`, a union of
+    interfaces that extend it. Only Capitalized words; at most MAX_REACHED_TYPES looked up."""
+    reached: set[str] = set()
+    frontier = {word for word in mentioned if word[:1].isupper()}
+    looked = 0
+    for _ in range(MAX_TYPE_HOPS):
+        found: set[str] = set()
+        for name in sorted(frontier):
+            if looked >= MAX_REACHED_TYPES:
+                break
+            looked += 1
+            headers = [
+                "\n".join(line(n) for n in range(s.start_line, s.signature_end_line + 1))
+                for s in table.named(name)
+                if s.kind in TYPE_KINDS
+            ]
+            if not headers and lookup is not None:
+                for path, s in lookup.definitions(name)[:3]:
+                    lines = lookup.file_lines(path) if s.kind in TYPE_KINDS else None
+                    if lines is not None and s.signature_end_line < len(lines):
+                        headers.append("\n".join(lines[s.start_line : s.signature_end_line + 1]))
+            for header in headers:
+                found.update(w for w in WORD.findall(header) if w[:1].isupper())
+        frontier = found - reached - mentioned
+        reached |= found
+        if not frontier:
+            break
+    return frozenset(reached - mentioned)
+
+
 def referenced_definitions(
     doc: Document,
     path: str,
@@ -181,6 +228,7 @@ def referenced_definitions(
     # The region's words and its classes' headers (their bases) rank other files' definers.
     headers = " ".join(doc.lines.line_text(n) for s in classes for n in range(s.start_line, s.signature_end_line + 1))
     mentioned = frozenset(names).union(WORD.findall(headers))
+    mentioned |= reached_types(mentioned, table, doc.lines.line_text, lookup)
 
     def reached(name: str, symbol: Symbol) -> bool:
         """Whether the region uses this definition of `name` (see above)."""
@@ -197,6 +245,14 @@ def referenced_definitions(
             return
         seen.add(key)
         into.append(render(file_path, symbol, line))
+        if symbol.kind == ATTRIBUTE and symbol.container:
+            holder = _holder(symbol, table.named(symbol.container) if file_path == path else [
+                s for p, s in (lookup.definitions(symbol.container) if lookup is not None else []) if p == file_path
+            ])
+            if holder is not None and (file_path, holder.start_line, -1) not in seen:
+                seen.add((file_path, holder.start_line, -1))  # its header, once for all its members
+                header = "\n".join(line(n) for n in range(holder.start_line, holder.signature_end_line + 1))
+                into.append([Snippet(file_path, holder.start_line, holder.signature_end_line, "container", redact(header)[0])])
         if symbol.kind == "class":
             for constructor in CONSTRUCTORS:
                 if file_path == path:
