@@ -20,6 +20,17 @@ def label(name):
 '''
 
 
+async def _actions_for(client, uri: str, diagnostic: types.Diagnostic) -> list:
+    """The code actions the server lists at `diagnostic`, with it in the context."""
+    return await client.text_document_code_action_async(
+        types.CodeActionParams(
+            text_document=types.TextDocumentIdentifier(uri=uri),
+            range=diagnostic.range,
+            context=types.CodeActionContext(diagnostics=[diagnostic]),
+        )
+    )
+
+
 @pytest.fixture
 def sample(tmp_path):
     path = tmp_path / "shapes.py"
@@ -115,13 +126,7 @@ async def test_quick_fix_resolves_lazily(client, emulator, tmp_path, sample):
         message="undefined name 'raduis'; REPLACE raduis WITH radius",
         source="pyflakes",
     )
-    actions = await client.text_document_code_action_async(
-        types.CodeActionParams(
-            text_document=types.TextDocumentIdentifier(uri=sample),
-            range=diagnostic.range,
-            context=types.CodeActionContext(diagnostics=[diagnostic]),
-        )
-    )
+    actions = await _actions_for(client, sample, diagnostic)
     assert emulator.stats()["responses"] == 0  # listing is free
     (fix,) = [a for a in actions if a.kind == types.CodeActionKind.QuickFix]
     assert fix.title.startswith("Fix with Spark: undefined name") and list(fix.diagnostics) == [diagnostic]
@@ -144,13 +149,7 @@ async def test_quick_fix_follows_a_typescript_suggestion(client, emulator, tmp_p
         source="ts",
         code=2552,
     )
-    actions = await client.text_document_code_action_async(
-        types.CodeActionParams(
-            text_document=types.TextDocumentIdentifier(uri=uri),
-            range=diagnostic.range,
-            context=types.CodeActionContext(diagnostics=[diagnostic]),
-        )
-    )
+    actions = await _actions_for(client, uri, diagnostic)
     (fix,) = [a for a in actions if a.kind == types.CodeActionKind.QuickFix]
     resolved = await client.code_action_resolve_async(fix)
     assert client.editor.apply_workspace_edit(resolved.edit).applied
@@ -166,13 +165,7 @@ async def test_quick_fix_without_resolve_support_runs_command(client, emulator, 
         range=types.Range(start=types.Position(line=9, character=26), end=types.Position(line=9, character=29)),
         message="undefined name 'nme'; REPLACE nme WITH name",
     )
-    actions = await client.text_document_code_action_async(
-        types.CodeActionParams(
-            text_document=types.TextDocumentIdentifier(uri=sample),
-            range=diagnostic.range,
-            context=types.CodeActionContext(diagnostics=[diagnostic]),
-        )
-    )
+    actions = await _actions_for(client, sample, diagnostic)
     (fix,) = [a for a in actions if a.kind == types.CodeActionKind.QuickFix]
     assert fix.command is not None and fix.command.command == "sparkls.edit"
     result = await client.workspace_execute_command_async(

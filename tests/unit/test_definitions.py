@@ -145,6 +145,14 @@ def test_keywords_are_not_looked_up_but_names_that_are_keywords_elsewhere_are():
     assert names_used("return type(x)", "go") == ["x"]
 
 
+
+def _sent(name: str, source: str, marker: str) -> str:
+    """The snippets' text of an edit with the cursor at `marker` in file `name`."""
+    doc = DocumentStore().open(f"file:///w/{name}", source, 1)
+    at = source.index(marker)
+    return "\n".join(s.text for s in build_edit_context(doc, at, at, path=name, max_region_lines=300).snippets)
+
+
 GO_FIELDS = "\n".join(f"\tField{i} string // field {i}" for i in range(40))
 GO_SOURCE = f"""package shapes
 
@@ -162,9 +170,7 @@ func Describe(s *Server) int {{
 
 def test_a_large_structs_field_comes_with_the_struct_header_not_its_first_lines():
     """`s.Port` on a 41-field struct: the header and the Port line, none of the other fields."""
-    doc = DocumentStore().open("file:///w/shapes.go", GO_SOURCE, 1)
-    at = GO_SOURCE.index("return s.Port")
-    texts = "\n".join(s.text for s in build_edit_context(doc, at, at, path="shapes.go", max_region_lines=300).snippets)
+    texts = _sent("shapes.go", GO_SOURCE, "return s.Port")
     assert "type Server struct {" in texts
     assert "\tPort int // the port" in texts
     assert "Field7" not in texts
@@ -193,20 +199,15 @@ def test_a_member_named_as_a_key_in_a_literal_of_its_type_is_sent():
     """`Server{Port: 1}` names Server's Port (the type is in the region); a key of an
     unnamed type's literal (`{Port: 1}` alone) sends no member."""
     source = GO_SOURCE.replace("func Describe(s *Server) int {\n\treturn s.Port + 1\n}", "func New() *Server {\n\treturn &Server{Port: 80}\n}\n\nfunc Bare() any {\n\treturn map[string]int{Port: 1}\n}")
-    doc = DocumentStore().open("file:///w/shapes.go", source, 1)
     for marker, sent in (("return &Server", True), ("return map", False)):
-        at = source.index(marker)
-        texts = "\n".join(s.text for s in build_edit_context(doc, at, at, path="shapes.go", max_region_lines=300).snippets)
-        assert ("\tPort int // the port" in texts) is sent, marker
+        assert ("\tPort int // the port" in _sent("shapes.go", source, marker)) is sent, marker
 
 
 def test_a_keyword_argument_to_a_class_names_its_field():
     """`Config(port=80)` on a 41-field dataclass: the class header and its `port` line."""
     fields = "\n".join(f"    field{i}: str = ''" for i in range(40))
     source = f"import dataclasses\n\n\n@dataclasses.dataclass\nclass Config:\n{fields}\n    port: int = 0  # the port\n\n\ndef make():\n    return Config(port=80)\n"
-    doc = DocumentStore().open("file:///w/config.py", source, 1)
-    at = source.index("return Config")
-    texts = "\n".join(s.text for s in build_edit_context(doc, at, at, path="config.py", max_region_lines=300).snippets)
+    texts = _sent("config.py", source, "return Config")
     assert "class Config:" in texts
     assert "    port: int = 0  # the port" in texts
     assert "field7" not in texts
@@ -223,9 +224,7 @@ def test_a_member_reached_through_a_union_of_interfaces_that_extend_its_type():
         "type State = ObjState | ArrState\n\n"
         "export function finish(state: State) {\n  const { scope_: scope } = state\n  return scope\n}\n"
     )
-    doc = DocumentStore().open("file:///w/state.ts", source, 1)
-    at = source.index("const { scope_")
-    texts = "\n".join(s.text for s in build_edit_context(doc, at, at, path="state.ts", max_region_lines=300).snippets)
+    texts = _sent("state.ts", source, "const { scope_")
     assert "interface BaseState {" in texts
     assert "  scope_: Scope // the scope" in texts
     assert "field7_" not in texts

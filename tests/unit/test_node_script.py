@@ -6,7 +6,6 @@ from __future__ import annotations
 
 import base64
 import hashlib
-import importlib.util
 import io
 import os
 import subprocess
@@ -17,16 +16,14 @@ from pathlib import Path
 
 import pytest
 
-ROOT = Path(__file__).resolve().parents[2]
-SCRIPT = ROOT / "scripts" / "node.py"
+from tests.unit.scripts import load_script
+
 
 
 @pytest.fixture
 def node_script(tmp_path, monkeypatch):
     """scripts/node.py as a module, installing into tmp_path/.tools/node."""
-    spec = importlib.util.spec_from_file_location("node_script", SCRIPT)
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
+    module = load_script("node")
     monkeypatch.setattr(module, "TOOLS", tmp_path / ".tools" / "node")
     return module
 

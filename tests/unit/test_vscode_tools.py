@@ -4,7 +4,6 @@ build) the tree npm would leave, in tmp_path."""
 
 from __future__ import annotations
 
-import importlib.util
 import json
 import os
 import subprocess
@@ -13,16 +12,14 @@ from pathlib import Path
 
 import pytest
 
-ROOT = Path(__file__).resolve().parents[2]
-SCRIPT = ROOT / "scripts" / "vscode_tools.py"
+from tests.unit.scripts import load_script
+
 
 
 @pytest.fixture
 def tools(tmp_path, monkeypatch):
     """scripts/vscode_tools.py as a module, its node in tmp_path/.tools/node."""
-    spec = importlib.util.spec_from_file_location("vscode_tools_script", SCRIPT)
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
+    module = load_script("vscode_tools")
     monkeypatch.setattr(module.node, "TOOLS", tmp_path / ".tools" / "node")
     return module
 
