@@ -182,7 +182,7 @@ def measure_package(package: Package, max_functions: int, seed: int, scratch: Pa
             cause = miss_cause(workspace, doc, rel, offset, region, d_rel, line0, word, file_symbols, unlimited)
             misses[f"{cause} | {kind}"] += 1
             shown = examples.setdefault(cause, [])
-            if len(shown) < 6:
+            if True:  # all kept in --json; three printed
                 shown.append(f"{rel}:{symbol.name} -> {word} ({tool_kind}) {d_rel}:{line0 + 1}")
         rows.append({
             "path": rel, "function": symbol.name, "found": dict(found), "recalled": dict(hit),

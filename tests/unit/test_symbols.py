@@ -243,6 +243,22 @@ def test_javascript_require_binds_no_symbol():
     ]
 
 
+def test_javascript_commonjs_exports_and_required_members():
+    """`var f = require("./u").f` binds another module's `f` (no symbol here, so it is
+    looked up there); `module.exports = function query() {}` defines `query`;
+    `exports.etag = make()` defines `etag`."""
+    text = (
+        'var compileETag = require("./utils").compileETag;\n'
+        "module.exports = function query(options) {\n  return options;\n};\n"
+        "exports.etag = createGenerator({ weak: false });\n"
+        "module.exports.plain = 1;\n"
+    )
+    assert [(s.kind, s.name, s.start_line) for s in _symbols("javascript", text)] == [
+        ("function", "query", 1),
+        ("variable", "etag", 4),
+    ]
+
+
 def test_javascript_doc_comment_and_export_start_the_definition():
     """A JSDoc comment right above an exported function is part of its lines."""
     text = "// header\n\n/**\n * Adds.\n */\nexport function add(a, b) {\n  return a + b;\n}\n"

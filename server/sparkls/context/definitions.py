@@ -29,6 +29,11 @@ ACCESS = re.compile(r"(?:\b([A-Za-z_][A-Za-z0-9_]*))?\s*\.\s*([A-Za-z_][A-Za-z0-
 # or a constructor call of its type (not `a::b`, `x := 1`, `==`, `=>`, a `?:` or a
 # dotted name).
 KEYED = re.compile(r"(?<![\w.:?$])([A-Za-z_][A-Za-z0-9_]*)\s*(?::(?![:=])|=(?![=>]))")
+# `Name(...)` / `new Name(...)`: a class the region calls (its inherited constructor counts).
+CALLED = re.compile(r"\b([A-Z][A-Za-z0-9_]*)\s*\(")
+SELF_CALL = re.compile(r"\bcls\s*\(|\btype\(\s*self\s*\)\s*\(|\bself\.__class__\s*\(|\bnew\s+this\b")
+# `super.next(v)`, `super().save()`, `super(Base, self).x`: a base class's member.
+SUPER = re.compile(r"\bsuper\s*(?:\([^()]*\))?\s*\.\s*([A-Za-z_][A-Za-z0-9_]*)")
 OWN = frozenset({"self", "cls", "this"})  # names through which a method reaches its own attributes
 MAX_WHOLE_TOKENS = 80  # a longer definition is sent as its signature and doc summary
 MAX_DOC_LINES = 4  # of a docstring, the first paragraph up to this many lines is sent
@@ -36,6 +41,7 @@ ATTRIBUTE = "attribute"
 # A class is shown with its constructor: what a call of the class's name runs.
 CONSTRUCTORS = ("__init__", "constructor", "new")
 MAX_ATTRIBUTE_TOKENS = 60  # a longer assignment is sent as its first line
+COMMENT_LINE = re.compile(r"\s*(?:#(?![\[!])|//|/\*|\*)")  # a comment's line (not Rust's `#[attr]`)
 
 
 
@@ -100,6 +106,18 @@ def names_used(text: str, language: str | None = None) -> list[str]:
     return [word for word in dict.fromkeys(WORD.findall(text)) if word not in reserved]
 
 
+def receiver_types(text: str) -> frozenset[str]:
+    """Types the text's receivers are named after: `subscriber.next(v)` reaches
+    `Subscriber`'s `next` in code where the type is inferred, not written. A receiver
+    (a name before a dot, not self/cls/this) counts with its first letter upper-cased;
+    only ranking uses these words."""
+    return frozenset(
+        receiver[:1].upper() + receiver[1:]
+        for receiver in (match.group(1) for match in ACCESS.finditer(text))
+        if receiver and receiver not in OWN and receiver[:1].islower()
+    )
+
+
 def attribute_accesses(text: str) -> tuple[set[str], set[str]]:
     """Attribute names the text reaches: (through self/cls/this, through anything else)."""
     own: set[str] = set()
@@ -121,11 +139,14 @@ def render(path: str, symbol: Symbol, line: Callable[[int], str]) -> list[Snippe
     if symbol.kind == ATTRIBUTE:
         text = span(symbol.start_line, symbol.end_line)
         if symbol.end_line > symbol.start_line and estimate_tokens(text) > MAX_ATTRIBUTE_TOKENS:
-            return [Snippet(path, symbol.start_line, symbol.start_line, ATTRIBUTE, redact(line(symbol.start_line) + " ...")[0])]
+            first = next(
+                (n for n in range(symbol.start_line, symbol.end_line) if not COMMENT_LINE.match(line(n))), symbol.end_line
+            )  # the statement's first line, after the doc comment above it
+            return [Snippet(path, first, first, ATTRIBUTE, redact(line(first) + " ...")[0])]
         return [Snippet(path, symbol.start_line, symbol.end_line, ATTRIBUTE, redact(text)[0])]
 
     head_end = _summary_end(symbol, line)
-    head = span(symbol.start_line, head_end)
+    head = "\n".join(_doc_above(symbol, line) + [line(n) for n in range(_code_start(symbol, line), head_end + 1)])
     options = []
     if head_end < symbol.end_line:
         if symbol.end_line - symbol.start_line < MAX_WHOLE_TOKENS // 2:  # else surely too long
@@ -136,6 +157,32 @@ def render(path: str, symbol: Symbol, line: Callable[[int], str]) -> list[Snippe
         head += f"\n{indent or '    '}..."
     options.append(Snippet(path, symbol.start_line, head_end, "signature", redact(head)[0]))
     return options
+
+
+def _code_start(symbol: Symbol, line: Callable[[int], str]) -> int:
+    """The first line after the comment lines above a definition (its doc comment)."""
+    return next(
+        (n for n in range(symbol.start_line, symbol.signature_end_line) if not COMMENT_LINE.match(line(n))),
+        symbol.signature_end_line,
+    )
+
+
+def _doc_above(symbol: Symbol, line: Callable[[int], str]) -> list[str]:
+    """The doc comment above a definition, as its signature shows it: the first
+    paragraph, at most MAX_DOC_LINES lines of text (a JSDoc block's `@param` list and
+    examples are left out, and the block closed)."""
+    lines = [line(n) for n in range(symbol.start_line, _code_start(symbol, line))]
+    if len(lines) <= MAX_DOC_LINES + 2:
+        return lines
+    kept = [lines[0]]
+    for text in lines[1 : MAX_DOC_LINES + 1]:
+        words = text.strip().lstrip("/*#!").strip()
+        if not words or words.startswith("@"):
+            break
+        kept.append(text)
+    if lines[0].lstrip().startswith("/*") and "*/" not in kept[-1]:
+        kept.append(lines[0][: len(lines[0]) - len(lines[0].lstrip())] + " */")
+    return kept
 
 
 def _summary_end(symbol: Symbol, line: Callable[[int], str]) -> int:
@@ -222,12 +269,13 @@ def referenced_definitions(
     names = names_used(region_text, record.name if record is not None else None)
     own, other = attribute_accesses(region_text)
     keyed = set(KEYED.findall(region_text))
+    supers = set(SUPER.findall(region_text))
     table = symbol_table(doc)
     classes = table.classes_around(region_start_line, region_end_line)
     around = {s.name for s in classes}
     # The region's words and its classes' headers (their bases) rank other files' definers.
     headers = " ".join(doc.lines.line_text(n) for s in classes for n in range(s.start_line, s.signature_end_line + 1))
-    mentioned = frozenset(names).union(WORD.findall(headers))
+    mentioned = frozenset(names).union(WORD.findall(headers), receiver_types(region_text))
     mentioned |= reached_types(mentioned, table, doc.lines.line_text, lookup)
 
     def reached(name: str, symbol: Symbol) -> bool:
@@ -235,6 +283,7 @@ def referenced_definitions(
         if symbol.kind != ATTRIBUTE or name in own or name in other:
             return True
         return name in keyed and symbol.container in mentioned
+    called = {m.group(1) for m in CALLED.finditer(region_text)}
     same_file: list[list[Snippet]] = []
     elsewhere: list[list[Snippet]] = []
     seen: set[tuple[str, int, int]] = set()
@@ -254,15 +303,43 @@ def referenced_definitions(
                 header = "\n".join(line(n) for n in range(holder.start_line, holder.signature_end_line + 1))
                 into.append([Snippet(file_path, holder.start_line, holder.signature_end_line, "container", redact(header)[0])])
         if symbol.kind == "class":
-            for constructor in CONSTRUCTORS:
-                if file_path == path:
-                    found = next((s for s in table.named(constructor) if s.container == symbol.name), None)
-                else:
-                    found = lookup.member(file_path, symbol.name, constructor) if lookup is not None else None
-                if found is not None:
-                    add(into, file_path, found, line)
-                    break
+            found = constructor_of(file_path, symbol, line)
+            if found is not None:
+                add(into, found[0], found[1], found[2])
 
+    def constructor_of(
+        file_path: str, symbol: Symbol, line: Callable[[int], str], hops: int = MAX_TYPE_HOPS
+    ) -> tuple[str, Symbol, Callable[[int], str]] | None:
+        """The constructor a call of class `symbol` runs: its own, else (when the region
+        calls it) the first of its bases' (`String(attribute="x")` runs `Field.__init__`)."""
+        for constructor in CONSTRUCTORS:
+            if file_path == path:
+                found = next((s for s in table.named(constructor) if s.container == symbol.name), None)
+            else:
+                found = lookup.member(file_path, symbol.name, constructor) if lookup is not None else None
+            if found is not None:
+                return file_path, found, line
+        if hops == 0 or symbol.name not in called:
+            return None
+        header = " ".join(line(n) for n in range(symbol.start_line, symbol.signature_end_line + 1))
+        for base in dict.fromkeys(w for w in WORD.findall(header) if w[:1].isupper() and w != symbol.name):
+            bases = [(path, s, doc.lines.line_text) for s in table.named(base) if s.kind == "class"]
+            if not bases and lookup is not None:
+                for base_path, s in lookup.definitions(base)[:2]:
+                    lines = lookup.file_lines(base_path) if s.kind == "class" else None
+                    if lines is not None and s.end_line < len(lines):
+                        bases.append((base_path, s, lines.__getitem__))
+            for base_path, s, base_line in bases[:2]:
+                found = constructor_of(base_path, s, base_line, hops - 1)
+                if found is not None:
+                    return found
+        return None
+
+    if classes and SELF_CALL.search(region_text):  # `cls(...)`: the class around's constructor
+        innermost = max(classes, key=lambda s: s.start_line)
+        found = constructor_of(path, innermost, doc.lines.line_text)
+        if found is not None and not (found[1].start_line <= region_start_line and region_end_line <= found[1].end_line):
+            add(same_file if found[0] == path else elsewhere, *found)
     for name in names:
         local = [
             s
@@ -275,7 +352,8 @@ def referenced_definitions(
             local = [s for s in local if s.kind != ATTRIBUTE or s.container in around]
         for symbol in local:
             add(same_file, path, symbol, doc.lines.line_text)
-        inherited = name in own and not mine  # `self.x` the class around does not define: from a base?
+        # `self.x` the class around does not define, or `super().x`: from a base?
+        inherited = (name in own and not mine) or name in supers
         # `obj.x` where no class of this file that defines x is named in the region: maybe another file's.
         foreign = (name in other or name in keyed) and not any(s.container in mentioned for s in local)
         if lookup is not None and (inherited or foreign or not local):

@@ -29,6 +29,17 @@
   (variable_declarator
     name: (identifier) @name
     value: (call_expression function: (identifier) @_require (#eq? @_require "require")))) @symbol.import
+;; `var compileETag = require("./utils").compileETag` binds another module's definition
+(lexical_declaration
+  (variable_declarator
+    name: (identifier) @name
+    value: (member_expression
+      object: (call_expression function: (identifier) @_require (#eq? @_require "require"))))) @symbol.import
+(variable_declaration
+  (variable_declarator
+    name: (identifier) @name
+    value: (member_expression
+      object: (call_expression function: (identifier) @_require (#eq? @_require "require"))))) @symbol.import
 ; `exports.f = () => {}`, `module.exports.f = function () {}`, `Foo.prototype.g = ...`
 ;; `Layer.prototype.match = function (...) {...}`: a method of Layer (its receiver)
 (expression_statement
@@ -42,9 +53,22 @@
   (assignment_expression
     left: (member_expression property: (property_identifier) @name)
     right: (arrow_function body: (_) @body))) @symbol.function
+;; `exports.etag = createETag({ weak: false })`: any other value exported by assignment
 (expression_statement
   (assignment_expression
-    left: (member_expression property: (property_identifier) @name)
+    left: (member_expression
+      object: (identifier) @_exports (#eq? @_exports "exports")
+      property: (property_identifier) @name))) @symbol.variable
+;; `module.exports = function query(options) {...}`: the function's own name
+(expression_statement
+  (assignment_expression
+    left: (member_expression
+      object: (identifier) @_module (#eq? @_module "module")
+      property: (property_identifier) @_exports (#eq? @_exports "exports"))
+    right: (function_expression name: (identifier) @name body: (_) @body))) @symbol.function
+(expression_statement
+  (assignment_expression
+    left: (member_expression property: (property_identifier) @name (#not-eq? @name "exports"))
     right: (function_expression body: (_) @body))) @symbol.function
 (export_statement declaration: (_) @wrapped) @wrapper
 (comment) @prefix

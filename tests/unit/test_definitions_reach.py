@@ -1,0 +1,120 @@
+"""Definitions reached through what the region's code implies: a receiver named after
+its type, `super`, `cls(...)`, a constructor inherited from a base class, and how
+long doc comments and commented fields are shown."""
+
+from pathlib import Path
+
+import pytest
+
+from sparkls.context.builder import build_edit_context
+from sparkls.context.exclusions import PathFilter
+from sparkls.documents.store import DocumentStore
+from sparkls.workspace import WorkspaceIndex
+
+
+def _context(source: str, marker: str, name: str, lookup=None):
+    doc = DocumentStore().open(f"file:///w/{name}", source, 1)
+    at = source.index(marker)
+    return build_edit_context(doc, at, at, path=name, max_region_lines=300, lookup=lookup)
+
+
+def _sent(source: str, marker: str, name: str, lookup=None) -> str:
+    return "\n".join(s.text for s in _context(source, marker, name, lookup).snippets)
+
+
+@pytest.fixture
+def workspace(tmp_path: Path):
+    """A workspace where five classes in five folders define `next`, one of them
+    `Subscriber`, and `Child extends Base` overrides Base's `next`."""
+    root = tmp_path / "ws"
+    for folder, cls in (("a", "Subject"), ("b", "Subscriber"), ("c", "Queue"), ("d", "Iter"), ("e", "Cursor")):
+        (root / folder).mkdir(parents=True)
+        (root / folder / f"{cls.lower()}.ts").write_text(
+            f"export class {cls} {{\n  next(value: number): void {{\n    // {cls} next\n  }}\n}}\n", encoding="utf-8"
+        )
+    (root / "base.ts").write_text(
+        "export class Base {\n  next(value: number): void {\n    // Base next\n  }\n}\n", encoding="utf-8"
+    )
+    index = WorkspaceIndex(root, tmp_path / "index.sqlite3")
+    index.index.build(PathFilter.from_root(root))
+    yield index
+    index.close()
+
+
+def test_a_receiver_named_after_its_type_picks_that_types_member(workspace):
+    """`subscriber.next(v)` where the type is inferred: among five classes' `next`,
+    Subscriber's is sent; with a receiver named after none of them, only the one in
+    the file's own folder (Base's: the others are too many to send)."""
+    source = "export function forward(subscriber, value) {\n  subscriber.next(value);\n}\n"
+    assert "// Subscriber next" in _sent(source, "subscriber.next", "main.ts", workspace)
+    other = source.replace("subscriber", "target")
+    assert [line for line in _sent(other, "target.next", "main.ts", workspace).splitlines() if "// " in line] == [
+        "    // Base next"
+    ]
+
+
+def test_super_reaches_the_base_classs_member_over_the_classs_own(workspace):
+    """`super.next(v)` in a class that defines `next` too: Base's `next` is sent."""
+    source = (
+        'import { Base } from "./base";\n\nexport class Child extends Base {\n'
+        "  next(value: number): void {\n    this.count = value;\n  }\n\n"
+        "  complete(): void {\n    super.next(0);\n  }\n}\n"
+    )
+    assert "// Base next" in _sent(source, "super.next", "child.ts", workspace)
+
+
+def test_cls_call_in_a_classmethod_sends_the_classs_constructor():
+    """`cls(vcs=..., commit_id=...)` names the parameters of the class's own `__init__`."""
+    source = (
+        "class VcsInfo:\n    vcs: str\n    commit_id: str\n\n"
+        "    def __init__(\n        self,\n        *,\n        vcs: str,\n        commit_id: str,\n    ) -> None:\n"
+        "        self.vcs = vcs\n        self.commit_id = commit_id\n\n"
+        "    @classmethod\n    def from_dict(cls, d):\n        return cls(vcs=d['vcs'], commit_id=d['id'])\n"
+    )
+    texts = _sent(source, "return cls(", "direct_url.py")
+    assert "        commit_id: str,\n    ) -> None:" in texts
+    assert "return cls(" not in texts.replace("    def from_dict", "")  # the region is not a snippet
+
+
+def test_a_called_class_without_a_constructor_sends_its_bases():
+    """`String(attribute="x")` runs Field's `__init__` (String defines none); a class that
+    is only named, not called, brings no inherited constructor."""
+    source = (
+        "class Field:\n    def __init__(self, *, attribute=None, required=False):\n        self.attribute = attribute\n\n\n"
+        "class String(Field):\n    pass\n\n\n"
+        "def make():\n    return String(attribute='x')\n\n\n"
+        "def check(f):\n    return isinstance(f, String)\n"
+    )
+    assert "def __init__(self, *, attribute=None, required=False):" in _sent(source, "return String(", "fields.py")
+    assert "__init__" not in _sent(source, "return isinstance", "fields.py")
+
+
+JSDOC = "\n".join(
+    ["/**", " * Filter items emitted by the source.", " * Only those that pass.", " *"]
+    + [f" * @param p{i} the {i}th parameter" for i in range(12)]
+    + [" */"]
+)
+
+
+def test_a_long_doc_comment_above_a_signature_is_cut_to_its_first_paragraph():
+    """A 17-line JSDoc above a long function: its first paragraph, closed, then the signature."""
+    body = "\n".join(f"  const v{i} = predicate({i});" for i in range(30))
+    source = f"{JSDOC}\nexport function filter(predicate: Function): number {{\n{body}\n  return 0;\n}}\n\nexport function use() {{\n  return filter(Boolean);\n}}\n"
+    texts = _sent(source, "return filter(", "filter.ts")
+    assert "/**\n * Filter items emitted by the source.\n * Only those that pass.\n */\nexport function filter(predicate: Function): number {" in texts
+    assert "@param" not in texts
+
+
+def test_a_long_field_with_a_doc_comment_is_shown_by_its_own_line():
+    """`protected destination: ...` under a doc comment, too long to send whole: the
+    field's own line is sent, not the comment's."""
+    long_type = " | ".join(f"Observer{i}<any>" for i in range(12))
+    source = (
+        "export class Subscriber {\n"
+        "  /** @deprecated Internal implementation detail, do not use directly. Will be made internal in v8. */\n"
+        f"  protected destination: {long_type};\n\n"
+        "  complete(): void {\n    this.destination.complete();\n  }\n}\n"
+    )
+    texts = _sent(source, "this.destination.complete", "subscriber.ts")
+    assert "  protected destination: Observer0<any>" in texts
+    assert "@deprecated" not in texts
