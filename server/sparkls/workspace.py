@@ -124,9 +124,9 @@ class WorkspaceIndex:
         """Definitions named `name` in the workspace (at most MAX_ROWS)."""
         return self.index.lookup(name, limit=MAX_ROWS)
 
-    def member(self, path: str, container: str, name: str) -> Symbol | None:
-        """The definition `name` inside `container` in the file `path`."""
-        return self.index.member(path, container, name)
+    def members(self, path: str, container: str, name: str) -> list[Symbol]:
+        """The definitions `name` inside `container` in the file `path`, in file order."""
+        return self.index.members(path, container, name)
 
     def file_lines(self, path: str) -> list[str] | None:
         """A workspace file's lines, read once per (mtime, size); None for a file that

@@ -23,8 +23,8 @@ class FakeIndex:
     def definitions(self, name: str) -> list[tuple[str, Symbol]]:
         return [(path, Symbol(name, "function", 0, 1, 0, 0, None)) for path in self.defs.get(name, [])]
 
-    def member(self, path, container, name):
-        return None
+    def members(self, path, container, name):
+        return []
 
     def file_lines(self, path):
         return None

@@ -118,3 +118,71 @@ def test_a_long_field_with_a_doc_comment_is_shown_by_its_own_line():
     texts = _sent(source, "this.destination.complete", "subscriber.ts")
     assert "  protected destination: Observer0<any>" in texts
     assert "@deprecated" not in texts
+
+
+def test_a_value_typed_by_a_callable_interface_comes_with_its_call_signatures():
+    """`new EmptyError()` where `const EmptyError: EmptyErrorCtor`: the constructor
+    signature of EmptyErrorCtor is sent (what `new` runs), not only the constant."""
+    source = (
+        "export interface EmptyErrorCtor {\n  /** Do not construct. */\n  new (): EmptyError;\n"
+        + "".join(f"  field{i}: string;\n" for i in range(30))
+        + "}\n\nexport const EmptyError: EmptyErrorCtor = createErrorClass(() => 1);\n\n"
+        "export function fail() {\n  throw new EmptyError();\n}\n"
+    )
+    texts = _sent(source, "throw new", "errors.ts")
+    assert "  new (): EmptyError;" in texts
+    assert "field7" not in texts
+
+
+def test_keys_of_an_object_literal_passed_to_a_call_are_the_parameter_types_members(tmp_path: Path):
+    """`source.subscribe({ next: ... })`: `subscribe(observer: Partial<Observer<T>>)`
+    makes `next` Observer's, among other classes' `next`."""
+    root = tmp_path / "ws"
+    for folder, cls in (("a", "Subject"), ("b", "Queue"), ("c", "Iter"), ("d", "Cursor"), ("e", "Stream")):
+        (root / folder).mkdir(parents=True)
+        (root / folder / f"{cls.lower()}.ts").write_text(
+            f"export class {cls} {{\n  next(value: number): void {{\n    // {cls} next\n  }}\n}}\n", encoding="utf-8"
+        )
+    (root / "f").mkdir()
+    (root / "f/types.ts").write_text(
+        "export interface Observer<T> {\n  next: (value: T) => void; // Observer next\n  error: (err: any) => void;\n}\n",
+        encoding="utf-8",
+    )
+    (root / "g").mkdir()
+    (root / "g/observable.ts").write_text(
+        "export class Observable<T> {\n  subscribe(observer?: Partial<Observer<T>>): void {\n    return;\n  }\n}\n",
+        encoding="utf-8",
+    )
+    index = WorkspaceIndex(root, tmp_path / "index.sqlite3")
+    index.index.build(PathFilter.from_root(root))
+    try:
+        source = "export function last(source: Observable<number>) {\n  source.subscribe({\n    next: (value) => value,\n  });\n}\n"
+        assert "// Observer next" in _sent(source, "source.subscribe", "main.ts", index)
+    finally:
+        index.close()
+
+
+def test_words_in_comments_name_no_definition():
+    """`// open the first window` in the region does not send `first` or `window`."""
+    source = (
+        "export function first(): number {\n  return 1;\n}\n\n"
+        "export function slide(values: number[]): number {\n  // open the first window\n  return values.length;\n}\n"
+    )
+    assert "function first" not in _sent(source, "return values", "slide.ts")
+    assert "function first" in _sent(source.replace("// open the first window", "first();"), "return values", "slide.ts")
+
+
+def test_comments_are_blanked_at_their_characters_with_emoji_and_cjk():
+    """Tree-sitter's byte columns are read as characters: the code before a comment on a
+    line with emoji and CJK text stays whole, the comment becomes spaces."""
+    from sparkls.context.region import without_comments
+
+    source = 'def f():\n    s = "é😀你好"  # first 😀 window\n    """doc first"""\n    return s  # tail\n'
+    doc = DocumentStore().open("file:///w/m.py", source, 1)
+    lines = source.split("\n")
+    text = "\n".join(lines[1:4]) + "\n"
+    blanked = without_comments(doc, 1, 3, text)
+    assert blanked.split("\n")[0] == '    s = "é😀你好"  ' + " " * len("# first 😀 window")
+    assert blanked.split("\n")[1] == '    """doc first"""'  # a string is code
+    assert blanked.split("\n")[2].rstrip() == "    return s"
+    assert len(blanked) == len(text)

@@ -259,6 +259,17 @@ def test_javascript_commonjs_exports_and_required_members():
     ]
 
 
+def test_typescript_call_and_construct_signatures_are_members_of_their_interface():
+    """`<T>(c: C): R` and `new (): E` in an interface: members named `(` and `new`."""
+    text = "export interface Ctor {\n  /** doc */\n  new (): E;\n  <T>(c: C): R<T>;\n  other(x: number): void;\n}\n"
+    assert [(s.name, s.kind, s.start_line, s.container) for s in _symbols("typescript", text)] == [
+        ("Ctor", "type", 0, None),
+        ("new", "method", 1, "Ctor"),
+        ("(", "method", 3, "Ctor"),
+        ("other", "method", 4, "Ctor"),
+    ]
+
+
 def test_javascript_doc_comment_and_export_start_the_definition():
     """A JSDoc comment right above an exported function is part of its lines."""
     text = "// header\n\n/**\n * Adds.\n */\nexport function add(a, b) {\n  return a + b;\n}\n"

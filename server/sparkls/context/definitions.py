@@ -11,20 +11,22 @@ from __future__ import annotations
 import keyword
 import re
 from collections.abc import Callable
-from typing import Protocol
 
+from sparkls.context.lookup import Lookup
 from sparkls.context.ranking import choose_definers
+from sparkls.context.reach import (
+    ACCESS, CALL_SIGNATURE, LITERAL_ARGUMENT, MAX_CALL_SIGNATURES, MAX_TYPE_HOPS, OWN, TYPE_KINDS, WORD,
+    parameter_types, reached_types, receiver_types,
+)
+from sparkls.context.region import without_comments
+from sparkls.context.render import ATTRIBUTE, code_start, render
 from sparkls.context.secrets import redact
 from sparkls.context.snippet import Snippet
 from sparkls.context.symbols import Symbol, extract_symbols
 from sparkls.context.symtable import SymbolTable
-from sparkls.context.tokens import estimate_tokens
 from sparkls.documents.languages import grammar_record
 from sparkls.documents.store import Document
 
-WORD = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
-# `obj.name`, `self.name`, `f().name`: the object's name when it has one, and the attribute.
-ACCESS = re.compile(r"(?:\b([A-Za-z_][A-Za-z0-9_]*))?\s*\.\s*([A-Za-z_][A-Za-z0-9_]*)")
 # `Server{Port: 1}`, `{ retries: 3 }`, `Point(x=1)`: a member named by key in a literal
 # or a constructor call of its type (not `a::b`, `x := 1`, `==`, `=>`, a `?:` or a
 # dotted name).
@@ -34,32 +36,8 @@ CALLED = re.compile(r"\b([A-Z][A-Za-z0-9_]*)\s*\(")
 SELF_CALL = re.compile(r"\bcls\s*\(|\btype\(\s*self\s*\)\s*\(|\bself\.__class__\s*\(|\bnew\s+this\b")
 # `super.next(v)`, `super().save()`, `super(Base, self).x`: a base class's member.
 SUPER = re.compile(r"\bsuper\s*(?:\([^()]*\))?\s*\.\s*([A-Za-z_][A-Za-z0-9_]*)")
-OWN = frozenset({"self", "cls", "this"})  # names through which a method reaches its own attributes
-MAX_WHOLE_TOKENS = 80  # a longer definition is sent as its signature and doc summary
-MAX_DOC_LINES = 4  # of a docstring, the first paragraph up to this many lines is sent
-ATTRIBUTE = "attribute"
 # A class is shown with its constructor: what a call of the class's name runs.
 CONSTRUCTORS = ("__init__", "constructor", "new")
-MAX_ATTRIBUTE_TOKENS = 60  # a longer assignment is sent as its first line
-COMMENT_LINE = re.compile(r"\s*(?:#(?![\[!])|//|/\*|\*)")  # a comment's line (not Rust's `#[attr]`)
-
-
-
-class Lookup(Protocol):
-    """Definitions in other files: the workspace symbol index."""
-
-    def definitions(self, name: str) -> list[tuple[str, Symbol]]:
-        """(workspace-relative path, symbol) of every definition named `name`, up to
-        some limit: variables last, then by path and line."""
-        ...
-
-    def member(self, path: str, container: str, name: str) -> Symbol | None:
-        """The definition `name` inside `container` in the file `path` (a constructor)."""
-        ...
-
-    def file_lines(self, path: str) -> list[str] | None:
-        """The lines of a workspace file, or None when it cannot be read."""
-        ...
 
 
 def symbol_table(doc: Document) -> SymbolTable:
@@ -106,18 +84,6 @@ def names_used(text: str, language: str | None = None) -> list[str]:
     return [word for word in dict.fromkeys(WORD.findall(text)) if word not in reserved]
 
 
-def receiver_types(text: str) -> frozenset[str]:
-    """Types the text's receivers are named after: `subscriber.next(v)` reaches
-    `Subscriber`'s `next` in code where the type is inferred, not written. A receiver
-    (a name before a dot, not self/cls/this) counts with its first letter upper-cased;
-    only ranking uses these words."""
-    return frozenset(
-        receiver[:1].upper() + receiver[1:]
-        for receiver in (match.group(1) for match in ACCESS.finditer(text))
-        if receiver and receiver not in OWN and receiver[:1].islower()
-    )
-
-
 def attribute_accesses(text: str) -> tuple[set[str], set[str]]:
     """Attribute names the text reaches: (through self/cls/this, through anything else)."""
     own: set[str] = set()
@@ -126,121 +92,11 @@ def attribute_accesses(text: str) -> tuple[set[str], set[str]]:
         (own if match.group(1) in OWN else other).add(match.group(2))
     return own, other
 
-
-def render(path: str, symbol: Symbol, line: Callable[[int], str]) -> list[Snippet]:
-    """Ways to show a definition, best first: whole (unless long), then its signature
-    and the first paragraph of its docstring (`builder.pack` chooses). `line(n)`
-    gives line n of the file (0-based). An attribute is its assigning statement (its
-    first line when the statement is long)."""
-
-    def span(first: int, last: int) -> str:
-        return "\n".join(line(n) for n in range(first, last + 1))
-
-    if symbol.kind == ATTRIBUTE:
-        text = span(symbol.start_line, symbol.end_line)
-        if symbol.end_line > symbol.start_line and estimate_tokens(text) > MAX_ATTRIBUTE_TOKENS:
-            first = next(
-                (n for n in range(symbol.start_line, symbol.end_line) if not COMMENT_LINE.match(line(n))), symbol.end_line
-            )  # the statement's first line, after the doc comment above it
-            return [Snippet(path, first, first, ATTRIBUTE, redact(line(first) + " ...")[0])]
-        return [Snippet(path, symbol.start_line, symbol.end_line, ATTRIBUTE, redact(text)[0])]
-
-    head_end = _summary_end(symbol, line)
-    head = "\n".join(_doc_above(symbol, line) + [line(n) for n in range(_code_start(symbol, line), head_end + 1)])
-    options = []
-    if head_end < symbol.end_line:
-        if symbol.end_line - symbol.start_line < MAX_WHOLE_TOKENS // 2:  # else surely too long
-            whole = span(symbol.start_line, symbol.end_line)
-            if estimate_tokens(whole) <= MAX_WHOLE_TOKENS:
-                options.append(Snippet(path, symbol.start_line, symbol.end_line, "definition", redact(whole)[0]))
-        indent = re.match(r"\s*", line(min(symbol.signature_end_line + 1, symbol.end_line))).group()
-        head += f"\n{indent or '    '}..."
-    options.append(Snippet(path, symbol.start_line, head_end, "signature", redact(head)[0]))
-    return options
-
-
-def _code_start(symbol: Symbol, line: Callable[[int], str]) -> int:
-    """The first line after the comment lines above a definition (its doc comment)."""
-    return next(
-        (n for n in range(symbol.start_line, symbol.signature_end_line) if not COMMENT_LINE.match(line(n))),
-        symbol.signature_end_line,
-    )
-
-
-def _doc_above(symbol: Symbol, line: Callable[[int], str]) -> list[str]:
-    """The doc comment above a definition, as its signature shows it: the first
-    paragraph, at most MAX_DOC_LINES lines of text (a JSDoc block's `@param` list and
-    examples are left out, and the block closed)."""
-    lines = [line(n) for n in range(symbol.start_line, _code_start(symbol, line))]
-    if len(lines) <= MAX_DOC_LINES + 2:
-        return lines
-    kept = [lines[0]]
-    for text in lines[1 : MAX_DOC_LINES + 1]:
-        words = text.strip().lstrip("/*#!").strip()
-        if not words or words.startswith("@"):
-            break
-        kept.append(text)
-    if lines[0].lstrip().startswith("/*") and "*/" not in kept[-1]:
-        kept.append(lines[0][: len(lines[0]) - len(lines[0].lstrip())] + " */")
-    return kept
-
-
-def _summary_end(symbol: Symbol, line: Callable[[int], str]) -> int:
-    """The last line of a definition's head: its signature, then its docstring's
-    first paragraph (at most MAX_DOC_LINES lines)."""
-    last = symbol.signature_end_line
-    while last < symbol.doc_end_line and last - symbol.signature_end_line < MAX_DOC_LINES:
-        if not line(last + 1).strip():
-            break  # the end of the first paragraph
-        last += 1
-    return last
-
-
-MAX_TYPE_HOPS = 2  # `ImmerState` → `ProxyObjectState` → `ImmerBaseState`
-MAX_REACHED_TYPES = 32  # type names looked up in all, per region
-TYPE_KINDS = frozenset({"class", "type"})
-
-
 def _holder(member: Symbol, candidates: list[Symbol]) -> Symbol | None:
     """The class or type among `candidates` whose lines hold `member`."""
     return next(
         (s for s in candidates if s.kind in TYPE_KINDS and s.start_line <= member.start_line <= s.end_line), None
     )
-
-
-def reached_types(
-    mentioned: frozenset[str], table: SymbolTable, line: Callable[[int], str], lookup: Lookup | None
-) -> frozenset[str]:
-    """The types the region reaches through the types it names: the words of their
-    headers (bases, `extends`, an alias's union), up to MAX_TYPE_HOPS deep, so that a
-    member of `ImmerBaseState` counts when the region names `ImmerState`, a union of
-    interfaces that extend it. Only Capitalized words; at most MAX_REACHED_TYPES looked up."""
-    reached: set[str] = set()
-    frontier = {word for word in mentioned if word[:1].isupper()}
-    looked = 0
-    for _ in range(MAX_TYPE_HOPS):
-        found: set[str] = set()
-        for name in sorted(frontier):
-            if looked >= MAX_REACHED_TYPES:
-                break
-            looked += 1
-            headers = [
-                "\n".join(line(n) for n in range(s.start_line, s.signature_end_line + 1))
-                for s in table.named(name)
-                if s.kind in TYPE_KINDS
-            ]
-            if not headers and lookup is not None:
-                for path, s in lookup.definitions(name)[:3]:
-                    lines = lookup.file_lines(path) if s.kind in TYPE_KINDS else None
-                    if lines is not None and s.signature_end_line < len(lines):
-                        headers.append("\n".join(lines[s.start_line : s.signature_end_line + 1]))
-            for header in headers:
-                found.update(w for w in WORD.findall(header) if w[:1].isupper())
-        frontier = found - reached - mentioned
-        reached |= found
-        if not frontier:
-            break
-    return frozenset(reached - mentioned)
 
 
 def referenced_definitions(
@@ -266,6 +122,7 @@ def referenced_definitions(
     headers of its classes name the classes that matter).
     """
     record = grammar_record(doc.language_id)
+    region_text = without_comments(doc, region_start_line, region_end_line, region_text)
     names = names_used(region_text, record.name if record is not None else None)
     own, other = attribute_accesses(region_text)
     keyed = set(KEYED.findall(region_text))
@@ -277,6 +134,9 @@ def referenced_definitions(
     headers = " ".join(doc.lines.line_text(n) for s in classes for n in range(s.start_line, s.signature_end_line + 1))
     mentioned = frozenset(names).union(WORD.findall(headers), receiver_types(region_text))
     mentioned |= reached_types(mentioned, table, doc.lines.line_text, lookup)
+    mentioned |= parameter_types(
+        {m.group(1) for m in LITERAL_ARGUMENT.finditer(region_text)}, table, doc.lines.line_text, lookup
+    )
 
     def reached(name: str, symbol: Symbol) -> bool:
         """Whether the region uses this definition of `name` (see above)."""
@@ -306,6 +166,38 @@ def referenced_definitions(
             found = constructor_of(file_path, symbol, line)
             if found is not None:
                 add(into, found[0], found[1], found[2])
+        elif symbol.kind not in TYPE_KINDS:  # `const ajax: AjaxCreationMethod = ...`: what calling it runs
+            declaration = " ".join(line(n) for n in range(code_start(symbol, line), symbol.signature_end_line + 1))
+            annotation = re.search(rf"\b{re.escape(symbol.name)}\s*:\s*([A-Z][A-Za-z0-9_]*)", declaration)
+            if annotation is not None:
+                for type_path, type_symbol, type_line in types_named(annotation.group(1), file_path):
+                    for signature in call_signatures(type_path, type_symbol.name):
+                        add(into, type_path, signature, type_line)
+        if symbol.kind == "type":
+            for signature in call_signatures(file_path, symbol.name):
+                add(into, file_path, signature, line)
+
+    def members_of(file_path: str, container: str, name: str) -> list[Symbol]:
+        if file_path == path:
+            return [s for s in table.named(name) if s.container == container]
+        return lookup.members(file_path, container, name) if lookup is not None else []
+
+    def call_signatures(file_path: str, type_name: str) -> list[Symbol]:
+        """An interface's construct and call signatures (`new (): E`, `<T>(c: C): R`)."""
+        return [*members_of(file_path, type_name, "new"), *members_of(file_path, type_name, CALL_SIGNATURE)][
+            :MAX_CALL_SIGNATURES
+        ]
+
+    def types_named(name: str, near: str) -> list[tuple[str, Symbol, Callable[[int], str]]]:
+        """The type `name`: this file's, else the index's (in the file `near` first)."""
+        found = [(path, s, doc.lines.line_text) for s in table.named(name) if s.kind in TYPE_KINDS]
+        if found or lookup is None:
+            return found[:1]
+        for type_path, s in sorted(lookup.definitions(name), key=lambda row: row[0] != near):
+            lines = lookup.file_lines(type_path) if s.kind in TYPE_KINDS else None
+            if lines is not None and s.end_line < len(lines):
+                return [(type_path, s, lines.__getitem__)]
+        return []
 
     def constructor_of(
         file_path: str, symbol: Symbol, line: Callable[[int], str], hops: int = MAX_TYPE_HOPS
@@ -313,12 +205,9 @@ def referenced_definitions(
         """The constructor a call of class `symbol` runs: its own, else (when the region
         calls it) the first of its bases' (`String(attribute="x")` runs `Field.__init__`)."""
         for constructor in CONSTRUCTORS:
-            if file_path == path:
-                found = next((s for s in table.named(constructor) if s.container == symbol.name), None)
-            else:
-                found = lookup.member(file_path, symbol.name, constructor) if lookup is not None else None
-            if found is not None:
-                return file_path, found, line
+            found = members_of(file_path, symbol.name, constructor)
+            if found:
+                return file_path, found[0], line
         if hops == 0 or symbol.name not in called:
             return None
         header = " ".join(line(n) for n in range(symbol.start_line, symbol.signature_end_line + 1))

@@ -21,6 +21,7 @@ from tree_sitter import Node, Tree
 from sparkls.context import recovery
 from sparkls.context.queries import captures
 from sparkls.documents.languages import new_parser
+from sparkls.documents.positions import index_of_byte
 from sparkls.documents.store import Document
 from sparkls.documents.window import parse_window
 from sparkls.errors import EditError
@@ -218,3 +219,28 @@ def _find_region(doc: Document, start: int, end: int, *, max_lines: int) -> Regi
         if span is not None and span[1] - span[0] + 1 <= max_lines:
             return _lines_region(doc, min(span[0], first), max(span[1], last), "statements")
     return _lines_region(doc, first, last, "lines")
+
+
+def without_comments(doc: Document, first: int, last: int, text: str) -> str:
+    """`text`, lines `first`..`last` of `doc`, with its comments blanked: a word in a
+    comment ("open the first window") names no definition the code uses."""
+    lines = text.split("\n")
+    start = doc.lines.start(first)
+    tree = doc.tree_around(start, start + len(text))
+    if tree is None:
+        return text
+    node = tree.root_node.descendant_for_point_range((first, 0), (last + 1, 0))
+    stack = [node] if node is not None else []
+    while stack:
+        node = stack.pop()
+        if node.end_point.row < first or node.start_point.row > last:
+            continue
+        if "comment" in node.type:
+            for row in range(max(first, node.start_point.row), min(last, node.end_point.row) + 1):
+                line = lines[row - first]
+                begin = index_of_byte(line, node.start_point.column) if row == node.start_point.row else 0
+                end = index_of_byte(line, node.end_point.column) if row == node.end_point.row else len(line)
+                lines[row - first] = line[:begin] + " " * (end - begin) + line[end:]
+            continue
+        stack.extend(node.children)
+    return "\n".join(lines)

@@ -267,15 +267,16 @@ class SymbolIndex:
             ).fetchall()
         return [(path, Symbol(*fields)) for path, *fields in rows]
 
-    def member(self, path: str, container: str, name: str) -> Symbol | None:
-        """The definition `name` inside `container` in the file `path` (a class's
-        constructor), if the index has one."""
+    def members(self, path: str, container: str, name: str, *, limit: int = 8) -> list[Symbol]:
+        """The definitions `name` inside `container` in the file `path` (a class's
+        constructor and its overloads, an interface's call signatures), in file order."""
         with self._read_lock:
-            row = self._read().execute(
-                f"SELECT {SYMBOL_COLUMNS} FROM symbols WHERE name = ? AND path = ? AND container = ? LIMIT 1",
-                (name, path, container),
-            ).fetchone()
-        return Symbol(*row) if row is not None else None
+            rows = self._read().execute(
+                f"SELECT {SYMBOL_COLUMNS} FROM symbols WHERE name = ? AND path = ? AND container = ? "
+                "ORDER BY start_line LIMIT ?",
+                (name, path, container, limit),
+            ).fetchall()
+        return [Symbol(*row) for row in rows]
 
     def counts(self) -> tuple[int, int]:
         """(files, symbols) in the index."""

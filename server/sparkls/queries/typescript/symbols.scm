@@ -52,3 +52,7 @@
 (method_signature name: (property_identifier) @name) @symbol.function
 (enum_body (property_identifier) @name @symbol.variable)
 (enum_body (enum_assignment name: (property_identifier) @name) @symbol.variable)
+; An interface's call and construct signatures (`<T>(config: Config): R;`, `new (): E;`)
+; are members named `(` and `new`: what calling (`new`-ing) a value of that type runs.
+(call_signature parameters: (formal_parameters "(" @name)) @symbol.function
+(construct_signature "new" @name) @symbol.function

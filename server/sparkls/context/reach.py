@@ -1,0 +1,101 @@
+"""Which types a region reaches beyond the names it spells, seen cheaply: the types
+its receivers are named after, the bases and unions in the headers of the types it
+names, and the parameter types of the calls it passes an object literal to. The
+words found only rank definitions (`ranking.choose_definers`) and make members named
+by key count; nothing here sends a snippet by itself. Pure but for index reads."""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Callable
+
+from sparkls.context.lookup import Lookup
+from sparkls.context.render import code_start
+from sparkls.context.symtable import SymbolTable
+
+WORD = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
+# `obj.name`, `self.name`, `f().name`: the object's name when it has one, and the attribute.
+ACCESS = re.compile(r"(?:\b([A-Za-z_][A-Za-z0-9_]*))?\s*\.\s*([A-Za-z_][A-Za-z0-9_]*)")
+OWN = frozenset({"self", "cls", "this"})  # names through which a method reaches its own attributes
+
+
+def receiver_types(text: str) -> frozenset[str]:
+    """Types the text's receivers are named after: `subscriber.next(v)` reaches
+    `Subscriber`'s `next` in code where the type is inferred, not written. A receiver
+    (a name before a dot, not self/cls/this) counts with its first letter upper-cased;
+    only ranking uses these words."""
+    return frozenset(
+        receiver[:1].upper() + receiver[1:]
+        for receiver in (match.group(1) for match in ACCESS.finditer(text))
+        if receiver and receiver not in OWN and receiver[:1].islower()
+    )
+
+
+# An interface's call signatures are members named `(` (construct signatures: `new`).
+CALL_SIGNATURE = "("
+MAX_CALL_SIGNATURES = 4
+# `f({`, `obj.subscribe({`: a call given an object literal (its keys are the parameter type's).
+LITERAL_ARGUMENT = re.compile(r"\b([A-Za-z_][A-Za-z0-9_]*)\s*(?:<[^<>()]*>)?\(\s*\{")
+MAX_CALLEES = 8
+MAX_DEFINERS_READ = 4
+MAX_TYPE_HOPS = 2  # `ImmerState` → `ProxyObjectState` → `ImmerBaseState`
+MAX_REACHED_TYPES = 32  # type names looked up in all, per region
+TYPE_KINDS = frozenset({"class", "type"})
+
+
+def reached_types(
+    mentioned: frozenset[str], table: SymbolTable, line: Callable[[int], str], lookup: Lookup | None
+) -> frozenset[str]:
+    """The types the region reaches through the types it names: the words of their
+    headers (bases, `extends`, an alias's union), up to MAX_TYPE_HOPS deep, so that a
+    member of `ImmerBaseState` counts when the region names `ImmerState`, a union of
+    interfaces that extend it. Only Capitalized words; at most MAX_REACHED_TYPES looked up."""
+    reached: set[str] = set()
+    frontier = {word for word in mentioned if word[:1].isupper()}
+    looked = 0
+    for _ in range(MAX_TYPE_HOPS):
+        found: set[str] = set()
+        for name in sorted(frontier):
+            if looked >= MAX_REACHED_TYPES:
+                break
+            looked += 1
+            headers = [
+                "\n".join(line(n) for n in range(s.start_line, s.signature_end_line + 1))
+                for s in table.named(name)
+                if s.kind in TYPE_KINDS
+            ]
+            if not headers and lookup is not None:
+                for path, s in lookup.definitions(name)[:3]:
+                    lines = lookup.file_lines(path) if s.kind in TYPE_KINDS else None
+                    if lines is not None and s.signature_end_line < len(lines):
+                        headers.append("\n".join(lines[s.start_line : s.signature_end_line + 1]))
+            for header in headers:
+                found.update(w for w in WORD.findall(header) if w[:1].isupper())
+        frontier = found - reached - mentioned
+        reached |= found
+        if not frontier:
+            break
+    return frozenset(reached - mentioned)
+
+
+def parameter_types(
+    callees: set[str], table: SymbolTable, line: Callable[[int], str], lookup: Lookup | None
+) -> frozenset[str]:
+    """The types an object literal passed to a call gets: the Capitalized words of the
+    callees' signatures (`source.subscribe({ next: ... })`: `subscribe(observer?:
+    Partial<Observer<T>>)` makes `next` Observer's). At most MAX_CALLEES callees."""
+    words: set[str] = set()
+    for name in sorted(callees)[:MAX_CALLEES]:
+        signatures = [
+            " ".join(line(n) for n in range(code_start(s, line), s.signature_end_line + 1))
+            for s in table.named(name)
+            if s.kind in ("function", "method")
+        ]
+        if not signatures and lookup is not None:
+            for path, s in lookup.definitions(name)[:MAX_DEFINERS_READ]:
+                lines = lookup.file_lines(path) if s.kind in ("function", "method") else None
+                if lines is not None and s.signature_end_line < len(lines):
+                    signatures.append(" ".join(lines[code_start(s, lines.__getitem__) : s.signature_end_line + 1]))
+        for signature in signatures:
+            words.update(w for w in WORD.findall(signature) if w[:1].isupper())
+    return frozenset(words)

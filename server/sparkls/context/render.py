@@ -1,0 +1,89 @@
+"""How a definition is shown to the model: whole when small, else its signature with
+the first paragraph of its doc (a doc comment above it, cut the same way); an
+attribute as its assigning statement, or that statement's first line. Pure: a symbol
+and a way to read its file's lines in, snippets out (best first, for `builder.pack`)."""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Callable
+
+from sparkls.context.secrets import redact
+from sparkls.context.snippet import Snippet
+from sparkls.context.symbols import Symbol
+from sparkls.context.tokens import estimate_tokens
+
+MAX_WHOLE_TOKENS = 80  # a longer definition is sent as its signature and doc summary
+MAX_DOC_LINES = 4  # of a docstring, the first paragraph up to this many lines is sent
+ATTRIBUTE = "attribute"
+MAX_ATTRIBUTE_TOKENS = 60  # a longer assignment is sent as its first line
+COMMENT_LINE = re.compile(r"\s*(?:#(?![\[!])|//|/\*|\*)")  # a comment's line (not Rust's `#[attr]`)
+
+
+def render(path: str, symbol: Symbol, line: Callable[[int], str]) -> list[Snippet]:
+    """Ways to show a definition, best first: whole (unless long), then its signature
+    and the first paragraph of its docstring (`builder.pack` chooses). `line(n)`
+    gives line n of the file (0-based). An attribute is its assigning statement (its
+    first line when the statement is long)."""
+
+    def span(first: int, last: int) -> str:
+        return "\n".join(line(n) for n in range(first, last + 1))
+
+    if symbol.kind == ATTRIBUTE:
+        text = span(symbol.start_line, symbol.end_line)
+        if symbol.end_line > symbol.start_line and estimate_tokens(text) > MAX_ATTRIBUTE_TOKENS:
+            first = next(
+                (n for n in range(symbol.start_line, symbol.end_line) if not COMMENT_LINE.match(line(n))), symbol.end_line
+            )  # the statement's first line, after the doc comment above it
+            return [Snippet(path, first, first, ATTRIBUTE, redact(line(first) + " ...")[0])]
+        return [Snippet(path, symbol.start_line, symbol.end_line, ATTRIBUTE, redact(text)[0])]
+
+    head_end = _summary_end(symbol, line)
+    head = "\n".join(_doc_above(symbol, line) + [line(n) for n in range(code_start(symbol, line), head_end + 1)])
+    options = []
+    if head_end < symbol.end_line:
+        if symbol.end_line - symbol.start_line < MAX_WHOLE_TOKENS // 2:  # else surely too long
+            whole = span(symbol.start_line, symbol.end_line)
+            if estimate_tokens(whole) <= MAX_WHOLE_TOKENS:
+                options.append(Snippet(path, symbol.start_line, symbol.end_line, "definition", redact(whole)[0]))
+        indent = re.match(r"\s*", line(min(symbol.signature_end_line + 1, symbol.end_line))).group()
+        head += f"\n{indent or '    '}..."
+    options.append(Snippet(path, symbol.start_line, head_end, "signature", redact(head)[0]))
+    return options
+
+
+def code_start(symbol: Symbol, line: Callable[[int], str]) -> int:
+    """The first line after the comment lines above a definition (its doc comment)."""
+    return next(
+        (n for n in range(symbol.start_line, symbol.signature_end_line) if not COMMENT_LINE.match(line(n))),
+        symbol.signature_end_line,
+    )
+
+
+def _doc_above(symbol: Symbol, line: Callable[[int], str]) -> list[str]:
+    """The doc comment above a definition, as its signature shows it: the first
+    paragraph, at most MAX_DOC_LINES lines of text (a JSDoc block's `@param` list and
+    examples are left out, and the block closed)."""
+    lines = [line(n) for n in range(symbol.start_line, code_start(symbol, line))]
+    if len(lines) <= MAX_DOC_LINES + 2:
+        return lines
+    kept = [lines[0]]
+    for text in lines[1 : MAX_DOC_LINES + 1]:
+        words = text.strip().lstrip("/*#!").strip()
+        if not words or words.startswith("@"):
+            break
+        kept.append(text)
+    if lines[0].lstrip().startswith("/*") and "*/" not in kept[-1]:
+        kept.append(lines[0][: len(lines[0]) - len(lines[0].lstrip())] + " */")
+    return kept
+
+
+def _summary_end(symbol: Symbol, line: Callable[[int], str]) -> int:
+    """The last line of a definition's head: its signature, then its docstring's
+    first paragraph (at most MAX_DOC_LINES lines)."""
+    last = symbol.signature_end_line
+    while last < symbol.doc_end_line and last - symbol.signature_end_line < MAX_DOC_LINES:
+        if not line(last + 1).strip():
+            break  # the end of the first paragraph
+        last += 1
+    return last
