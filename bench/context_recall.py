@@ -26,7 +26,8 @@ of the same path covers its line, or the region does (`context_quality.covered`)
 Recall is reported per kind (function, type, field, constant, other), over all kinds,
 and for functions and types alone; misses are split as `context_quality.py` splits
 them (not in the index under that name; in the index but cut by the budget; in the
-index but not picked). Tokens: the whole prompt (instructions + input), p50 / p95;
+index but not picked). Tokens: the whole prompt (instructions + input), p50 / p95, and the part that is not
+code (instructions, labels, paths, fences, markers);
 share: median of prompt / whole-file tokens over the functions in files over 2,000
 tokens.
 
@@ -187,6 +188,10 @@ def measure_package(package: Package, max_functions: int, seed: int, scratch: Pa
         rows.append({
             "path": rel, "function": symbol.name, "found": dict(found), "recalled": dict(hit),
             "tokens": estimate_tokens(prompt.instructions) + estimate_tokens(prompt.input),
+            # what is not code: instructions, labels, paths, line numbers, fences, markers
+            "fixed": estimate_tokens(prompt.instructions) + estimate_tokens(prompt.input) - sum(
+                estimate_tokens(text) for text in (*(s.text for s in ctx.snippets), ctx.region_text, "instruction")
+            ),
             "whole_file": estimate_tokens(doc.text),
         })
     workspace.close()
@@ -217,6 +222,8 @@ def summary(packages: list[dict[str, Any]]) -> dict[str, Any]:
         "recall_all": recall(KINDS), "recall_four_kinds": recall(["function", "type", "field", "constant"]),
         "recall_functions_types": recall(["function", "type"]),
         "tokens_p50": pct([r["tokens"] for r in rows], 50), "tokens_p95": pct([r["tokens"] for r in rows], 95),
+        "fixed_p50": pct([r["fixed"] for r in rows], 50),
+        "fixed_share_p50": statistics.median(r["fixed"] / r["tokens"] for r in rows),
         "large_files": len(large), "large_share_p50": statistics.median(large) if large else None,
         "misses": dict(misses),
     }
@@ -242,6 +249,8 @@ def report(language: str, packages: list[dict[str, Any]]) -> dict[str, Any]:
     print("  recall by kind: " + "; ".join(f"{k} {ratio(v)}" for k, v in s["recall_by_kind"].items()))
     share = f"{s['large_share_p50']:.1%}" if s["large_share_p50"] is not None else "-"
     print(f"  prompt / whole file p50 on the {s['large_files']} functions in files over {LARGE_FILE_TOKENS} tokens: {share}")
+    print(f"  not code (instructions, labels, fences, markers) p50: {s['fixed_p50']} tokens, "
+          f"{s['fixed_share_p50']:.1%} of a prompt")
     causes: Counter[str] = Counter()
     by_cause: dict[str, Counter[str]] = {}
     for key, n in s["misses"].items():

@@ -3,6 +3,7 @@
 import pytest
 
 from sparkls.context.builder import DiagnosticInfo, build_edit_context
+from sparkls.context.tokens import estimate_tokens
 from sparkls.context.prompt import CURSOR, REGION_END, REGION_START, render_edit_prompt
 from sparkls.context.region import find_region
 from sparkls.documents.store import DocumentStore
@@ -130,6 +131,20 @@ def test_prompt_marks_the_region_and_ends_with_the_instruction():
     assert prompt.input.rstrip().endswith("Instruction: Use an f-string.")
     assert prompt.input.index("File: app.py") < prompt.input.index("class Greeter:") < prompt.input.index(REGION_START)
     assert "REPLACE" not in prompt.instructions  # the emulator's directives stay the user's
+
+
+def test_the_instructions_are_one_fixed_text_that_states_every_rule_of_the_protocol():
+    """Every request starts with the same instructions (the provider caches that prefix),
+    and they name each rule the reply is read by: the markers, the cursor, one fenced
+    block of the whole region, unchanged lines kept."""
+    doc = _doc()
+    first = render_edit_prompt(build_edit_context(doc, 0, 0, path="app.py", max_region_lines=300), "a")
+    at = _offset(doc, '"hello "')
+    second = render_edit_prompt(build_edit_context(doc, at, at, path="b/app.py", max_region_lines=300), "b")
+    assert first.instructions == second.instructions
+    for rule in (REGION_START, REGION_END, CURSOR, "complete new text", "one fenced code block", "unchanged lines"):
+        assert rule in first.instructions, rule
+    assert estimate_tokens(first.instructions) <= 80  # it was 130: issue 16's "as short as it can be"
 
 
 def test_secrets_in_imports_and_headers_are_redacted():

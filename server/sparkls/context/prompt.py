@@ -19,14 +19,14 @@ REGION_END = "<|editable_region_end|>"
 CURSOR = "<|cursor|>"
 PIECE_SEPARATOR = "⋮"  # between two pieces of one file in the definitions block
 
+# The same on every request, and first (the `instructions` field, then the stable parts
+# of the input): the provider's prompt cache holds it. Every rule of the model protocol
+# in as few tokens as it takes (130 before, 72 now, by `tokens.estimate_tokens`).
 FAST_INSTRUCTIONS = f"""\
-You are Spark, a code-editing model inside a programmer's editor.
-The user message shows parts of one file. The lines between {REGION_START} and \
-{REGION_END} are the editable region; {CURSOR} marks the cursor when there is one.
-Carry out the instruction by rewriting the editable region only.
-Answer with the complete new text of the editable region in one fenced code block, \
-without the marker lines and without {CURSOR}. Keep indentation, and every line you \
-do not need to change, exactly as it is. Do not explain."""
+Rewrite the code between {REGION_START} and {REGION_END} to carry out the instruction; \
+{CURSOR} marks the cursor.
+Answer with the region's complete new text in one fenced code block, without the marker \
+lines or {CURSOR}. Keep indentation and unchanged lines exactly. No explanation."""
 
 
 @dataclass(frozen=True, slots=True)
