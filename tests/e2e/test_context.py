@@ -122,6 +122,27 @@ async def test_definitions_from_other_files_come_from_the_index(client, emulator
     assert "from an ignored file" not in result["prompt"]["input"]
 
 
+async def test_typescript_types_are_followed_and_comments_name_nothing(client, emulator, tmp_path):
+    """Through the server's index: `new EmptyError()` where `const EmptyError: EmptyErrorCtor`
+    sends the interface's construct signature; a word in a comment ("first") sends nothing."""
+    fields = "".join(f"  field{i}: string;\n" for i in range(30))
+    (tmp_path / "errors.ts").write_text(
+        f"export interface EmptyErrorCtor {{\n  new (): EmptyError;\n{fields}}}\n\n"
+        "export const EmptyError: EmptyErrorCtor = createErrorClass();\n"
+    )
+    (tmp_path / "first.ts").write_text("export function first(): number {\n  return 1;\n}\n")
+    code = "import { EmptyError } from './errors';\n\nexport function fail(): never {\n  // not the first failure\n  throw new EmptyError();\n}\n"
+    path = tmp_path / "main.ts"
+    path.write_text(code)
+    await start(client, emulator, tmp_path)
+    await _index_ready(client)
+    client.editor.open(path.as_uri(), code, language_id="typescript")
+    result = await client.workspace_execute_command_async(_context_params(path.as_uri(), 4))
+    sent = result["prompt"]["input"]
+    assert "  new (): EmptyError;" in sent and "field7" not in sent
+    assert "function first" not in sent
+
+
 async def test_context_cli_shows_what_the_editor_sends(client, emulator, tmp_path):
     """`sparkls context --json` reports the snippets and prompt of sparkls.showContext at the same place."""
     (tmp_path / "geometry.py").write_text('def scale(x, k):\n    """Multiply x by k."""\n    return x * k\n')
