@@ -105,18 +105,23 @@ async def _index_ready(client) -> None:
             await client.wait_for_notification(types.WINDOW_LOG_MESSAGE)
 
 
+async def _context_in_workspace(client, emulator, path, code: str, line: int, language_id: str = "python") -> dict:
+    """sparkls.showContext at `line` of `path` (written with `code` and opened), once
+    the workspace index around it is built."""
+    path.write_text(code)
+    await start(client, emulator, path.parent)
+    await _index_ready(client)
+    client.editor.open(path.as_uri(), code, language_id=language_id)
+    return await client.workspace_execute_command_async(_context_params(path.as_uri(), line))
+
+
 async def test_definitions_from_other_files_come_from_the_index(client, emulator, tmp_path):
     """A function defined in another file of the workspace is sent with the region."""
     (tmp_path / "geometry.py").write_text('def scale(x, k):\n    """Multiply x by k."""\n    return x * k\n')
     (tmp_path / "ignored.py").write_text("def scale(x, k):\n    return 'from an ignored file'\n")
     (tmp_path / ".gitignore").write_text("ignored.py\n")
     code = "from geometry import scale\n\n\ndef double(v):\n    return scale(v, 2)\n"
-    path = tmp_path / "main.py"
-    path.write_text(code)
-    await start(client, emulator, tmp_path)
-    await _index_ready(client)
-    client.editor.open(path.as_uri(), code)
-    result = await client.workspace_execute_command_async(_context_params(path.as_uri(), 4))
+    result = await _context_in_workspace(client, emulator, tmp_path / "main.py", code, 4)
     assert {"path": "geometry.py", "start_line": 1, "end_line": 3, "kind": "definition"} in result["snippets"]
     assert "Multiply x by k." in result["prompt"]["input"]
     assert "from an ignored file" not in result["prompt"]["input"]
@@ -132,12 +137,7 @@ async def test_typescript_types_are_followed_and_comments_name_nothing(client, e
     )
     (tmp_path / "first.ts").write_text("export function first(): number {\n  return 1;\n}\n")
     code = "import { EmptyError } from './errors';\n\nexport function fail(): never {\n  // not the first failure\n  throw new EmptyError();\n}\n"
-    path = tmp_path / "main.ts"
-    path.write_text(code)
-    await start(client, emulator, tmp_path)
-    await _index_ready(client)
-    client.editor.open(path.as_uri(), code, language_id="typescript")
-    result = await client.workspace_execute_command_async(_context_params(path.as_uri(), 4))
+    result = await _context_in_workspace(client, emulator, tmp_path / "main.ts", code, 4, "typescript")
     sent = result["prompt"]["input"]
     assert "  new (): EmptyError;" in sent and "field7" not in sent
     assert "function first" not in sent
