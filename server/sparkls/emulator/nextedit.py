@@ -9,8 +9,9 @@ as a real one would:
 - ``REPLACE <old> WITH <new>`` directives in the request (``model.py`` reads them and
   passes them in): applied to the regions in order, lines holding a directive aside;
   the first region they change is the answer (a forced answer);
-- otherwise the renames the diffs show (``-def area(raduis):`` / ``+def area(radius):``
-  renames ``raduis`` to ``radius``) are applied the same way;
+- otherwise the renames each diff hunk shows (``-def area(raduis):`` /
+  ``+def area(radius):`` renames ``raduis`` to ``radius``) are applied the same way,
+  the newest hunk's first;
 - a name the diffs add on a line of its own (``+    BLUE = 3``) gets an arm in a region
   that branches on its siblings (``case Color.GREEN:`` and its body are copied for
   ``Color.BLUE``, the sibling's name replaced in every case: GREEN, Green, green);
@@ -51,14 +52,17 @@ def regions(text: str) -> list[tuple[int, str, str]]:
     return found
 
 
-def diff_lines(text: str) -> tuple[list[str], list[str]]:
-    """The removed and the added lines of the recent edits' hunks."""
+def hunks(text: str) -> list[tuple[list[str], list[str]]]:
+    """The removed and the added lines of each recent edit's hunk, newest first."""
     at = text.find(RECENT_EDITS)
     block = text[at : text.find("\nRegion ", at)] if at >= 0 else ""
-    lines = block.splitlines()
-    removed = [ln[1:] for ln in lines if ln.startswith("-")]
-    added = [ln[1:] for ln in lines if ln.startswith("+")]
-    return removed, added
+    found: list[tuple[list[str], list[str]]] = []
+    for line in block.splitlines():
+        if line.startswith("@@"):
+            found.append(([], []))
+        elif found and line[:1] in ("-", "+"):
+            found[-1][0 if line[0] == "-" else 1].append(line[1:])
+    return found[::-1]
 
 
 Replace = tuple[str, str]  # (old, new)
@@ -85,7 +89,7 @@ def diff_renames(removed: list[str], added: list[str]) -> list[Replace]:
     for tag, i1, i2, j1, j2 in SequenceMatcher(None, old, new, autojunk=False).get_opcodes():
         if tag == "replace" and i2 - i1 == j2 - j1:
             found += [(a, b) for a, b in zip(old[i1:i2], new[j1:j2]) if a != b and (a, b) not in found]
-    return [r for r in found if r[0] not in {x[1] for x in found}]
+    return found
 
 
 def _indent(line: str) -> int:
@@ -115,16 +119,17 @@ def answer(text: str, forced: list[Replace] | tuple[Replace, ...] = ()) -> str:
     if _NONE_RE.search(text):
         return NO_EDIT
     shown = regions(text)
-    removed, added = diff_lines(text)
-    replaces = forced or diff_renames(removed, added)
-    members = [] if forced else _added_members(removed, added)
-    for number, tag, body in shown:
-        new = apply_replaces(body, replaces)
-        for member in members:
-            if _MEMBER_USE.search(new) and not re.search(rf"(?:\.|::){re.escape(member)}\b", new):
-                new = with_new_arm(new, member)
-        if new != body:
-            return f"Region {number}\n" + fence(new, tag=tag)
+    # A real model follows the newest edit first: each hunk's renames (or the forced
+    # REPLACEs), newest first, are tried on every region in turn.
+    attempts = [(list(forced), [])] if forced else [(diff_renames(r, a), _added_members(r, a)) for r, a in hunks(text)]
+    for replaces, members in attempts:
+        for number, tag, body in shown:
+            new = apply_replaces(body, replaces)
+            for member in members:
+                if _MEMBER_USE.search(new) and not re.search(rf"(?:\.|::){re.escape(member)}\b", new):
+                    new = with_new_arm(new, member)
+            if new != body:
+                return f"Region {number}\n" + fence(new, tag=tag)
     return NO_EDIT
 
 
