@@ -32,6 +32,7 @@ NO_EDIT = "NO_EDIT"
 _REGION_RE = re.compile(r"^Region (\d+) \(lines [^\n]*\):\n(`{3,}|~{3,})([^\n]*)\n", re.MULTILINE)
 _NONE_RE = re.compile(r"(?<!\w)NEXT_EDIT[ \t]+NONE(?!\w)")
 _IDENTIFIER = re.compile(r"[^\W\d]\w*")
+_MEMBER_LINE = re.compile(r"\s*([^\W\d]\w*)\s*(?:[=,(:]|$)")  # `BLUE = 3`, `Blue,`
 _MEMBER_USE = re.compile(r"\b([A-Za-z_]\w*)(\.|::)([A-Za-z_]\w*)")
 
 
@@ -137,7 +138,7 @@ def _added_members(removed: list[str], added: list[str]) -> list[str]:
     before = set(_IDENTIFIER.findall("\n".join(removed)))
     found = []
     for line in added:
-        first = _IDENTIFIER.match(line.strip())
-        if first and first.group() not in before and line.strip() not in (r.strip() for r in removed):
-            found.append(first.group())
+        member = _MEMBER_LINE.match(line)
+        if member and member.group(1) not in before and line.strip() not in (r.strip() for r in removed):
+            found.append(member.group(1))
     return found

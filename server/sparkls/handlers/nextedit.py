@@ -2,7 +2,8 @@
 
 - After each `didChange` (`changed`): the changes go into the document's history, the
   suggestion on offer is accepted or dropped, and, when `next_edit` is on, a question
-  is scheduled (debounced, one per document at a time).
+  is scheduled (one per document at a time): after `debounce_ms` of quiet for typing,
+  at once after an accepted suggestion (the chain of call sites goes on without a pause).
 - A suggestion on offer is announced with `sparkls/nextEdit` (`{"uri", "version",
   "line", "range", "newText", "title", "reason"}`, or `{"uri", "suggestion": null}`
   when it is withdrawn), and shown as:
@@ -80,9 +81,11 @@ def changed(ls: SparkServer, doc: Document, before: str, version_before: int) ->
     if not ls.settings.next_edit_on:
         service.forget(doc.uri)
         return
-    service.record(doc, before, version_before)
+    accepted = service.record(doc, before, version_before)
     settings = ls.settings.next_edit
-    service.schedule(doc, _ask(ls), delay=settings.debounce_ms / 1000, ttl=settings.ttl_seconds)
+    # Typing is debounced; a suggestion just taken is a whole edit: the next one is asked for at once.
+    delay = 0.0 if accepted else settings.debounce_ms / 1000
+    service.schedule(doc, _ask(ls), delay=delay, ttl=settings.ttl_seconds)
 
 
 def code_actions(ls: SparkServer, doc: Document) -> list[types.CodeAction]:

@@ -25,6 +25,8 @@ from difflib import SequenceMatcher
 from sparkls.documents.positions import LINE_BREAK
 
 IDENTIFIER = re.compile(r"[^\W\d]\w*")
+# A line that defines one member: `BLUE = 3`, `Blue,`, `Blue(u8),`, `BLUE`.
+MEMBER_LINE = re.compile(r"\s*([^\W\d]\w*)\s*(?:[=,(:]|$)")
 MAX_EDIT_CHARS = 2000  # an edit this big stops growing: the next change starts a new one
 MAX_DIFF_LINES = 12  # lines of each side a rendered hunk shows at most
 
@@ -136,8 +138,8 @@ def renames(edit: Edit, text: str) -> list[tuple[str, str]]:
 
 
 def added_names(edit: Edit, text: str) -> list[str]:
-    """Names the edit defined on lines it added (`BLUE = 3`, `Blue,`): the first
-    identifier of each added line that was not there before."""
+    """Names the edit defined on lines it added (`BLUE = 3`, `Blue,`): the name of
+    each added line that defines one member and was not there before."""
     _, old_lines, new_lines = edit.old_and_new_lines(text)
     before = set(IDENTIFIER.findall("\n".join(old_lines)))
     found: list[str] = []
@@ -145,7 +147,7 @@ def added_names(edit: Edit, text: str) -> list[str]:
         if tag not in ("insert", "replace") or (tag == "replace" and j2 - j1 <= _i2 - _i1):
             continue
         for line in new_lines[j1:j2]:
-            first = IDENTIFIER.match(line.strip())
-            if first and first.group() not in before and first.group() not in found:
-                found.append(first.group())
+            member = MEMBER_LINE.match(line)
+            if member and member.group(1) not in before and member.group(1) not in found:
+                found.append(member.group(1))
     return found
