@@ -215,6 +215,8 @@ async def run(args: argparse.Namespace) -> dict[str, Any]:
         "steps": len(steps),
         "ready_before_user": len(ready) / len(steps),
         "accepted": accepted,
+        "offered": sum(s is not None for _, s in session.offers),
+        "not_taken": [(s.line, s.reason) for _, s in session.offers if s is not None and s.line not in {st["line"] for st in steps}],
         "model_calls": model_calls,
         "model_calls_per_accepted": model_calls / accepted if accepted else None,
         "suggestion_ms": {"n": len(waits), "p50": pct(waits, 50), "p95": pct(waits, 95)} if waits else None,
@@ -247,6 +249,7 @@ def main() -> int:
         s = figures["suggestion_ms"]
         print(f"  last edit -> suggestion (ms): p50 {s['p50']:.0f}, p95 {s['p95']:.0f} (n={s['n']})")
     per = figures["model_calls_per_accepted"]
+    print(f"  suggestions offered: {figures['offered']}, for places no step was at: {figures['not_taken']}")
     print(
         f"  accepted: {figures['accepted']}/{figures['steps']}; model calls: {figures['model_calls']}"
         f" ({per:.2f} per accepted suggestion)" if per is not None else ""

@@ -137,6 +137,8 @@ def test_a_new_enum_member_finds_the_match_on_its_siblings():
     s.change(5, 13, 13, "\n    BLUE = 3")
     (found,) = find_candidates(s.doc, s.history.edits, s.history.edits[-1].end)
     assert (found.first, found.last, found.reason) == (10, 14, "branch on Color")
+    s.change(14, 27, 27, "\n        case Color.BLUE:\n            return 'blue'")  # the arm is there now
+    assert find_candidates(s.doc, s.history.edits, s.history.edits[-1].end) == []
 
 
 def test_the_search_is_bounded_to_a_window():

@@ -7,8 +7,8 @@ From the document's recent edits (`history.py`), newest first:
   the tree: the definition's `parameters` and `name` fields): every call of that
   name, as the lines of the call;
 - **a new member** (a line added inside a class or enum): every `match`/`case`,
-  `if`/`elif` or `switch` that names a member of it (`Color.RED`), as the whole
-  branching statement, which needs an arm for the new one.
+  `if`/`elif` or `switch` that names a member of it (`Color.RED`) but not the new one,
+  as the whole branching statement, which needs an arm for the new one.
 
 Only the lines within `WINDOW_LINES` of the newest edit are searched, so the work is
 the window's, never the whole file's. Hits on touching lines make one region; the
@@ -103,6 +103,14 @@ def _branch_lines(doc: Document, offset: int) -> tuple[int, int] | None:
     return None
 
 
+def _has_arms(doc: Document, lines: tuple[int, int], members: list[str]) -> bool:
+    """Whether the branch already names every new member (its arm was added)."""
+    starts = doc.lines.starts
+    end = starts[lines[1] + 1] if lines[1] + 1 < len(starts) else len(doc.text)
+    body = doc.text[starts[lines[0]] : end]
+    return all(re.search(rf"(?:\.|::)\s*{re.escape(m)}(?![\w$])", body) for m in members)
+
+
 def find_candidates(doc: Document, edits: list[Edit], cursor: int, *, limit: int = 3) -> list[Candidate]:
     """Up to `limit` regions where an edit following from `edits` may be due."""
     if not edits:
@@ -129,9 +137,9 @@ def find_candidates(doc: Document, edits: list[Edit], cursor: int, *, limit: int
                 if line != lines.line_of(edit.start):
                     first, last = _call_lines(doc, at, line)
                     found.append((first, last, f"call of {name}"))
-        if doc.parses and added_names(edit, text) and (owner := container_of(doc, edit.start)) is not None:
+        if doc.parses and (members := added_names(edit, text)) and (owner := container_of(doc, edit.start)) is not None:
             for at, _ in search(re.compile(rf"(?<![\w$]){re.escape(owner)}\s*(?:\.|::)\s*\w")):
-                if (branch := _branch_lines(doc, at)) is not None:
+                if (branch := _branch_lines(doc, at)) is not None and not _has_arms(doc, branch, members):
                     found.append((*branch, f"branch on {owner}"))
     merged: list[list] = []
     for first, last, reason in sorted(found):
