@@ -245,13 +245,19 @@ async def offer(service: NextEditService, doc: Document, suggestion: Suggestion,
     await asyncio.sleep(0)  # the done-callback that offers it
 
 
-async def test_applying_the_suggestion_accepts_it():
+async def renamed_and_offered(ttl: float = 30) -> tuple[Session, NextEditService, Recorder, Suggestion]:
+    """The parameter renamed, and its use (line 5, after an emoji) offered as the next edit."""
     s = Session()
     service = NextEditService()
     r = Recorder(s, service)
     r.change(3, 9, 15, "radius")
     suggestion = suggestion_for(s.doc, 5, "raduis", "radius")
-    await offer(service, s.doc, suggestion)
+    await offer(service, s.doc, suggestion, ttl=ttl)
+    return s, service, r, suggestion
+
+
+async def test_applying_the_suggestion_accepts_it():
+    s, service, r, suggestion = await renamed_and_offered()
     assert service.current(s.doc) is suggestion and r.offers == [suggestion]
     column = s.doc.lines.line_text(5).index("raduis")  # code points: the emoji is one
     assert r.change(5, column + 1, column + 7, "radius") is True  # UTF-16: the emoji counts two
@@ -259,32 +265,20 @@ async def test_applying_the_suggestion_accepts_it():
 
 
 async def test_typing_elsewhere_drops_the_suggestion():
-    s = Session()
-    service = NextEditService()
-    r = Recorder(s, service)
-    r.change(3, 9, 15, "radius")
-    await offer(service, s.doc, suggestion_for(s.doc, 5, "raduis", "radius"))
+    s, service, r, _ = await renamed_and_offered()
     assert r.change(9, 0, 0, "#") is False
     assert service.counts.dropped == 1 and service.current(s.doc) is None
 
 
 async def test_typing_over_the_suggestion_with_other_text_drops_it():
-    s = Session()
-    service = NextEditService()
-    r = Recorder(s, service)
-    r.change(3, 9, 15, "radius")
-    await offer(service, s.doc, suggestion_for(s.doc, 5, "raduis", "radius"))
+    s, service, r, _ = await renamed_and_offered()
     column = s.doc.lines.line_text(5).index("raduis") + 1
     assert r.change(5, column, column + 6, "r") is False
     assert service.counts.dropped == 1
 
 
 async def test_a_suggestion_expires():
-    s = Session()
-    service = NextEditService()
-    r = Recorder(s, service)
-    r.change(3, 9, 15, "radius")
-    await offer(service, s.doc, suggestion_for(s.doc, 5, "raduis", "radius"), ttl=0.01)
+    s, service, r, _ = await renamed_and_offered(ttl=0.01)
     await asyncio.sleep(0.05)
     assert service.current(s.doc) is None and service.counts.dropped == 1 and r.offers[-1] is None
 
