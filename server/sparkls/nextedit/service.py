@@ -4,7 +4,8 @@
   an edit sparkls or the editor applied). Its changes go into the document's
   `EditHistory`. The suggestion on offer is **accepted** when the changes lie inside
   its region and leave exactly its new text there; any other change **drops** it
-  (typing elsewhere, or over it).
+  (typing elsewhere, or over it). An event with several changes (an applied edit)
+  rebuilds the text between them, one copy per change; a keystroke costs its change.
 - `schedule(doc, ask, delay=..., ttl=...)`: ask for the next edit once the document
   has been quiet for `delay` seconds: `LatestOnly` (completion/scheduler.py) runs it,
   so a newer change cancels the older question at once, in its debounce or in the
