@@ -1,7 +1,7 @@
 /**
  * Next-edit suggestions in VS Code: a status-bar item names the one on offer for the
  * active editor ("Spark: next edit at line N"); "Spark: Go to Next Edit" reveals it,
- * selects the text it replaces, shows the new text after it, and asks to accept it
+ * selects the text it replaces, shows the new text after it, and asks (a modal) to accept it
  * (`sparkls.acceptNextEdit`: the server applies it as a versioned edit). The same
  * suggestion is a code action and, with the cursor on its lines, ghost text.
  */
@@ -62,10 +62,11 @@ export class NextEditItem implements vscode.Disposable {
     editor.selection = new vscode.Selection(range.start, range.end);
     editor.revealRange(range, vscode.TextEditorRevealType.InCenterIfOutsideViewport);
     editor.setDecorations(this.preview, [{ range, renderOptions: { after: { contentText: previewText(offer) } } }]);
+    // Modal: the selection and the preview stay in view behind it until the user answers.
     const choice = await vscode.window.showInformationMessage(
-      `${offer.title}: ${JSON.stringify(offer.oldText)} → ${JSON.stringify(offer.newText)} (${offer.reason})`,
+      offer.title,
+      { modal: true, detail: `${JSON.stringify(offer.oldText)} → ${JSON.stringify(offer.newText)} (${offer.reason})` },
       'Accept',
-      'Dismiss',
     );
     editor.setDecorations(this.preview, []);
     if (choice === 'Accept') {
