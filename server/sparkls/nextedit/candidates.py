@@ -19,6 +19,7 @@ cursor first, nearest first. Pure: reads a `Document`, knows nothing of LSP or m
 from __future__ import annotations
 
 import re
+from collections.abc import Iterator
 from dataclasses import dataclass
 
 from tree_sitter import Node
@@ -57,7 +58,7 @@ def _node_at(doc: Document, offset: int) -> Node | None:
     return tree.root_node.descendant_for_byte_range(byte, byte)
 
 
-def _ancestors(node: Node | None):
+def _ancestors(node: Node | None) -> Iterator[Node]:
     while node is not None:
         yield node
         node = node.parent
@@ -83,14 +84,16 @@ def container_of(doc: Document, offset: int) -> str | None:
     return None
 
 
-def _lines_of(doc: Document, node: Node) -> tuple[int, int]:
-    return node.start_point[0], node.end_point[0] - (1 if node.end_point[1] == 0 and node.end_point[0] > node.start_point[0] else 0)
+def _lines_of(node: Node) -> tuple[int, int]:
+    """The node's first and last line (a node ending at a line's start ends the line before)."""
+    last = node.end_point[0] - (1 if node.end_point[1] == 0 and node.end_point[0] > node.start_point[0] else 0)
+    return node.start_point[0], last
 
 
 def _call_lines(doc: Document, offset: int, line: int) -> tuple[int, int]:
     for node in _ancestors(_node_at(doc, offset)):
         if "call" in node.type or "invocation" in node.type:
-            first, last = _lines_of(doc, node)
+            first, last = _lines_of(node)
             return (first, last) if last - first < MAX_CALL_LINES else (line, line)
     return line, line
 
@@ -98,7 +101,7 @@ def _call_lines(doc: Document, offset: int, line: int) -> tuple[int, int]:
 def _branch_lines(doc: Document, offset: int) -> tuple[int, int] | None:
     for node in _ancestors(_node_at(doc, offset)):
         if node.type in BRANCHING:
-            first, last = _lines_of(doc, node)
+            first, last = _lines_of(node)
             return (first, last) if last - first < MAX_BRANCH_LINES else None
     return None
 
@@ -124,7 +127,7 @@ def find_candidates(doc: Document, edits: list[Edit], cursor: int, *, limit: int
     window_end = lines.starts[hi + 1] if hi + 1 < lines.line_count else len(text)
     found: list[tuple[int, int, str]] = []
 
-    def search(pattern: re.Pattern[str]):
+    def search(pattern: re.Pattern[str]) -> Iterator[tuple[int, int]]:
         for match in pattern.finditer(text, window_start, window_end):
             yield match.start(), lines.line_of(match.start())
 
@@ -141,14 +144,14 @@ def find_candidates(doc: Document, edits: list[Edit], cursor: int, *, limit: int
             for at, _ in search(re.compile(rf"(?<![\w$]){re.escape(owner)}\s*(?:\.|::)\s*\w")):
                 if (branch := _branch_lines(doc, at)) is not None and not _has_arms(doc, branch, members):
                     found.append((*branch, f"branch on {owner}"))
-    merged: list[list] = []
+    merged: list[tuple[int, int, str]] = []
     for first, last, reason in sorted(found):
         if last >= own[0] and first <= own[1]:
             continue  # the edit's own lines: what the user is writing
         if merged and first <= merged[-1][1] + 1:
-            merged[-1][1] = max(merged[-1][1], last)
+            merged[-1] = (merged[-1][0], max(merged[-1][1], last), merged[-1][2])
         else:
-            merged.append([first, last, reason])
+            merged.append((first, last, reason))
     cursor_line = lines.line_of(cursor)
     ranked = sorted(merged, key=lambda c: (c[0] < cursor_line, abs(c[0] - cursor_line)))
     return [Candidate(first, last, reason) for first, last, reason in ranked[:limit]]
