@@ -184,3 +184,18 @@ async def test_a_new_enum_member_offers_the_matching_branch(client, emulator, tm
     (action,) = next_edit_actions(await actions_at(client, uri, 6))
     assert client.editor.apply_workspace_edit(action.edit).applied
     assert client.editor.text(uri).endswith('        case Color.BLUE:\n            return "blue"\n')
+
+
+async def test_a_changed_signature_offers_its_call_site(client, emulator, tmp_path):
+    """Add a parameter: the call of the function is the candidate (the answer forced by a REPLACE beside it)."""
+    source = (
+        "def area(radius):\n    return 3.14 * radius ** 2\n\n\n"
+        "def total(r):\n    # REPLACE `area(r)` WITH `area(r, 'cm')`\n    return area(r) + 1\n"
+    )
+    uri = await open_sample(client, emulator, tmp_path, source, name="calls.py")
+    client.editor.type_text(uri, 0, 15, ", unit")
+    suggestion = await offered(client)
+    assert suggestion["reason"] == "call of area" and suggestion["line"] == 6
+    (action,) = next_edit_actions(await actions_at(client, uri, 0))
+    assert client.editor.apply_workspace_edit(action.edit).applied
+    assert client.editor.text(uri).endswith("    return area(r, 'cm') + 1\n")
