@@ -26,6 +26,7 @@ import {
   type Launch,
 } from './common/launch';
 import { classifyStderrLine, type Level, type RedactingLogChannel } from './common/logging';
+import { NEXT_EDIT_NOTIFICATION } from './common/nextEdit';
 import { errorText, LANGUAGES, STATUS_NOTIFICATION } from './common/protocol';
 import {
   explicitValue,
@@ -84,6 +85,9 @@ export class ServerManager implements vscode.Disposable {
     }
     return this.client;
   }
+
+  /** Told each `sparkls/nextEdit` notification of the running server. */
+  onNextEdit: ((params: unknown) => void) | undefined;
 
   /** `workspace/executeCommand` with one argument; the server's error, if any, is thrown. */
   async execute(command: string, argument: unknown): Promise<unknown> {
@@ -251,6 +255,11 @@ export class ServerManager implements vscode.Disposable {
       },
     };
     const client = new LanguageClient(SECTION, 'Spark (sparkls)', serverOptions, clientOptions);
+    client.onNotification(NEXT_EDIT_NOTIFICATION, (params: unknown) => {
+      if (this.client === client) {
+        this.onNextEdit?.(params);
+      }
+    });
     client.onNotification(STATUS_NOTIFICATION, (params: unknown) => {
       if (this.client === client) {
         this.status.updateTiers(parseStatusNotification(params));

@@ -8,6 +8,7 @@ import { API_KEY_SECRET, ServerManager } from './client';
 import { registerCommands } from './commands';
 import { RedactingLogChannel } from './common/logging';
 import { configurationChange, manifestSettings } from './common/settings';
+import { GO_TO_NEXT_EDIT_COMMAND, NextEditItem } from './nextEditItem';
 import { StatusItem } from './statusItem';
 
 let manager: ServerManager | undefined;
@@ -20,7 +21,13 @@ export function activate(context: vscode.ExtensionContext): void {
   const server = new ServerManager(context, log, status, settings);
   manager = server;
   registerCommands(context, server, log, status);
+  const nextEdits = new NextEditItem(server);
+  server.onNextEdit = (params) => nextEdits.update(params);
   context.subscriptions.push(
+    nextEdits,
+    vscode.commands.registerCommand(GO_TO_NEXT_EDIT_COMMAND, () =>
+      nextEdits.goTo().catch((error: unknown) => log.error(`${GO_TO_NEXT_EDIT_COMMAND}: ${String(error)}`)),
+    ),
     channel,
     status,
     server,

@@ -162,6 +162,20 @@ class SpeculationSettings(_Model):
     ttl_seconds: float = Field(default=30.0, gt=0)  # a fix not chosen by then is cancelled and dropped
 
 
+class NextEditSettings(_Model):
+    """Next-edit suggestions: after an edit, the fast tier is asked for the edit that
+    follows from it (a use of a renamed name, a call of a changed function).
+
+    `enabled`: true, false, or "auto" (the default): on when the fast tier is on this
+    machine (loopback `base_url`: the emulator, llama.cpp, Ollama...), off for a remote
+    one, where every pause after an edit could cost a metered request."""
+
+    enabled: bool | Literal["auto"] = "auto"
+    debounce_ms: int = Field(default=300, ge=0)  # quiet time after a change before asking
+    ttl_seconds: float = Field(default=30.0, gt=0)  # a suggestion not taken by then is dropped
+    max_candidates: int = Field(default=3, ge=1, le=8)  # regions shown to the model per question
+
+
 TIERS = ("fast", "deep")
 DEFAULT_FAST_MODEL = "gpt-5.3-codex-spark"
 DEFAULT_DEEP_MODEL = "gpt-5.3-codex"
@@ -186,6 +200,13 @@ class Settings(_Model):
     context: ContextSettings = ContextSettings()
     completion: CompletionSettings = CompletionSettings()
     speculation: SpeculationSettings = SpeculationSettings()
+    next_edit: NextEditSettings = NextEditSettings()
+
+    @property
+    def next_edit_on(self) -> bool:
+        """Whether next-edit suggestions are asked for ("auto": a local fast tier only)."""
+        enabled = self.next_edit.enabled
+        return self.fast.is_local if enabled == "auto" else bool(enabled)
 
     @field_validator("local_base_url")
     @classmethod

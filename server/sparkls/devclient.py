@@ -158,10 +158,14 @@ async def start_session(
     *,
     on_message: Any = None,
     server_command: list[str] | None = None,
+    notifications: dict[str, Any] | None = None,
 ) -> tuple[LanguageClient, BufferEditor]:
-    """Start `sparkls --stdio`, initialize it, and open `path` in a `BufferEditor`."""
+    """Start `sparkls --stdio`, initialize it, and open `path` in a `BufferEditor`;
+    `notifications` maps other server notifications (`sparkls/nextEdit`) to handlers."""
     client = LanguageClient("sparkls-devclient", "1")
     editor = BufferEditor(client, path.as_uri(), path.read_text())
+    for method, handler in (notifications or {}).items():
+        client.feature(method)(lambda params, handler=handler: handler(params))
 
     @client.feature(types.WORKSPACE_APPLY_EDIT)
     def apply_edit(params: types.ApplyWorkspaceEditParams) -> types.ApplyWorkspaceEditResult:

@@ -41,6 +41,7 @@ if TYPE_CHECKING:
     from sparkls.context.definitions import Lookup
     from sparkls.context.exclusions import PathFilter
     from sparkls.models.session import TierSession, TierStatus
+    from sparkls.nextedit.service import NextEditService
     from sparkls.speculation import Speculation
     from sparkls.workspace import WorkspaceIndex
 
@@ -48,7 +49,7 @@ if TYPE_CHECKING:
 PRELOAD = (
     "sparkls.config", "sparkls.models.session", "sparkls.context.builder", "sparkls.context.definitions",
     "sparkls.engine", "sparkls.speculation", "sparkls.edits.instruction", "sparkls.completion",
-    "sparkls.handlers.args", "sparkls.tasks", "sparkls.deep.lsp", "sparkls.workspace",
+    "sparkls.handlers.args", "sparkls.tasks", "sparkls.deep.lsp", "sparkls.workspace", "sparkls.nextedit.service",
 )
 
 logger = logging.getLogger(__name__)
@@ -123,6 +124,7 @@ class SparkServer(LanguageServer):
         self._tasks: set[asyncio.Task[Any]] = set()
         self._speculation: Speculation | None = None
         self._completions: CompletionService | None = None
+        self._next_edits: NextEditService | None = None
         # Log records for the editor's log, as its trace asks (logs.py); the loop they go out on.
         self.client_log = ClientLog(self._log_to_client)
         self._log_loop: asyncio.AbstractEventLoop | None = None
@@ -164,6 +166,15 @@ class SparkServer(LanguageServer):
 
             self._completions = CompletionService()
         return self._completions
+
+    @property
+    def next_edits(self) -> NextEditService:
+        """Next-edit suggestions: per-document history, questions, the offer."""
+        if self._next_edits is None:
+            from sparkls.nextedit.service import NextEditService
+
+            self._next_edits = NextEditService()
+        return self._next_edits
 
     async def preload(self) -> None:
         """Import what requests need, one module at a time, between messages: after

@@ -53,6 +53,7 @@ class Editor:
         self.message_requests: list[types.ShowMessageRequestParams] = []  # window/showMessageRequest
         self.message_answer: str | None = None  # the action the user picks (None: dismissed)
         self.full_sync = False  # send the whole text after each change, as simple clients do
+        self.next_edits: list[dict] = []  # `sparkls/nextEdit` notifications, in order
 
     def open(self, uri: str, text: str, language_id: str = "python") -> None:
         self.buffers[uri] = Buffer(text, 1)
@@ -75,6 +76,11 @@ class Editor:
         """Insert text as a user would, sending an incremental didChange."""
         pos = types.Position(line=line, character=character)
         self._apply_edits(uri, [types.TextEdit(range=types.Range(start=pos, end=pos), new_text=new_text)])
+
+    def replace_text(self, uri: str, line: int, start: int, end: int, new_text: str) -> None:
+        """Replace characters `start`..`end` of `line` in one incremental didChange."""
+        rng = types.Range(start=types.Position(line=line, character=start), end=types.Position(line=line, character=end))
+        self._apply_edits(uri, [types.TextEdit(range=rng, new_text=new_text)])
 
     def apply_workspace_edit(self, edit: types.WorkspaceEdit) -> types.ApplyWorkspaceEditResult:
         if self.reject_reason is not None:
@@ -213,6 +219,10 @@ def make_editor_client() -> LanguageClient:
     @client.feature("sparkls/status")
     def status(params: Any) -> None:
         client.editor.statuses.append(_plain(params))
+
+    @client.feature("sparkls/nextEdit")
+    def next_edit(params: Any) -> None:
+        client.editor.next_edits.append(_plain(params))
 
     @client.feature(types.WINDOW_SHOW_MESSAGE_REQUEST)
     def show_message_request(params: types.ShowMessageRequestParams) -> types.MessageActionItem | None:

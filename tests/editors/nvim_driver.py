@@ -16,6 +16,7 @@ from tests.editors.workspace import (
     DIAGNOSTIC,
     EDIT_NAME,
     EDIT_PARAMETER,
+    NEXT_EDIT_KEYS,
     TASK,
     write_workspace,
 )
@@ -34,6 +35,9 @@ FLOW = {
         {"keys": "4GV6G", "instruction": EDIT_PARAMETER},
     ],
     "task": {"keys": "4GV6G", "instruction": TASK},
+    # Last (after the write): rename `name` in `def label(name):` by typing; the next
+    # edit renames its use, offered by the documented handler and as a code action.
+    "next_edit": {"keys": NEXT_EDIT_KEYS, "pick": "Spark: next edit at line"},
 }
 
 

@@ -6,7 +6,7 @@
 --   SPARKLS_NVIM_COMMANDS  Lua file: the commands block of the same page
 --   SPARKLS_NVIM_FILE      the Python file to open
 --   SPARKLS_NVIM_FLOW      JSON: {"quickfix": {diagnostic, "pick"}, "edits": [{"keys", "instruction"}],
---                          "task": {"keys", "instruction"}}
+--                          "task": {"keys", "instruction"}, "next_edit": {"keys", "pick"}}
 --   SPARKLS_NVIM_RESULT    where to write the JSON result
 --   SPARKLS_NVIM_TIMEOUT_MS  the bound on each wait (default 20000)
 -- The result holds the timings (server spawn -> initialize result -> fast tier
@@ -100,7 +100,7 @@ local function stub_ui()
     for _, item in ipairs(items) do
       local title = opts.format_item and opts.format_item(item) or tostring(item)
       table.insert(titles, title)
-      if not chosen and vim.startswith(title, env.flow.quickfix.pick) then
+      if not chosen and vim.startswith(title, result.pick or env.flow.quickfix.pick) then
         chosen, result.picked = item, title
       end
     end
@@ -167,6 +167,28 @@ local function task(step)
   result.task = table.remove(result.commands, type_command(step.keys, '\\st', step.instruction))
 end
 
+-- Rename a parameter by typing (`keys`), wait for the documented handler's notice of
+-- the next edit, then pick it from the code actions: Neovim applies its edit.
+local function next_edit(bufnr, step)
+  local notices = #result.notices
+  local quick_fix_menu, quick_fix_picked = result.offered, result.picked -- kept for the quick fix's checks
+  result.offered, result.picked, result.pick = nil, nil, step.pick
+  vim.cmd('normal ' .. step.keys)
+  wait_for('the next-edit notice', function()
+    for i = notices + 1, #result.notices do
+      if vim.startswith(result.notices[i], step.pick) then result.next_edit = { notice = result.notices[i] } return true end
+    end
+    return false
+  end)
+  local before = buffer_text(bufnr)
+  vim.lsp.buf.code_action()
+  wait_for('the code actions', function() return result.offered ~= nil end)
+  if not result.picked then error('no next edit among ' .. vim.inspect(result.offered)) end
+  wait_for('the next edit to change the buffer', function() return buffer_text(bufnr) ~= before end)
+  result.next_edit.picked, result.next_edit.text = result.picked, buffer_text(bufnr)
+  result.offered, result.picked = quick_fix_menu, quick_fix_picked
+end
+
 local function main()
   observe_clients()
   dofile(env.setup)
@@ -187,6 +209,7 @@ local function main()
   vim.cmd('write')
   result.status_line = vim.g.sparkls_status
   if env.flow.task then task(env.flow.task) end
+  if env.flow.next_edit then next_edit(bufnr, env.flow.next_edit) end
 end
 
 local ok, err = xpcall(main, debug.traceback)

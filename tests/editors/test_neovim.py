@@ -13,6 +13,7 @@ from tests.editors.nvim_driver import run_flow
 from tests.editors.workspace import (
     EDIT_NAME,
     EXPECTED,
+    NEXT_EDIT_KEYS,
     QUICK_FIX_TITLE,
     TASK,
     lines_range,
@@ -123,3 +124,12 @@ def test_the_emulators_init_options_line_compiles(nvim, tmp_path):
         check=False, stdin=subprocess.DEVNULL, capture_output=True, text=True, timeout=60,
     )
     assert done.returncode == 0, done.stderr
+
+
+def test_a_typed_rename_offers_the_next_edit(flow):
+    """Renaming `name` by typing: the documented handler announces the next edit; its code action renames the use."""
+    result, _ = flow
+    assert NEXT_EDIT_KEYS.endswith("who")
+    assert result["next_edit"]["notice"].startswith("Spark: next edit at line 10 (use of name")
+    assert result["next_edit"]["picked"] == "Spark: next edit at line 10"
+    assert result["next_edit"]["text"] == EXPECTED.replace("(name)", "(who)").replace("+ name", "+ who").rstrip("\n")

@@ -34,6 +34,8 @@ EDIT_PARAMETER = "Shorter parameter: REPLACE radius WITH r"
 # Last, once the file is saved, a multi-file task (`sparkls.task`) on the same lines:
 # only what the editor sends is checked, the server side comes later.
 TASK = "Add a test for area"
+# Typed in Neovim after the write: `name` becomes `who` in `def label(name):` (line 9).
+NEXT_EDIT_KEYS = "9G0f(lciwwho"
 EXPECTED = (
     SAMPLE.replace("raduis", "radius").replace("+ nme", "+ name").replace("(radius)", "(r)").replace("* radius", "* r")
 )

@@ -147,3 +147,18 @@ async def test_sequential_requests_reuse_the_most_recent_socket(emulator):
     async with pool.checkout() as first, pool.checkout() as second:
         assert first is used[0] and second is not first
     await pool.close()
+
+
+async def test_pool_settled_waits_for_an_abandoned_stream(emulator):
+    """`settled()` returns once a checkout left with its stream unfinished has been
+    drained: the emulator is streaming nothing by then."""
+    emulator.set_faults(Faults(tokens_per_second=200))
+    pool = SocketPool(lambda: ResponsesSocket(emulator.ws_url, KEY, WHERE), 2, drain_budget=5)
+    async with pool.checkout() as sock:
+        async for event in sock.stream(response_create("m", PROMPT)):
+            if isinstance(event, TextDelta):
+                break
+    assert emulator.stats["streaming"] == 1  # handed back mid-stream: being drained
+    await pool.settled()
+    assert emulator.stats["streaming"] == 0 and emulator.stats["max_streaming"] == 1
+    await pool.close()

@@ -221,7 +221,12 @@ class Emulator:
         stats.count_response(model_name, "websocket" if sink.transport == "websocket" else "http")
         script = behaviours.script(faults.behaviour, model.answer(request_text, reply=faults.reply), request_text)
         usage = responses_usage(input_tokens, script.output_tokens, cached, script.reasoning_tokens)
-        outcome = await stream_response(reply, script, usage, faults, sink, stats)
+        stats.streaming += 1
+        stats.max_streaming = max(stats.max_streaming, stats.streaming)
+        try:
+            outcome = await stream_response(reply, script, usage, faults, sink, stats)
+        finally:
+            stats.streaming -= 1
         if outcome == "cut":
             return None
         # No await from the last event to here: a client that answers it at once must

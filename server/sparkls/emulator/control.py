@@ -212,7 +212,8 @@ class FaultState:
 
 @dataclasses.dataclass(slots=True)
 class Stats:
-    """Counters since start or the last reset. ``ws_open`` is a gauge, never reset.
+    """Counters since start or the last reset. ``ws_open`` and ``streaming`` are
+    gauges, never reset.
 
     Requests to ``/_emulator/...`` are not counted (not even their bytes), so reading
     the stats does not change them.
@@ -229,6 +230,8 @@ class Stats:
     bytes_out: int = 0
     deltas: int = 0  # text deltas sent (Responses and Chat)
     abandoned: int = 0  # WebSocket responses the client closed the connection on mid-stream
+    streaming: int = 0  # Responses replies being streamed now (WebSocket and HTTP)
+    max_streaming: int = 0  # the most streamed at once since the last reset
     # Model requests served, by model and transport ("websocket", "http" for Responses
     # over HTTP, "chat" for Chat Completions): {"gpt-5.3-codex": {"http": 1}}.
     by_model: dict[str, dict[str, int]] = dataclasses.field(default_factory=dict)
@@ -243,10 +246,11 @@ class Stats:
         per_model[transport] = per_model.get(transport, 0) + 1
 
     def reset(self) -> None:
-        ws_open = self.ws_open
+        ws_open, streaming = self.ws_open, self.streaming
         for field in dataclasses.fields(self):
             setattr(self, field.name, 0)
-        self.ws_open = ws_open
+        self.ws_open, self.streaming = ws_open, streaming
+        self.max_streaming = streaming
         self.by_model = {}
 
 

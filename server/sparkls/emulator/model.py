@@ -19,6 +19,9 @@ events, and does no I/O. It follows the fast-tier model protocol (docs/, DESIGN.
   code block (or in another reply shape, ``shapes.py``). Without region markers the
   answer is the COMPLETE text in a fence, or the sentence :data:`NO_REGION_ANSWER`.
   The markers themselves and finding the region are ``protocol.py``'s.
+- A next-edit request (recent edits as diffs, numbered regions) is answered by
+  ``nextedit.py``: the region the recent renames (or the REPLACE directives) change,
+  as ``Region N`` and a fence, or ``NO_EDIT``.
 - A request in the shape of the deep-tier prompt (SEARCH/REPLACE instructions or a
   plan request, files as path lines and fences, a ``Task:`` line) is answered by the
   scripted deep tier instead: SEARCH/REPLACE blocks or a plan (``deep.py``).
@@ -36,7 +39,7 @@ import re
 from collections import deque
 from typing import Any, Iterable
 
-from sparkls.emulator import deep, suggestions
+from sparkls.emulator import deep, nextedit, suggestions
 from sparkls.emulator.protocol import CURSOR, FENCE, REGION_END, REGION_START, fence, find_region
 from sparkls.emulator.shapes import BROKEN_TAIL, REPLY_STYLES, render
 
@@ -136,6 +139,8 @@ def answer(request_text: str, *, reply: str = "fenced") -> str:
     if deep.is_deep_request(request_text):
         return deep.answer(request_text)
     directives = parse_directives(request_text)
+    if nextedit.is_next_edit_request(request_text):
+        return nextedit.answer(request_text, [(r.old, r.new) for r in directives.replaces])
     bounds = find_region(request_text)
     if bounds is not None:
         old = request_text[bounds[0] : bounds[1]]

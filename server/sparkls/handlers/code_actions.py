@@ -23,6 +23,7 @@ from lsprotocol import types
 
 from sparkls.documents.store import Document
 from sparkls.errors import EditError
+from sparkls.handlers import nextedit
 from sparkls.handlers.commands import EDIT_COMMAND, apply_outcome, compute_edit, failure, tell_warnings
 from sparkls.handlers.context import SHOW_CONTEXT
 from sparkls.handlers.convert import position, workspace_edit
@@ -231,6 +232,7 @@ def register(server: SparkServer) -> None:
                     args = {"uri": uri, "range": _range_json(selection), "instruction": instruction}
                     actions.append(_action(ls, title, REWRITE, args, None))
             actions.extend(_instruction_actions(ls, doc, selection))
+            actions.extend(nextedit.code_actions(ls, doc))
         if _wanted(TASK_KIND, only) and (ls.client_name or "").startswith("Visual Studio Code"):
             title = "Spark: multi-file task…"
             args = {"uris": [uri], "range": _range_json(selection)}

@@ -8,6 +8,7 @@ from lsprotocol import types
 from pygls.uris import to_fs_path
 
 from sparkls.documents.store import TextChange
+from sparkls.handlers import nextedit
 from sparkls.handlers.convert import position
 from sparkls.server import SparkServer
 
@@ -56,7 +57,10 @@ def register(server: SparkServer) -> None:
         if not ls.documents.has(uri):
             ls.log(f"didChange for {uri}, which is not open; ignored", types.MessageType.Warning)
             return
+        doc = ls.documents.get(uri)
+        before, version_before = doc.text, doc.version
         ls.documents.change(uri, [_change(c) for c in params.content_changes], params.text_document.version)
+        nextedit.changed(ls, doc, before, version_before)
         ls.schedule_reparse(uri)
         if (path := _path(uri)) is not None:
             ls.schedule_index_refresh(uri, path)
@@ -89,3 +93,4 @@ def register(server: SparkServer) -> None:
         ls.preparer.forget(params.text_document.uri)
         ls.speculation.discard(params.text_document.uri)
         ls.completions.forget(params.text_document.uri)
+        ls.next_edits.forget(params.text_document.uri)

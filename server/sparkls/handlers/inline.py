@@ -26,6 +26,7 @@ from lsprotocol import types
 
 from sparkls.documents.store import Document
 from sparkls.errors import SparkError
+from sparkls.handlers import nextedit
 from sparkls.handlers.convert import lsp_range, position
 from sparkls.server import SparkServer
 
@@ -139,6 +140,8 @@ def register(server: SparkServer) -> None:
         await ls.preparer.ready(doc)
         version = doc.version
         offset = doc.offset(position(params.position))
+        if (next_edit := nextedit.inline_item(ls, doc, offset)) is not None:  # a next edit at the cursor
+            return types.InlineCompletionList(items=[next_edit])
         found = ls.completions.cached(doc, offset)
         if found is None:
             from sparkls.completion import outcome

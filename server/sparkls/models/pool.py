@@ -56,6 +56,7 @@ class SocketPool:
         self.max_age = max_age
         self.drain_budget = drain_budget
         self._tasks: set[asyncio.Task[Any]] = set()
+        self._settling: set[asyncio.Task[Any]] = set()  # drains and rotations under way
         self._watched: dict[ResponsesSocket, float] = {}  # socket -> the connection (opened_at) watched
         self._starting: asyncio.Task[None] | None = None
         self._closed = False
@@ -148,9 +149,9 @@ class SocketPool:
         if self._closed:
             return
         if sock.pending:
-            self._spawn(self._settle(sock, self._drain_or_replace(sock)))
+            self._settling.add(self._spawn(self._settle(sock, self._drain_or_replace(sock))))
         elif sock.is_open and sock.age > self.max_age:
-            self._spawn(self._settle(sock, self._rotate(sock)))
+            self._settling.add(self._spawn(self._settle(sock, self._rotate(sock))))
         else:
             self._watch_current(sock)  # it may have reconnected while in use
             self._give_back(sock)
@@ -185,10 +186,19 @@ class SocketPool:
                 return
         self._idle.append(sock)
 
-    def _spawn(self, coro: Awaitable[Any]) -> None:
+    def _spawn(self, coro: Awaitable[Any]) -> asyncio.Task[Any]:
         task = asyncio.ensure_future(coro)
         self._tasks.add(task)
         task.add_done_callback(self._tasks.discard)
+        task.add_done_callback(self._settling.discard)
+        return task
+
+    async def settled(self) -> None:
+        """Wait until no abandoned response is left on any socket (drained, or its
+        socket closed and replaced): a speculative request that must never overlap
+        the one it supersedes waits for this."""
+        while pending := [t for t in self._settling if not t.done()]:
+            await asyncio.wait(pending)
 
     async def close(self) -> None:
         """Close every socket and stop background work; idempotent."""

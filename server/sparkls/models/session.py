@@ -292,6 +292,11 @@ class TierSession:
             self._set_status(state="ready", transport="websocket", reason=None)
             return
 
+    async def settled(self) -> None:
+        """Wait until no cancelled response streams on this tier's sockets (pool.py)."""
+        if self._pool is not None:
+            await self._pool.settled()
+
     async def close(self) -> None:
         if self._heal is not None:
             self._heal.cancel()

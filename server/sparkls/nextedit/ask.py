@@ -1,0 +1,123 @@
+"""One next-edit question to the fast tier: candidates -> prompt -> answer -> suggestion.
+
+`ask_next_edit` finds the candidate regions (`candidates.py`); with none it returns
+None without asking the model (a burst of plain typing costs nothing). Otherwise it
+renders the prompt (`prompt.py`), asks the fast tier, reads which region the model
+rewrote and its new text (`edits/reply.py`, as for any edit), checks that the text
+parses, and returns the rewrite as an `EditOutcome` for the document as it is now
+(rebased past typing elsewhere; `StaleEdit` when the typing touched the region).
+A candidate that holds what looks like a secret is never shown.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass
+import time
+
+from sparkls.context.region import Region
+from sparkls.context.secrets import redact
+from sparkls.documents.store import Document, DocumentStore
+from sparkls.edits.diff import Replacement, diff_replacements
+from sparkls.edits.reply import RegionView, new_region_text
+from sparkls.edits.validate import check_region_parses
+from sparkls.engine import EditOutcome, PositionedEdit, rebase_outcome, with_surrogates
+from sparkls.errors import DocumentClosed
+from sparkls.models.session import TierSession
+from sparkls.nextedit.candidates import find_candidates
+from sparkls.nextedit.history import Edit
+from sparkls.nextedit.prompt import ShownRegion, read_answer, render_next_edit_prompt
+
+
+@dataclass(frozen=True, slots=True)
+class Suggestion:
+    """A region rewrite offered as the next edit, valid at `outcome.version`."""
+
+    outcome: EditOutcome
+    new_region: str  # the region's whole new text
+    reason: str  # why that region: "use of raduis (now radius)"
+
+    @property
+    def line(self) -> int:
+        """The first changed line (0-based)."""
+        return self.outcome.edits[0].start.line
+
+    def span(self, text: str) -> tuple[int, int, str]:
+        """(start, end, new text): one replacement covering all of its changes, in
+        `text`, widened to whole words (`raduis` -> `radius`, not `ui` -> `iu`)."""
+        reps = self.outcome.replacements
+        low, high = self.outcome.region_offsets
+        start, end = reps[0].start, reps[-1].end
+        while start > low and (text[start - 1].isalnum() or text[start - 1] == "_"):
+            start -= 1
+        while end < high and (text[end].isalnum() or text[end] == "_"):
+            end += 1
+        pieces, at = [], start
+        for r in reps:
+            pieces += [text[at : r.start], r.text]
+            at = r.end
+        return start, end, "".join(pieces) + text[at:end]
+
+
+def _shown(doc: Document, first: int, last: int, reason: str) -> tuple[ShownRegion, RegionView] | None:
+    lines, text = doc.lines, doc.text
+    start = lines.starts[first]
+    end = lines.starts[last + 1] if last + 1 < lines.line_count else len(text)
+    region = text[start:end]
+    if redact(region)[1]:
+        return None
+    before = lines.line_text(first - 1).rstrip("\r\n") if first > 0 else ""
+    after = lines.line_text(last + 1).rstrip("\r\n") if last + 1 < lines.line_count else ""
+    view = RegionView(text, start, end, doc.language_id, (before,) if before else (), (after,) if after else ())
+    return ShownRegion(first, region, before, after, reason), view
+
+
+async def ask_next_edit(
+    store: DocumentStore,
+    doc: Document,
+    edits: list[Edit],
+    session: TierSession,
+    *,
+    path: str,
+    limit: int = 3,
+    on_request: Callable[[], None] | None = None,
+) -> Suggestion | None:
+    """The next edit that follows from `edits` in `doc`, or None (no candidate, or
+    the model sees nothing to do)."""
+    started = time.perf_counter()
+    version, text = doc.version, doc.text
+    shown = [s for c in find_candidates(doc, edits, edits[-1].end, limit=limit) if (s := _shown(doc, c.first, c.last, c.reason))]
+    if not shown:
+        return None
+    lines = doc.lines
+    diffs = [e.diff(text, lines.line_of(e.start)) for e in edits]
+    prompt = render_next_edit_prompt(path, doc.language_id, diffs, lines.line_of(edits[-1].end), [r for r, _ in shown])
+    if on_request is not None:
+        on_request()
+    context_done = time.perf_counter()
+    reply = await session.complete(prompt)
+    answer = read_answer(reply.text, len(shown))
+    if answer is None:
+        return None
+    region, view = shown[answer[0]]
+    new_region = with_surrogates(view.old, new_region_text(answer[1], view), path)
+    if new_region == view.old:
+        return None
+    if not store.is_open(doc.uri, doc):
+        raise DocumentClosed(f"{path} was closed; the next-edit suggestion was dropped.")
+    replacements = [Replacement(view.start + r.start, view.start + r.end, r.text) for r in diff_replacements(view.old, new_region)]
+    last_line = region.first_line + max(0, len(region.text.splitlines()) - 1)
+    current = doc.version == version
+    outcome = EditOutcome(
+        uri=doc.uri, version=version,
+        edits=[PositionedEdit(doc.position(r.start), doc.position(r.end), r.text) for r in replacements] if current else [],
+        tier=session.name, model=session.tier.model, transport=reply.transport, attempts=reply.attempts,
+        region_lines=(region.first_line, last_line),
+        timings_ms={"context": (context_done - started) * 1000, "ttft": reply.ttft_ms, "stream": reply.stream_ms,
+                    "total": (time.perf_counter() - started) * 1000},
+        region_offsets=(view.start, view.end), replacements=replacements, text_length=len(text),
+    )
+    outcome = rebase_outcome(store, outcome)  # StaleEdit when the user typed into the region meanwhile
+    start, end = outcome.region_offsets
+    check_region_parses(doc, Region(outcome.region_lines[0], outcome.region_lines[1], start, end, "lines"), new_region)
+    return Suggestion(outcome, new_region, region.reason)

@@ -1,0 +1,157 @@
+"""Where the next edit may be: candidate regions that follow from the recent edits.
+
+From the document's recent edits (`history.py`), newest first:
+
+- **a rename** (`raduis` -> `radius`): every line that still uses an old name;
+- **a changed signature** (an edit inside a definition's parameter list, read from
+  the tree: the definition's `parameters` and `name` fields): every call of that
+  name, as the lines of the call;
+- **a new member** (a line added inside a class or enum): every `match`/`case`,
+  `if`/`elif` or `switch` that names a member of it (`Color.RED`) but not the new one,
+  as the whole branching statement, which needs an arm for the new one.
+
+Only the lines within `WINDOW_LINES` of the newest edit are searched, so the work is
+the window's, never the whole file's. Hits on touching lines make one region; the
+newest edit's own lines are never a candidate. Candidates are ranked after the
+cursor first, nearest first. Pure: reads a `Document`, knows nothing of LSP or models.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterator
+from dataclasses import dataclass
+
+from tree_sitter import Node
+
+from sparkls.documents.store import Document
+from sparkls.nextedit.history import Edit, added_names, renames
+
+WINDOW_LINES = 400  # lines searched on each side of the newest edit
+MAX_CALL_LINES = 8  # a call longer than this is shown as the line of its name
+MAX_BRANCH_LINES = 40  # a branching statement longer than this is not a candidate
+BRANCHING = frozenset({
+    "match_statement", "if_statement", "switch_statement", "switch_expression", "match_expression",
+    "expression_switch_statement", "when_expression",
+})
+CONTAINER_WORDS = ("class", "enum")
+
+
+@dataclass(frozen=True, slots=True)
+class Candidate:
+    """Whole lines `first`..`last` (0-based) of the document, and why they are one."""
+
+    first: int
+    last: int
+    reason: str  # "use of raduis", "call of area", "branch on Color"
+
+
+def _word(name: str) -> re.Pattern[str]:
+    return re.compile(rf"(?<![\w$]){re.escape(name)}(?![\w$])")
+
+
+def _node_at(doc: Document, offset: int) -> Node | None:
+    tree = doc.tree_around(offset, offset)
+    if tree is None:
+        return None
+    byte = doc.lines.byte_point(offset)[0]
+    return tree.root_node.descendant_for_byte_range(byte, byte)
+
+
+def _ancestors(node: Node | None) -> Iterator[Node]:
+    while node is not None:
+        yield node
+        node = node.parent
+
+
+def signature_of(doc: Document, offset: int) -> str | None:
+    """The name of the definition whose parameter list holds `offset`, if any."""
+    byte = doc.lines.byte_point(offset)[0]
+    for node in _ancestors(_node_at(doc, offset)):
+        params = node.child_by_field_name("parameters")
+        name = node.child_by_field_name("name")
+        if params is not None and name is not None and params.start_byte <= byte <= params.end_byte:
+            return doc.node_text(name)
+    return None
+
+
+def container_of(doc: Document, offset: int) -> str | None:
+    """The name of the class or enum whose body holds `offset`, if any."""
+    for node in _ancestors(_node_at(doc, offset)):
+        name = node.child_by_field_name("name")
+        if name is not None and any(word in node.type for word in CONTAINER_WORDS):
+            return doc.node_text(name)
+    return None
+
+
+def _lines_of(node: Node) -> tuple[int, int]:
+    """The node's first and last line (a node ending at a line's start ends the line before)."""
+    last = node.end_point[0] - (1 if node.end_point[1] == 0 and node.end_point[0] > node.start_point[0] else 0)
+    return node.start_point[0], last
+
+
+def _call_lines(doc: Document, offset: int, line: int) -> tuple[int, int]:
+    for node in _ancestors(_node_at(doc, offset)):
+        if "call" in node.type or "invocation" in node.type:
+            first, last = _lines_of(node)
+            return (first, last) if last - first < MAX_CALL_LINES else (line, line)
+    return line, line
+
+
+def _branch_lines(doc: Document, offset: int) -> tuple[int, int] | None:
+    for node in _ancestors(_node_at(doc, offset)):
+        if node.type in BRANCHING:
+            first, last = _lines_of(node)
+            return (first, last) if last - first < MAX_BRANCH_LINES else None
+    return None
+
+
+def _has_arms(doc: Document, lines: tuple[int, int], members: list[str]) -> bool:
+    """Whether the branch already names every new member (its arm was added)."""
+    starts = doc.lines.starts
+    end = starts[lines[1] + 1] if lines[1] + 1 < len(starts) else len(doc.text)
+    body = doc.text[starts[lines[0]] : end]
+    return all(re.search(rf"(?:\.|::)\s*{re.escape(m)}(?![\w$])", body) for m in members)
+
+
+def find_candidates(doc: Document, edits: list[Edit], cursor: int, *, limit: int = 3) -> list[Candidate]:
+    """Up to `limit` regions where an edit following from `edits` may be due."""
+    if not edits:
+        return []
+    text, lines = doc.text, doc.lines
+    newest = edits[-1]
+    own = (lines.line_of(newest.start), lines.line_of(newest.end))
+    lo = max(0, own[0] - WINDOW_LINES)
+    hi = min(lines.line_count - 1, own[1] + WINDOW_LINES)
+    window_start = lines.starts[lo]
+    window_end = lines.starts[hi + 1] if hi + 1 < lines.line_count else len(text)
+    found: list[tuple[int, int, str]] = []
+
+    def search(pattern: re.Pattern[str]) -> Iterator[tuple[int, int]]:
+        for match in pattern.finditer(text, window_start, window_end):
+            yield match.start(), lines.line_of(match.start())
+
+    for edit in reversed(edits):
+        for old, new in renames(edit, text):
+            for _, line in search(_word(old)):
+                found.append((line, line, f"use of {old} (now {new})"))
+        if doc.parses and (name := signature_of(doc, edit.start)) is not None:
+            for at, line in search(re.compile(rf"(?<![\w$.]){re.escape(name)}\s*\(")):
+                if line != lines.line_of(edit.start):
+                    first, last = _call_lines(doc, at, line)
+                    found.append((first, last, f"call of {name}"))
+        if doc.parses and (members := added_names(edit, text)) and (owner := container_of(doc, edit.start)) is not None:
+            for at, _ in search(re.compile(rf"(?<![\w$]){re.escape(owner)}\s*(?:\.|::)\s*\w")):
+                if (branch := _branch_lines(doc, at)) is not None and not _has_arms(doc, branch, members):
+                    found.append((*branch, f"branch on {owner}"))
+    merged: list[tuple[int, int, str]] = []
+    for first, last, reason in sorted(found):
+        if last >= own[0] and first <= own[1]:
+            continue  # the edit's own lines: what the user is writing
+        if merged and first <= merged[-1][1] + 1:
+            merged[-1] = (merged[-1][0], max(merged[-1][1], last), merged[-1][2])
+        else:
+            merged.append((first, last, reason))
+    cursor_line = lines.line_of(cursor)
+    ranked = sorted(merged, key=lambda c: (c[0] < cursor_line, abs(c[0] - cursor_line)))
+    return [Candidate(first, last, reason) for first, last, reason in ranked[:limit]]

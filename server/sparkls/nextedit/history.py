@@ -1,0 +1,153 @@
+"""The last few edits of a document, coalesced from its keystrokes, as small diffs.
+
+`EditHistory.record` takes one change at a time (a code-point replacement of the text
+as it was before it, and the text it removed). A change that touches the last edit's
+span (inside it, or at either edge) grows that edit: typing `radius` over `raduis`
+one key at a time is one edit, `raduis` -> `radius`. A change elsewhere starts a new
+edit; older edits are shifted past it, so their offsets stay those of the current text.
+At most `limit` edits are kept; an edit typed and then undone (new text equal to the
+old) disappears. Per change the cost is the change's and the history's (a few
+edits), never the file's.
+
+`Edit.diff(text)` renders an edit as a unified-diff hunk of the whole lines it
+touches; `renames(edit, text)` reads which identifiers it renamed (old -> new), and
+`added_names` which it introduced on lines of their own (a new enum member).
+
+Pure: offsets are code points of the current text; knows nothing of LSP or models.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass, replace
+from difflib import SequenceMatcher
+
+from sparkls.documents.positions import LINE_BREAK
+
+IDENTIFIER = re.compile(r"[^\W\d]\w*")
+# A line that defines one member: `BLUE = 3`, `Blue,`, `Blue(u8),`, `BLUE`.
+MEMBER_LINE = re.compile(r"\s*([^\W\d]\w*)\s*(?:[=,(:]|$)")
+MAX_EDIT_CHARS = 2000  # an edit this big stops growing: the next change starts a new one
+MAX_DIFF_LINES = 12  # lines of each side a rendered hunk shows at most
+
+
+@dataclass(frozen=True, slots=True)
+class Edit:
+    """`old` became `new`, which now spans text[start:start + len(new)]."""
+
+    start: int
+    old: str
+    new: str
+    version: int  # the document version after the edit's last change
+
+    @property
+    def end(self) -> int:
+        return self.start + len(self.new)
+
+    def old_and_new_lines(self, text: str) -> tuple[int, list[str], list[str]]:
+        """(first line's offset, old lines, new lines) of the whole lines the edit touches."""
+        line_start = max(text.rfind("\n", 0, self.start), text.rfind("\r", 0, self.start)) + 1
+        found = LINE_BREAK.search(text, self.end)
+        line_end = found.start() if found else len(text)
+        head, tail = text[line_start : self.start], text[self.end : line_end]
+        return line_start, LINE_BREAK.split(head + self.old + tail), LINE_BREAK.split(head + self.new + tail)
+
+    def diff(self, text: str, line: int) -> str:
+        """The edit as a unified-diff hunk; `line` is the 0-based line it starts on."""
+        _, old, new = self.old_and_new_lines(text)
+        body = [f"-{x}" for x in _cut(old)] + [f"+{x}" for x in _cut(new)]
+        return f"@@ -{line + 1},{len(old)} +{line + 1},{len(new)} @@\n" + "\n".join(body)
+
+
+def _cut(lines: list[str]) -> list[str]:
+    if len(lines) <= MAX_DIFF_LINES:
+        return lines
+    half = MAX_DIFF_LINES // 2
+    return [*lines[:half], "…", *lines[-half:]]
+
+
+class EditHistory:
+    """The last `limit` edits of one document, oldest first."""
+
+    def __init__(self, limit: int = 5) -> None:
+        self.limit = limit
+        self.edits: list[Edit] = []
+
+    def record(self, start: int, end: int, removed: str, inserted: str, version: int) -> None:
+        """text[start:end] (which was `removed`) became `inserted`, at `version`."""
+        growth = len(inserted) - (end - start)
+        last = self.edits[-1] if self.edits else None
+        if last is not None and start <= last.end and end >= last.start and len(last.new) < MAX_EDIT_CHARS:
+            self.edits[-1] = _merge(last, start, end, removed, inserted, version)
+            if self.edits[-1].old == self.edits[-1].new:
+                self.edits.pop()
+            self._shift_older(start, end, growth, skip_last=True)
+            return
+        self._shift_older(start, end, growth, skip_last=False)
+        if removed != inserted:
+            self.edits.append(Edit(start, removed, inserted, version))
+            del self.edits[: -self.limit]
+
+    def _shift_older(self, start: int, end: int, growth: int, *, skip_last: bool) -> None:
+        """Move the edits the change did not join past it; drop those it overwrote."""
+        kept: list[Edit] = []
+        older = self.edits[:-1] if skip_last else self.edits
+        for edit in older:
+            if edit.end <= start:
+                kept.append(edit)
+            elif edit.start >= end:
+                kept.append(replace(edit, start=edit.start + growth))
+            # else: the change rewrote part of it; what it was is no longer a diff of this text
+        self.edits = kept + (self.edits[-1:] if skip_last and self.edits else [])
+
+    def clear(self) -> None:
+        self.edits.clear()
+
+
+def _merge(last: Edit, start: int, end: int, removed: str, inserted: str, version: int) -> Edit:
+    """`last` grown by a change [start, end) that touches its span (in the current text)."""
+    u_start, u_end = min(start, last.start), max(end, last.end)
+    # The union's text before this change, piece by piece: what the change removed
+    # covers [start, end); the edit's new text covers [last.start, last.end).
+    before = _piece(u_start, u_end, (start, removed), (last.start, last.new))
+    old = before[: last.start - u_start] + last.old + before[last.end - u_start :]
+    new = before[: start - u_start] + inserted + before[end - u_start :]
+    return Edit(u_start, old, new, version)
+
+
+def _piece(u_start: int, u_end: int, *known: tuple[int, str]) -> str:
+    """The text of [u_start, u_end), assembled from spans whose text is known (they
+    cover it: the change and the edit touch or overlap)."""
+    chars: list[str | None] = [None] * (u_end - u_start)
+    for at, text in known:
+        for i, ch in enumerate(text):
+            chars[at - u_start + i] = ch
+    return "".join(c or "" for c in chars)
+
+
+def renames(edit: Edit, text: str) -> list[tuple[str, str]]:
+    """The identifiers `edit` replaced by others, in order (`raduis` -> `radius`)."""
+    _, old_lines, new_lines = edit.old_and_new_lines(text)
+    old = IDENTIFIER.findall("\n".join(old_lines))
+    new = IDENTIFIER.findall("\n".join(new_lines))
+    found: list[tuple[str, str]] = []
+    for tag, i1, i2, j1, j2 in SequenceMatcher(None, old, new, autojunk=False).get_opcodes():
+        if tag == "replace" and i2 - i1 == j2 - j1:
+            found.extend((a, b) for a, b in zip(old[i1:i2], new[j1:j2]) if a != b and (a, b) not in found)
+    return found
+
+
+def added_names(edit: Edit, text: str) -> list[str]:
+    """Names the edit defined on lines it added (`BLUE = 3`, `Blue,`): the name of
+    each added line that defines one member and was not there before."""
+    _, old_lines, new_lines = edit.old_and_new_lines(text)
+    before = set(IDENTIFIER.findall("\n".join(old_lines)))
+    found: list[str] = []
+    for tag, _i1, _i2, j1, j2 in SequenceMatcher(None, old_lines, new_lines, autojunk=False).get_opcodes():
+        if tag not in ("insert", "replace") or (tag == "replace" and j2 - j1 <= _i2 - _i1):
+            continue
+        for line in new_lines[j1:j2]:
+            member = MEMBER_LINE.match(line)
+            if member and member.group(1) not in before and member.group(1) not in found:
+                found.append(member.group(1))
+    return found

@@ -1,0 +1,89 @@
+"""The next-edit prompt and how its answer is read (docs/model-protocol.md, "Next edit").
+
+The request shows the file's recent edits as unified-diff hunks (oldest first), the
+cursor's line, and a few numbered candidate regions, each between a line
+`<|editable_region_start|>` and a line `<|editable_region_end|>`, with one line of
+context on each side. The model answers `Region N` on a line of its own, then the
+complete new text of that one region in one fenced code block; or `NO_EDIT` when
+nothing follows from the edits. The instructions are the same on every request (the
+provider's prompt cache hits); the variable part comes last.
+
+`read_answer` returns (region number, reply text for that region) or None for
+`NO_EDIT`; the region's new text is then read by `edits/reply.py` like any edit's.
+Pure: no LSP, no I/O.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+
+from sparkls.context.prompt import REGION_END, REGION_START, Prompt, _fence, _fence_tag
+from sparkls.context.secrets import redact
+from sparkls.errors import NoUsableReply
+
+NO_EDIT = "NO_EDIT"
+RECENT_EDITS = "Recent edits (oldest first):"
+NEXT_EDIT_INSTRUCTIONS = f"""\
+You are Spark, a code-editing model inside a programmer's editor. You predict the \
+programmer's next edit.
+The user message shows the edits just made to one file, as unified diffs, oldest \
+first; the cursor's line; and numbered candidate regions of the file, each between a \
+line {REGION_START} and a line {REGION_END}.
+If one candidate region needs a change that follows from the recent edits (a use of \
+a renamed name, a call of a changed function, a branch for a new member), answer \
+with `Region N` (its number) on a line of its own, then the complete new text of that \
+one region in one fenced code block, without the marker lines. Change only what \
+follows from the recent edits; keep every other line exactly as it is.
+If no region needs such a change, answer {NO_EDIT} and nothing else. Do not explain."""
+
+_LABEL = re.compile(r"^\W*Region\s+(\d+)\b", re.IGNORECASE | re.MULTILINE)
+
+
+@dataclass(frozen=True, slots=True)
+class ShownRegion:
+    """A candidate region as the prompt shows it."""
+
+    first_line: int  # 0-based
+    text: str  # its whole lines, as in the document
+    before: str  # the line shown above the start marker ("" at the top of the file)
+    after: str  # the line shown below the end marker
+    reason: str
+
+
+def render_next_edit_prompt(
+    path: str, language_id: str, diffs: list[str], cursor_line: int, regions: list[ShownRegion]
+) -> Prompt:
+    tag = _fence_tag(language_id)
+    parts = [f"File: {path}", RECENT_EDITS + "\n" + _fence("\n".join(redact(d)[0] for d in diffs), "diff")]
+    parts.append(f"Cursor: line {cursor_line + 1}")
+    for number, region in enumerate(regions, 1):
+        last = region.first_line + max(1, len(region.text.splitlines()))
+        shown = [region.before] if region.before else []
+        shown += [REGION_START, region.text.removesuffix("\n").removesuffix("\r"), REGION_END]
+        shown += [region.after] if region.after else []
+        parts.append(
+            f"Region {number} (lines {region.first_line + 1}-{last}, {region.reason}):\n" + _fence("\n".join(shown), tag)
+        )
+    return Prompt(NEXT_EDIT_INSTRUCTIONS, "\n\n".join(parts))
+
+
+def read_answer(reply: str, regions: int) -> tuple[int, str] | None:
+    """(0-based region index, the reply from its label on) or None for NO_EDIT.
+
+    Raises NoUsableReply for a label out of range, or no label where several regions
+    were shown.
+    """
+    fence = reply.find("```")
+    head = reply if fence < 0 else reply[:fence]
+    label = _LABEL.search(head)
+    if label is None:
+        if NO_EDIT in reply.upper().replace(" ", "_") or fence < 0:
+            return None
+        if regions != 1:
+            raise NoUsableReply("The model's next-edit answer does not say which region it rewrites.")
+        return 0, reply
+    number = int(label.group(1))
+    if not 1 <= number <= regions:
+        raise NoUsableReply(f"The model's next-edit answer names region {number}; only {regions} were shown.")
+    return number - 1, reply[label.end() :]

@@ -1,0 +1,187 @@
+"""Next-edit suggestions of a session: history, scheduling and the suggestion's life.
+
+- `record(doc, before, version_before)`: the document changed (a user's keystroke, or
+  an edit sparkls or the editor applied). Its changes go into the document's
+  `EditHistory`. The suggestion on offer is **accepted** when the changes lie inside
+  its region and leave exactly its new text there; any other change **drops** it
+  (typing elsewhere, or over it). An event with several changes (an applied edit)
+  rebuilds the text between them, one copy per change; a keystroke costs its change.
+- `schedule(doc, ask, delay=..., ttl=...)`: ask for the next edit once the document
+  has been quiet for `delay` seconds: `LatestOnly` (completion/scheduler.py) runs it,
+  so a newer change cancels the older question at once, in its debounce or in the
+  middle of its model stream, and never more than one question per document is at
+  work. A suggestion that arrives is offered for `ttl` seconds, then dropped.
+- `current(doc)`: the suggestion on offer for the document as it is now, or None.
+
+`on_offer(uri, suggestion | None)` is told every time the offer changes (the server
+turns it into a `sparkls/nextEdit` notification). Knows nothing of LSP.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+from collections.abc import Awaitable, Callable
+from dataclasses import dataclass
+
+from sparkls.completion.scheduler import LatestOnly
+from sparkls.documents.store import Document, WholeText
+from sparkls.errors import SparkError
+from sparkls.nextedit.ask import Suggestion
+from sparkls.nextedit.history import EditHistory, Edit
+
+logger = logging.getLogger(__name__)
+
+Ask = Callable[[Document, list[Edit]], Awaitable[Suggestion | None]]
+
+
+@dataclass(slots=True)
+class NextEditCounts:
+    """What happened to next-edit questions since the session started."""
+
+    questions: int = 0  # debounced questions that ran (candidates looked for)
+    model_requests: int = 0  # questions that went to the model (there were candidates)
+    superseded: int = 0  # cancelled by a newer change to the same document
+    offered: int = 0  # suggestions offered
+    nothing: int = 0  # the model saw nothing to do (or rewrote nothing)
+    accepted: int = 0
+    dropped: int = 0  # typed over, typed elsewhere, expired, or the document closed
+    failed: int = 0  # an unusable answer, a model error, a stale rewrite
+
+    def to_json(self) -> dict[str, int]:
+        return {name: getattr(self, name) for name in self.__slots__}
+
+
+class NextEditService:
+    def __init__(self, *, history_limit: int = 5) -> None:
+        self.history_limit = history_limit
+        self.histories: dict[str, EditHistory] = {}
+        self.scheduler = LatestOnly()
+        self.counts = NextEditCounts()
+        self.on_offer: Callable[[str, Suggestion | None], None] | None = None
+        self._offers: dict[str, tuple[Suggestion, asyncio.TimerHandle]] = {}
+
+    # -- changes --------------------------------------------------------------------
+
+    def record(self, doc: Document, before: str, version_before: int) -> bool:
+        """Take in the changes from `version_before` (whose text was `before`) to now;
+        True when they accepted the suggestion on offer."""
+        changes = doc.changes_since(version_before) or []
+        history = self.histories.setdefault(doc.uri, EditHistory(self.history_limit))
+        accepted = self._accepts(doc, before, version_before, changes)
+        if self._withdraw(doc.uri):
+            if accepted:
+                self.counts.accepted += 1
+            else:
+                self.counts.dropped += 1
+        text = before
+        for n, change in enumerate(changes):
+            if isinstance(change, WholeText):
+                history.clear()
+                break
+            history.record(change.start, change.end, text[change.start : change.end], change.text, doc.version)
+            if n + 1 < len(changes):  # several changes in one event: each reads the text the last left
+                text = text[: change.start] + change.text + text[change.end :]
+        return accepted
+
+    def _accepts(self, doc: Document, before: str, version_before: int, changes: list) -> bool:
+        offer = self._offers.get(doc.uri)
+        if offer is None or offer[0].outcome.version != version_before or not changes:
+            return False
+        suggestion = offer[0]
+        start, end = suggestion.outcome.region_offsets
+        for change in changes:
+            if isinstance(change, WholeText) or not start <= change.start <= change.end <= end:
+                return False
+            end += len(change.text) - (change.end - change.start)
+        new = suggestion.new_region
+        return end - start == len(new) and doc.text[start : start + len(new)] == new and (
+            len(doc.text) - len(before) == len(new) - (suggestion.outcome.region_offsets[1] - start)
+        )
+
+    # -- questions ------------------------------------------------------------------
+
+    def schedule(self, doc: Document, ask: Ask, *, delay: float, ttl: float) -> asyncio.Task[Suggestion | None]:
+        """Ask for the next edit after `delay` seconds of quiet (superseding older work)."""
+        version = doc.version
+        before = self.scheduler.superseded
+
+        async def work() -> Suggestion | None:
+            history = self.histories.get(doc.uri)
+            if doc.version != version or history is None or not history.edits:
+                return None
+            self.counts.questions += 1
+            asked = self.counts.model_requests
+            found = await ask(doc, list(history.edits))
+            if found is None and self.counts.model_requests > asked:
+                self.counts.nothing += 1
+            return found
+
+        task = self.scheduler.submit(doc.uri, version, work, delay=delay)
+        self.counts.superseded += self.scheduler.superseded - before
+        task.add_done_callback(lambda t: self._landed(doc, t, ttl))
+        return task
+
+    def asked_model(self) -> None:
+        self.counts.model_requests += 1
+
+    def _landed(self, doc: Document, task: asyncio.Task[Suggestion | None], ttl: float) -> None:
+        if task.cancelled():
+            return
+        error = task.exception()
+        if error is not None:
+            self.counts.failed += 1
+            if isinstance(error, SparkError):
+                logger.info("no next-edit suggestion: %s", error)
+            else:
+                logger.warning("next-edit suggestion failed", exc_info=error)
+            return
+        found = task.result()
+        if found is None:
+            return
+        if found.outcome.version != doc.version:
+            self.counts.dropped += 1  # the user typed on after it was rebased: a newer question comes
+            return
+        self._withdraw(doc.uri)
+        timer = asyncio.get_running_loop().call_later(ttl, self._expire, doc.uri, found)
+        self._offers[doc.uri] = (found, timer)
+        self.counts.offered += 1
+        self._tell(doc.uri, found)
+
+    # -- the offer ------------------------------------------------------------------
+
+    def current(self, doc: Document) -> Suggestion | None:
+        offer = self._offers.get(doc.uri)
+        return offer[0] if offer is not None and offer[0].outcome.version == doc.version else None
+
+    def take(self, doc: Document) -> Suggestion | None:
+        """Remove and return the suggestion on offer for the document as it is now."""
+        found = self.current(doc)
+        if found is not None:
+            self._withdraw(doc.uri)
+        return found
+
+    def _expire(self, uri: str, suggestion: Suggestion) -> None:
+        offer = self._offers.get(uri)
+        if offer is not None and offer[0] is suggestion:
+            self._withdraw(uri)
+            self.counts.dropped += 1
+
+    def _withdraw(self, uri: str) -> bool:
+        offer = self._offers.pop(uri, None)
+        if offer is None:
+            return False
+        offer[1].cancel()
+        self._tell(uri, None)
+        return True
+
+    def _tell(self, uri: str, suggestion: Suggestion | None) -> None:
+        if self.on_offer is not None:
+            self.on_offer(uri, suggestion)
+
+    def forget(self, uri: str) -> None:
+        """The document closed: stop its question, drop its offer and its history."""
+        self.scheduler.cancel(uri)
+        if self._withdraw(uri):
+            self.counts.dropped += 1
+        self.histories.pop(uri, None)
