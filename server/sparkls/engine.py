@@ -34,6 +34,7 @@ from sparkls.context.definitions import Lookup
 from sparkls.context.exclusions import PathFilter
 from sparkls.context.secrets import redact
 from sparkls.errors import DocumentClosed, EditError, InvalidEdit, ModelError, NoUsableReply, StaleEdit
+from sparkls.models.chain import Turn
 from sparkls.models.session import TierSession
 from sparkls.router import RouteRequest, choose_tier
 
@@ -78,6 +79,7 @@ class EditOutcome:
     text_length: int = 0
     warnings: list[str] = field(default_factory=list)  # e.g. "possible invented API: foo.bar()"
     escalation: str | None = None  # why the deep tier served this edit, when it did
+    turn: Turn | None = None  # the exchange that produced it, for a refine (refine/)
 
 
 def prepare_edit(
@@ -254,6 +256,7 @@ async def run_fast_edit(
         text_length=len(doc.text),
         warnings=warnings,
         escalation=reason,
+        turn=Turn(prompt, reply.text, reply.chain if served_by is session else None, reply.chained),
     )
 
 

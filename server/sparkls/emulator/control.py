@@ -229,6 +229,7 @@ class Stats:
     bytes_out: int = 0
     deltas: int = 0  # text deltas sent (Responses and Chat)
     abandoned: int = 0  # WebSocket responses the client closed the connection on mid-stream
+    chained: int = 0  # model requests that continued a response by `previous_response_id`
     # Model requests served, by model and transport ("websocket", "http" for Responses
     # over HTTP, "chat" for Chat Completions): {"gpt-5.3-codex": {"http": 1}}.
     by_model: dict[str, dict[str, int]] = dataclasses.field(default_factory=dict)

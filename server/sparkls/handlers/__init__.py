@@ -9,7 +9,7 @@ if TYPE_CHECKING:
 
 
 def register_all(server: SparkServer) -> None:
-    from sparkls.handlers import code_actions, commands, context, documents, inline, lifecycle, task
+    from sparkls.handlers import code_actions, commands, context, documents, inline, lifecycle, refine, task
 
-    for module in (lifecycle, documents, commands, context, code_actions, inline, task):
+    for module in (lifecycle, documents, commands, context, code_actions, inline, task, refine):
         module.register(server)

@@ -60,6 +60,14 @@ class EditArgs(BaseModel):
         )
 
 
+class RefineArgs(BaseModel):
+    """The `sparkls.refine` argument."""
+
+    model_config = ConfigDict(extra="ignore")
+    uri: str
+    instruction: str
+
+
 class TaskArgs(BaseModel):
     """The `sparkls.task` argument."""
 

@@ -23,10 +23,11 @@ from lsprotocol import types
 
 from sparkls.documents.store import Document
 from sparkls.errors import EditError
-from sparkls.handlers.commands import EDIT_COMMAND, apply_outcome, compute_edit, failure, tell_warnings
+from sparkls.handlers.commands import EDIT_COMMAND, apply_outcome, compute_edit, failure, remember_edit, tell_warnings
 from sparkls.handlers.context import SHOW_CONTEXT
 from sparkls.handlers.convert import position, workspace_edit
 from sparkls.handlers.progress import with_progress
+from sparkls.handlers.refine import refine_actions
 from sparkls.server import SparkServer
 
 if TYPE_CHECKING:
@@ -231,6 +232,7 @@ def register(server: SparkServer) -> None:
                     args = {"uri": uri, "range": _range_json(selection), "instruction": instruction}
                     actions.append(_action(ls, title, REWRITE, args, None))
             actions.extend(_instruction_actions(ls, doc, selection))
+            actions.extend(refine_actions(ls, doc, selection))
         if _wanted(TASK_KIND, only) and (ls.client_name or "").startswith("Visual Studio Code"):
             title = "Spark: multi-file task…"
             args = {"uris": [uri], "range": _range_json(selection)}
@@ -264,6 +266,7 @@ def register(server: SparkServer) -> None:
         if not outcome.edits:
             ls.notify_user("the model proposed no change.", types.MessageType.Info)
         action.edit = workspace_edit(outcome, ls.client_capabilities)
+        remember_edit(ls, outcome)
         action.data = {**action.data, "timings_ms": {k: round(v, 3) for k, v in outcome.timings_ms.items()}}
         tell_warnings(ls, outcome)
         return action

@@ -89,3 +89,4 @@ def register(server: SparkServer) -> None:
         ls.preparer.forget(params.text_document.uri)
         ls.speculation.discard(params.text_document.uri)
         ls.completions.forget(params.text_document.uri)
+        ls.refines.forget(params.text_document.uri, ls.fast)
