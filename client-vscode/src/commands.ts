@@ -7,12 +7,14 @@ import {
   cleanInstruction,
   contextSummary,
   EDIT_COMMAND,
+  REFINE_COMMAND,
   errorText,
   reportedFailure,
   SHOW_CONTEXT_COMMAND,
   TASK_COMMAND,
   taskArgs,
   type EditArgs,
+  type RefineArgs,
   type ShowContextArgs,
 } from './common/protocol';
 import { parseEditSummary } from './common/status';
@@ -88,6 +90,28 @@ export function registerCommands(
     }
   }
 
+  /** Revise the last Spark edit of the active document (also the code action's command). */
+  async function refineLastEdit(): Promise<void> {
+    const editor = supportedEditor();
+    if (editor === undefined) {
+      return;
+    }
+    const instruction = await askInstruction('Spark: Refine Last Edit', 'e.g. shorter; keep the old name; no comments');
+    if (instruction === undefined) {
+      return;
+    }
+    const client = await manager.running();
+    const args: RefineArgs = { uri: client.code2ProtocolConverter.asUri(editor.document.uri), instruction };
+    const result = await manager.execute(REFINE_COMMAND, args);
+    const summary = parseEditSummary(result);
+    if (summary !== undefined) {
+      status.setLastEdit(summary);
+    }
+    if (!logged('refine', result) && summary !== undefined) {
+      log.info(`refine: ${summary.applied ? 'applied' : 'no change'}, ${JSON.stringify(summary.timings_ms)}`);
+    }
+  }
+
   async function multiFileTask(): Promise<void> {
     const instruction = await askInstruction('Spark: Multi-file Task', 'e.g. rename Config to Settings everywhere');
     if (instruction === undefined) {
@@ -147,6 +171,7 @@ export function registerCommands(
   const commands: Record<string, () => Promise<void> | void> = {
     'spark.editSelection': editSelection,
     'spark.multiFileTask': multiFileTask,
+    'spark.refineLastEdit': refineLastEdit,
     'spark.showContext': showContext,
     'spark.setApiKey': setApiKey,
     'spark.restartServer': () => manager.restart('Spark: Restart Server'),
