@@ -41,7 +41,7 @@ from typing import Any
 
 import httpx
 
-from common import pct  # bench/common.py
+from common import pct, start_proxy  # bench/common.py
 from sparkls.config import Settings
 from sparkls.context.prompt import FAST_INSTRUCTIONS
 from sparkls.devclient import start_emulator
@@ -148,15 +148,6 @@ def report(name: str, figures: dict[str, Any]) -> None:
         b = figures[other]
         print(f"  (a)/{WAYS[other][:3]} bytes {pct(a['bytes'], 50) / pct(b['bytes'], 50):.3f}, "
               f"TTFT {pct(a['ttft_ms'], 50) / pct(b['ttft_ms'], 50):.3f}")
-
-
-def start_proxy(target: str, rtt_ms: float) -> tuple[subprocess.Popen[str], int]:
-    """`latency_proxy.py` in its own process, so that the client's work never delays it."""
-    proc = subprocess.Popen([sys.executable, str(Path(__file__).with_name("latency_proxy.py")), "--target", target,
-                             "--rtt-ms", str(rtt_ms)], stdout=subprocess.PIPE, text=True)
-    assert proc.stdout is not None
-    line = proc.stdout.readline()  # "latency proxy on 127.0.0.1:PORT -> ..."
-    return proc, int(line.split()[3].rsplit(":", 1)[1])
 
 
 async def main_async(args: argparse.Namespace) -> dict[str, Any]:

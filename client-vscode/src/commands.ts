@@ -80,13 +80,17 @@ export function registerCommands(
       range: client.code2ProtocolConverter.asRange(editor.selection),
       instruction,
     };
-    const result = await manager.execute(EDIT_COMMAND, args);
+    reportEdit('edit', await manager.execute(EDIT_COMMAND, args));
+  }
+
+  /** Show an edit's summary in the status bar, and log it (or its failure). */
+  function reportEdit(what: string, result: unknown): void {
     const summary = parseEditSummary(result);
     if (summary !== undefined) {
       status.setLastEdit(summary);
     }
-    if (!logged('edit', result) && summary !== undefined) {
-      log.info(`edit: ${summary.applied ? 'applied' : 'no change'}, ${JSON.stringify(summary.timings_ms)}`);
+    if (!logged(what, result) && summary !== undefined) {
+      log.info(`${what}: ${summary.applied ? 'applied' : 'no change'}, ${JSON.stringify(summary.timings_ms)}`);
     }
   }
 
@@ -102,14 +106,7 @@ export function registerCommands(
     }
     const client = await manager.running();
     const args: RefineArgs = { uri: client.code2ProtocolConverter.asUri(editor.document.uri), instruction };
-    const result = await manager.execute(REFINE_COMMAND, args);
-    const summary = parseEditSummary(result);
-    if (summary !== undefined) {
-      status.setLastEdit(summary);
-    }
-    if (!logged('refine', result) && summary !== undefined) {
-      log.info(`refine: ${summary.applied ? 'applied' : 'no change'}, ${JSON.stringify(summary.timings_ms)}`);
-    }
+    reportEdit('refine', await manager.execute(REFINE_COMMAND, args));
   }
 
   async function multiFileTask(): Promise<void> {

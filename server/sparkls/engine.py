@@ -35,7 +35,7 @@ from sparkls.context.exclusions import PathFilter
 from sparkls.context.secrets import redact
 from sparkls.errors import DocumentClosed, EditError, InvalidEdit, ModelError, NoUsableReply, StaleEdit
 from sparkls.models.chain import Turn
-from sparkls.models.session import TierSession
+from sparkls.models.session import Reply, TierSession
 from sparkls.router import RouteRequest, choose_tier
 
 logger = logging.getLogger(__name__)
@@ -243,14 +243,7 @@ async def run_fast_edit(
         transport=reply.transport,
         attempts=attempts,
         region_lines=(region.start_line, region.end_line),
-        timings_ms={
-            "context": (context_done - started) * 1000,
-            "ttft": reply.ttft_ms,
-            "stream": reply.stream_ms,
-            "model": (replied - context_done) * 1000,
-            "edit": (finished - replied) * 1000,
-            "total": (finished - started) * 1000,
-        },
+        timings_ms=edit_timings(reply, started, context_done, replied, finished),
         region_offsets=(region.start, region.end),
         replacements=replacements,
         text_length=len(doc.text),
@@ -258,6 +251,18 @@ async def run_fast_edit(
         escalation=reason,
         turn=Turn(prompt, reply.text, reply.chain if served_by is session else None, reply.chained),
     )
+
+
+def edit_timings(reply: Reply, started: float, context_done: float, replied: float, finished: float) -> dict[str, float]:
+    """An edit's timings in ms (the summary's `timings_ms`), from `perf_counter` marks."""
+    return {
+        "context": (context_done - started) * 1000,
+        "ttft": reply.ttft_ms,
+        "stream": reply.stream_ms,
+        "model": (replied - context_done) * 1000,
+        "edit": (finished - replied) * 1000,
+        "total": (finished - started) * 1000,
+    }
 
 
 def with_surrogates(old_region: str, new_region: str, path: str) -> str:

@@ -24,7 +24,9 @@ from sparkls.edits.diff import Replacement, diff_replacements
 from sparkls.edits.rebase import rebase_region
 from sparkls.edits.reply import RegionView, new_region_text
 from sparkls.edits.validate import check_region_parses
-from sparkls.engine import MAX_REGION_CHARS, EditOutcome, PositionedEdit, check_may_send, display_path, with_surrogates
+from sparkls.engine import (
+    MAX_REGION_CHARS, EditOutcome, PositionedEdit, check_may_send, display_path, edit_timings, with_surrogates,
+)
 from sparkls.errors import DocumentClosed, EditError, NothingToRefine, StaleEdit
 from sparkls.models.chain import FollowUp, Turn
 from sparkls.models.session import TierSession
@@ -129,14 +131,7 @@ async def run_refine(
         transport=reply.transport,
         attempts=reply.attempts,
         region_lines=(first, last),
-        timings_ms={
-            "context": (context_done - started) * 1000,
-            "ttft": reply.ttft_ms,
-            "stream": reply.stream_ms,
-            "model": (replied - context_done) * 1000,
-            "edit": (finished - replied) * 1000,
-            "total": (finished - started) * 1000,
-        },
+        timings_ms=edit_timings(reply, started, context_done, replied, finished),
         region_offsets=(start, end),
         replacements=replacements,
         text_length=len(doc.text),
