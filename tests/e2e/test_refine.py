@@ -28,6 +28,17 @@ def sample(tmp_path):
     return path.as_uri()
 
 
+async def code_actions(client, uri: str, line: int, character: int = 0) -> list[types.CodeAction]:
+    point = types.Position(line=line, character=character)
+    return await client.text_document_code_action_async(
+        types.CodeActionParams(
+            text_document=types.TextDocumentIdentifier(uri=uri),
+            range=types.Range(start=point, end=point),
+            context=types.CodeActionContext(diagnostics=[]),
+        )
+    )
+
+
 async def refine(client, uri: str, instruction: str) -> dict:
     return await client.workspace_execute_command_async(
         types.ExecuteCommandParams(command="sparkls.refine", arguments=[{"uri": uri, "instruction": instruction}])
@@ -152,15 +163,7 @@ async def test_vscode_gets_a_refine_code_action_on_the_edited_lines(client, emul
     await run_edit(client, sample, 5, "REPLACE raduis WITH radius")
 
     async def titles(line: int) -> list[str]:
-        point = types.Position(line=line, character=0)
-        actions = await client.text_document_code_action_async(
-            types.CodeActionParams(
-                text_document=types.TextDocumentIdentifier(uri=sample),
-                range=types.Range(start=point, end=point),
-                context=types.CodeActionContext(diagnostics=[]),
-            )
-        )
-        return [a.title for a in actions]
+        return [a.title for a in await code_actions(client, sample, line)]
 
     assert "Spark: Refine last edit…" in await titles(5)
     assert "Spark: Refine last edit…" not in await titles(9)
@@ -185,3 +188,39 @@ async def test_refine_after_a_quick_fix_the_editor_applied(client, emulator, tmp
     result = await refine(client, sample, "REPLACE radius WITH r")
     assert result["applied"] is True and result["chained"] is True
     assert client.editor.text(sample) == FIXED.replace("radius", "r")
+
+
+async def _comment_refine(client, uri: str, line: int) -> list[types.CodeAction]:
+    return [a for a in await code_actions(client, uri, line, 4) if a.title.startswith("Spark: refine last edit:")]
+
+
+@pytest.mark.parametrize("editor", ["emacs", "visual_studio_code"])
+async def test_a_spark_comment_on_the_edited_lines_refines_the_last_edit(client, emulator, tmp_path, sample, editor):
+    """Without an input box, a `spark:` comment on the edit's lines is offered as a refine
+    (a command for clients without resolve, an edit for the others), continues the
+    response, and the comment goes with the same edit."""
+    await start(client, emulator, tmp_path, editor=editor)
+    client.editor.open(sample, SAMPLE)
+    await run_edit(client, sample, 5, "REPLACE raduis WITH radius")
+    client.editor.type_text(sample, 5, 0, "    # spark: REPLACE radius WITH r\n")
+    (action,) = await _comment_refine(client, sample, 5)
+    if action.command is not None:
+        assert action.command.command == "sparkls.refine"
+        result = await client.workspace_execute_command_async(
+            types.ExecuteCommandParams(command=action.command.command, arguments=action.command.arguments)
+        )
+        assert result["applied"] is True and result["chained"] is True
+    else:
+        resolved = await client.code_action_resolve_async(action)
+        assert client.editor.apply_workspace_edit(resolved.edit).applied
+    assert client.editor.text(sample) == FIXED.replace("radius", "r")
+    assert emulator.stats()["chained"] == 1
+
+
+async def test_a_spark_comment_elsewhere_is_no_refine(client, emulator, tmp_path, sample):
+    """A `spark:` comment away from the last edit's lines is only an instruction, not a refine."""
+    await start(client, emulator, tmp_path)
+    client.editor.open(sample, SAMPLE)
+    await run_edit(client, sample, 5, "REPLACE raduis WITH radius")
+    client.editor.type_text(sample, 9, 0, "    # spark: REPLACE nme WITH name\n")
+    assert await _comment_refine(client, sample, 9) == []

@@ -61,11 +61,13 @@ class EditArgs(BaseModel):
 
 
 class RefineArgs(BaseModel):
-    """The `sparkls.refine` argument."""
+    """The `sparkls.refine` argument; with `range`, the instruction is the `spark:`
+    comment there (the refine removes it)."""
 
     model_config = ConfigDict(extra="ignore")
     uri: str
     instruction: str
+    range: _Range | None = None
 
 
 class TaskArgs(BaseModel):

@@ -21,6 +21,7 @@ from sparkls.context.region import Region
 from sparkls.context.secrets import redact
 from sparkls.documents.store import Document, DocumentStore
 from sparkls.edits.diff import Replacement, diff_replacements
+from sparkls.edits.instruction import CommentInstruction, model_instruction, strip_comment
 from sparkls.edits.rebase import rebase_region
 from sparkls.edits.reply import RegionView, new_region_text
 from sparkls.edits.validate import check_region_parses
@@ -97,8 +98,11 @@ async def run_refine(
     root: Path | None = None,
     path_filter: PathFilter | None = None,
     notify: Callable[[str], None] | None = None,
+    comment: CommentInstruction | None = None,
 ) -> EditOutcome:
-    """The last edit of `uri` revised by `instruction`, as an edit of the document now."""
+    """The last edit of `uri` revised by `instruction`, as an edit of the document now;
+    or by `comment`, a `spark:` comment the user wrote on its lines (then removed by
+    the same edit, as for a comment instruction)."""
     started = time.perf_counter()
     path = display_path(uri, root)
     doc = store.get(uri)
@@ -107,6 +111,10 @@ async def run_refine(
         raise EditError("A refine needs an instruction (what to change in the last edit); nothing was sent.")
     check_may_send(uri, root, path_filter or PathFilter())
     _check_sendable(where, doc, path)
+    if comment is not None:
+        if not where.start <= comment.start < where.end:
+            raise NothingToRefine(f"The `spark:` comment is not on the lines of the last Spark edit in {path}.")
+        instruction = model_instruction(comment)
     short, full = refine_prompts(record, instruction, where.text if where.changed else None)
     version, length = doc.version, len(doc.text)
     context_done = time.perf_counter()
@@ -118,6 +126,8 @@ async def run_refine(
     end = start + len(where.text)
     view = RegionView(doc.text, start, end, doc.language_id)
     new = with_surrogates(where.text, new_region_text(reply.text, view), path)
+    if comment is not None:
+        new = strip_comment(new, comment)
     first, last = doc.position(start).line, doc.position(max(start, end - 1)).line
     check_region_parses(doc, Region(first, last, start, end, "definition"), new)
     replacements = [Replacement(start + r.start, start + r.end, r.text) for r in diff_replacements(where.text, new)]
