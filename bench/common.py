@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import subprocess
+import sys
 from pathlib import Path
 
 
@@ -21,3 +22,12 @@ def make_certificate(folder: Path) -> tuple[Path, Path]:
         cwd=folder, check=True, capture_output=True,
     )
     return folder / "c.pem", folder / "k.pem"
+
+
+def start_proxy(target: str, rtt_ms: float) -> tuple[subprocess.Popen[str], int]:
+    """`latency_proxy.py` in its own process, so that the client's work never delays it."""
+    proc = subprocess.Popen([sys.executable, str(Path(__file__).with_name("latency_proxy.py")), "--target", target,
+                             "--rtt-ms", str(rtt_ms)], stdout=subprocess.PIPE, text=True)
+    assert proc.stdout is not None
+    line = proc.stdout.readline()  # "latency proxy on 127.0.0.1:PORT -> ..."
+    return proc, int(line.split()[3].rsplit(":", 1)[1])

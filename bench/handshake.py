@@ -40,7 +40,7 @@ from pathlib import Path
 from typing import Any
 
 import sparkls
-from common import make_certificate, pct  # bench/common.py
+from common import make_certificate, pct, start_proxy  # bench/common.py
 from sparkls.context.prompt import Prompt
 from sparkls.devclient import start_emulator
 from sparkls.models.events import Completed, Event, TextDelta, Where, response_create, responses_body
@@ -148,15 +148,6 @@ def report(rtt: str, figures: dict[str, Any]) -> None:
         print(f"  {label:<40}{row['p50']:>8.1f}{row['p95']:>8.1f}{row['n']:>5}")
     print(f"  warm WebSocket / new HTTPS connection (p50): {figures['ratio_ws_warm_to_https_new_p50']:.3f} (target <= 0.2);"
           f" warm WebSocket / kept-alive SSE: {figures['ratio_ws_warm_to_sse_keepalive_p50']:.3f}")
-
-
-def start_proxy(target: str, rtt_ms: float) -> tuple[subprocess.Popen[str], int]:
-    """`latency_proxy.py` in its own process, so that the client's work never delays it."""
-    proc = subprocess.Popen([sys.executable, str(Path(__file__).with_name("latency_proxy.py")), "--target", target,
-                             "--rtt-ms", str(rtt_ms)], stdout=subprocess.PIPE, text=True)
-    assert proc.stdout is not None
-    line = proc.stdout.readline()  # "latency proxy on 127.0.0.1:PORT -> ..."
-    return proc, int(line.split()[3].rsplit(":", 1)[1])
 
 
 def client_context(cert: Path, version: str) -> ssl.SSLContext:

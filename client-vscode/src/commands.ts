@@ -7,12 +7,14 @@ import {
   cleanInstruction,
   contextSummary,
   EDIT_COMMAND,
+  REFINE_COMMAND,
   errorText,
   reportedFailure,
   SHOW_CONTEXT_COMMAND,
   TASK_COMMAND,
   taskArgs,
   type EditArgs,
+  type RefineArgs,
   type ShowContextArgs,
 } from './common/protocol';
 import { parseEditSummary } from './common/status';
@@ -78,14 +80,33 @@ export function registerCommands(
       range: client.code2ProtocolConverter.asRange(editor.selection),
       instruction,
     };
-    const result = await manager.execute(EDIT_COMMAND, args);
+    reportEdit('edit', await manager.execute(EDIT_COMMAND, args));
+  }
+
+  /** Show an edit's summary in the status bar, and log it (or its failure). */
+  function reportEdit(what: string, result: unknown): void {
     const summary = parseEditSummary(result);
     if (summary !== undefined) {
       status.setLastEdit(summary);
     }
-    if (!logged('edit', result) && summary !== undefined) {
-      log.info(`edit: ${summary.applied ? 'applied' : 'no change'}, ${JSON.stringify(summary.timings_ms)}`);
+    if (!logged(what, result) && summary !== undefined) {
+      log.info(`${what}: ${summary.applied ? 'applied' : 'no change'}, ${JSON.stringify(summary.timings_ms)}`);
     }
+  }
+
+  /** Revise the last Spark edit of the active document (also the code action's command). */
+  async function refineLastEdit(): Promise<void> {
+    const editor = supportedEditor();
+    if (editor === undefined) {
+      return;
+    }
+    const instruction = await askInstruction('Spark: Refine Last Edit', 'e.g. shorter; keep the old name; no comments');
+    if (instruction === undefined) {
+      return;
+    }
+    const client = await manager.running();
+    const args: RefineArgs = { uri: client.code2ProtocolConverter.asUri(editor.document.uri), instruction };
+    reportEdit('refine', await manager.execute(REFINE_COMMAND, args));
   }
 
   async function multiFileTask(): Promise<void> {
@@ -147,6 +168,7 @@ export function registerCommands(
   const commands: Record<string, () => Promise<void> | void> = {
     'spark.editSelection': editSelection,
     'spark.multiFileTask': multiFileTask,
+    'spark.refineLastEdit': refineLastEdit,
     'spark.showContext': showContext,
     'spark.setApiKey': setApiKey,
     'spark.restartServer': () => manager.restart('Spark: Restart Server'),

@@ -61,6 +61,10 @@ class TierSettings(_Model):
     # request goes on until `request_timeout`). None: never.
     first_token_timeout: float | None = Field(default=15.0, gt=0)
     ca_file: str | None = None  # extra CA bundle (a proxy's, or a local server's self-signed one)
+    # Ask the service to keep responses (`store: true`): a refine can then continue
+    # any earlier response by id, over HTTP too. Off: nothing is kept after the reply;
+    # only the most recent response on a WebSocket can be continued.
+    store: bool = False
     # The WebSocket pool (transport "websocket").
     pool_size: int = Field(default=2, ge=1, le=8)
     keepalive_interval: float | None = Field(default=20.0, gt=0)

@@ -34,7 +34,8 @@ from sparkls.context.definitions import Lookup
 from sparkls.context.exclusions import PathFilter
 from sparkls.context.secrets import redact
 from sparkls.errors import DocumentClosed, EditError, InvalidEdit, ModelError, NoUsableReply, StaleEdit
-from sparkls.models.session import TierSession
+from sparkls.models.chain import Turn
+from sparkls.models.session import Reply, TierSession
 from sparkls.router import RouteRequest, choose_tier
 
 logger = logging.getLogger(__name__)
@@ -78,6 +79,7 @@ class EditOutcome:
     text_length: int = 0
     warnings: list[str] = field(default_factory=list)  # e.g. "possible invented API: foo.bar()"
     escalation: str | None = None  # why the deep tier served this edit, when it did
+    turn: Turn | None = None  # the exchange that produced it, for a refine (refine/)
 
 
 def prepare_edit(
@@ -241,20 +243,26 @@ async def run_fast_edit(
         transport=reply.transport,
         attempts=attempts,
         region_lines=(region.start_line, region.end_line),
-        timings_ms={
-            "context": (context_done - started) * 1000,
-            "ttft": reply.ttft_ms,
-            "stream": reply.stream_ms,
-            "model": (replied - context_done) * 1000,
-            "edit": (finished - replied) * 1000,
-            "total": (finished - started) * 1000,
-        },
+        timings_ms=edit_timings(reply, started, context_done, replied, finished),
         region_offsets=(region.start, region.end),
         replacements=replacements,
         text_length=len(doc.text),
         warnings=warnings,
         escalation=reason,
+        turn=Turn(prompt, reply.text, reply.chain if served_by is session else None, reply.chained),
     )
+
+
+def edit_timings(reply: Reply, started: float, context_done: float, replied: float, finished: float) -> dict[str, float]:
+    """An edit's timings in ms (the summary's `timings_ms`), from `perf_counter` marks."""
+    return {
+        "context": (context_done - started) * 1000,
+        "ttft": reply.ttft_ms,
+        "stream": reply.stream_ms,
+        "model": (replied - context_done) * 1000,
+        "edit": (finished - replied) * 1000,
+        "total": (finished - started) * 1000,
+    }
 
 
 def with_surrogates(old_region: str, new_region: str, path: str) -> str:

@@ -28,6 +28,7 @@
         ├── DocumentChanged       the document changed in a way the edit cannot follow
         │   └── StaleEdit         the user typed in or against the edited region; dropped
         ├── EditRejected          the editor refused `workspace/applyEdit`
+        ├── NothingToRefine       no sparkls edit in the document that a refine could revise
         └── DeepEditError         a deep-tier reply could not become a safe multi-file edit
             ├── MalformedBlocks   the SEARCH/REPLACE blocks are broken or missing (names the block)
             ├── PathRefused       a path outside the workspace: absolute, `..`, a symlink out
@@ -143,6 +144,10 @@ class NoUsableReply(EditError):
 
 class InvalidEdit(EditError):
     code = "invalid_edit"
+
+
+class NothingToRefine(EditError):
+    code = "nothing_to_refine"
 
 
 class DocumentClosed(EditError):

@@ -42,6 +42,7 @@ if TYPE_CHECKING:
     from sparkls.context.exclusions import PathFilter
     from sparkls.models.session import TierSession, TierStatus
     from sparkls.nextedit.service import NextEditService
+    from sparkls.refine.service import RefineBook
     from sparkls.speculation import Speculation
     from sparkls.workspace import WorkspaceIndex
 
@@ -125,6 +126,7 @@ class SparkServer(LanguageServer):
         self._speculation: Speculation | None = None
         self._completions: CompletionService | None = None
         self._next_edits: NextEditService | None = None
+        self._refines: RefineBook | None = None
         # Log records for the editor's log, as its trace asks (logs.py); the loop they go out on.
         self.client_log = ClientLog(self._log_to_client)
         self._log_loop: asyncio.AbstractEventLoop | None = None
@@ -157,6 +159,15 @@ class SparkServer(LanguageServer):
 
             self._speculation = Speculation()
         return self._speculation
+
+    @property
+    def refines(self) -> RefineBook:
+        """Each open document's last sparkls edit, for `sparkls.refine`."""
+        if self._refines is None:
+            from sparkls.refine.service import RefineBook
+
+            self._refines = RefineBook()
+        return self._refines
 
     @property
     def completions(self) -> CompletionService:

@@ -17,6 +17,7 @@ from tests.editors.workspace import (
     EDIT_NAME,
     EDIT_PARAMETER,
     NEXT_EDIT_KEYS,
+    REFINE,
     TASK,
     write_workspace,
 )
@@ -26,14 +27,15 @@ SETUP_HEADING = "Neovim 0.7"  # Debian's neovim package is 0.7.2
 COMMANDS_HEADING = "Commands (all versions)"
 
 # What the user does: a quick fix for a linter's diagnostic, a charwise selection on
-# the line with an emoji and CJK text, then a linewise selection of a whole function;
-# once the file is written, a multi-file task on the same selection.
+# the line with an emoji and CJK text, then a linewise selection of a whole function,
+# then a refine of that last edit; once the file is written, a multi-file task on the same selection.
 FLOW = {
     "quickfix": {"diagnostic": DIAGNOSTIC, "pick": "Fix with Spark: "},
     "edits": [
         {"keys": "10G$v2h", "instruction": EDIT_NAME},
         {"keys": "4GV6G", "instruction": EDIT_PARAMETER},
     ],
+    "refine": {"keys": "", "instruction": REFINE},
     "task": {"keys": "4GV6G", "instruction": TASK},
     # Last (after the write): rename `name` in `def label(name):` by typing; the next
     # edit renames its use, offered by the documented handler and as a code action.

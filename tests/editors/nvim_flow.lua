@@ -6,7 +6,8 @@
 --   SPARKLS_NVIM_COMMANDS  Lua file: the commands block of the same page
 --   SPARKLS_NVIM_FILE      the Python file to open
 --   SPARKLS_NVIM_FLOW      JSON: {"quickfix": {diagnostic, "pick"}, "edits": [{"keys", "instruction"}],
---                          "task": {"keys", "instruction"}, "next_edit": {"keys", "pick"}}
+--                          "refine": {"keys", "instruction"}, "task": {"keys", "instruction"},
+--                          "next_edit": {"keys", "pick"}}
 --   SPARKLS_NVIM_RESULT    where to write the JSON result
 --   SPARKLS_NVIM_TIMEOUT_MS  the bound on each wait (default 20000)
 -- The result holds the timings (server spawn -> initialize result -> fast tier
@@ -161,6 +162,14 @@ local function edit_with_instruction(step)
   result.timings_ms.first_edit = result.timings_ms.first_edit or since_spawn()
 end
 
+-- The documented <leader>sr: the last edit, refined with an instruction.
+local function refine(step)
+  result.refine = table.remove(result.commands, type_command(step.keys, '\\sr', step.instruction))
+  if result.refine.error or not result.refine.result.applied then
+    error('sparkls.refine failed: ' .. vim.inspect(result.refine))
+  end
+end
+
 -- The documented <leader>st, after the file is written: only what it sends is checked
 -- (the server side of sparkls.task comes later; its answer is recorded, not judged).
 local function task(step)
@@ -206,6 +215,7 @@ local function main()
   for _, step in ipairs(env.flow.edits or {}) do
     edit_with_instruction(step)
   end
+  if env.flow.refine then refine(env.flow.refine) end
   vim.cmd('write')
   result.status_line = vim.g.sparkls_status
   if env.flow.task then task(env.flow.task) end

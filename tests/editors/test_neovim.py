@@ -12,9 +12,10 @@ from tests.editors.driver import require
 from tests.editors.nvim_driver import run_flow
 from tests.editors.workspace import (
     EDIT_NAME,
-    EXPECTED,
     NEXT_EDIT_KEYS,
     QUICK_FIX_TITLE,
+    REFINE,
+    REFINED,
     TASK,
     lines_range,
     utf16_range,
@@ -36,9 +37,9 @@ def flow(nvim, keyless_emulator_process, tmp_path_factory):
 
 
 def test_flow_writes_the_edited_file(flow):
-    """The quick fix and both edits land in the buffer, and `:write` saves them."""
+    """The quick fix, both edits and the refine land in the buffer, and `:write` saves them."""
     _, path = flow
-    assert path.read_text(encoding="utf-8") == EXPECTED
+    assert path.read_text(encoding="utf-8") == REFINED
 
 
 def test_quick_fix_is_offered_and_resolved(flow):
@@ -65,11 +66,21 @@ def test_linewise_selection_sends_whole_lines(flow):
 
 
 def test_edits_are_applied_by_neovim(flow):
-    """Both sparkls.edit calls report an edit Neovim applied, and the keymap says so."""
+    """Both sparkls.edit calls and the refine report an edit Neovim applied, and the keymap says so."""
     result, _ = flow
     assert [c["result"]["applied"] for c in result["commands"]] == [True, True]
     applied = [n for n in result["notices"] if n.startswith("Spark: applied in ")]
-    assert len(applied) == 2, result["notices"]
+    assert len(applied) == 3, result["notices"]
+
+
+def test_refine_revises_the_last_edit_over_the_warm_socket(flow, keyless_emulator_process):
+    """<leader>sr sends sparkls.refine the buffer's URI and the instruction; the server
+    continues the edit's response (previous_response_id) and Neovim applies the result."""
+    result, path = flow
+    (argument,) = result["refine"]["arguments"]
+    assert argument == {"uri": path.as_uri(), "instruction": REFINE}
+    assert result["refine"]["result"]["applied"] is True and result["refine"]["result"]["chained"] is True
+    assert keyless_emulator_process.stats()["chained"] >= 1
 
 
 def test_task_sends_instruction_files_and_selection(flow):
@@ -132,4 +143,4 @@ def test_a_typed_rename_offers_the_next_edit(flow):
     assert NEXT_EDIT_KEYS.endswith("who")
     assert result["next_edit"]["notice"].startswith("Spark: next edit at line 10 (use of name")
     assert result["next_edit"]["picked"] == "Spark: next edit at line 10"
-    assert result["next_edit"]["text"] == EXPECTED.replace("(name)", "(who)").replace("+ name", "+ who").rstrip("\n")
+    assert result["next_edit"]["text"] == REFINED.replace("(name)", "(who)").replace("+ name", "+ who").rstrip("\n")

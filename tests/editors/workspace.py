@@ -31,6 +31,8 @@ QUICK_FIX_TITLE = "Fix with Spark: " + DIAGNOSTIC["message"]
 # `radius` across the whole function `area` (a selection of lines 4-6).
 EDIT_NAME = "REPLACE nme WITH name"
 EDIT_PARAMETER = "Shorter parameter: REPLACE radius WITH r"
+# Neovim then refines that last edit (`sparkls.refine`, `<leader>sr`).
+REFINE = 'Readable: REPLACE "r ** 2" WITH "r * r"'
 # Last, once the file is saved, a multi-file task (`sparkls.task`) on the same lines:
 # only what the editor sends is checked, the server side comes later.
 TASK = "Add a test for area"
@@ -39,6 +41,8 @@ NEXT_EDIT_KEYS = "9G0f(lciwwho"
 EXPECTED = (
     SAMPLE.replace("raduis", "radius").replace("+ nme", "+ name").replace("(radius)", "(r)").replace("* radius", "* r")
 )
+
+REFINED = EXPECTED.replace("r ** 2", "r * r")
 
 
 def write_workspace(root: Path, emulator_url: str) -> Path:

@@ -154,11 +154,11 @@ async def test_previous_response_id_unknown_is_refused(emulator):
 
 
 async def test_previous_response_id_older_than_latest_is_refused(emulator):
-    """Only the most recent response on the connection can be continued."""
+    """With store: false, only the most recent response on the connection can be continued."""
     async with connect(emulator.ws_url) as ws:
-        await ws.send(create(generate=False))
+        await ws.send(create(generate=False, store=False))
         first = (await collect(ws))[-1]["response"]["id"]
-        await ws.send(create(generate=False))
+        await ws.send(create(generate=False, store=False))
         await collect(ws)
         await ws.send(create(previous_response_id=first))
         (event,) = await collect(ws)
@@ -166,9 +166,9 @@ async def test_previous_response_id_older_than_latest_is_refused(emulator):
 
 
 async def test_previous_response_id_from_another_connection_is_refused(emulator):
-    """A response from another WebSocket connection cannot be continued."""
+    """A response not stored, from another WebSocket connection, cannot be continued."""
     async with connect(emulator.ws_url) as ws:
-        await ws.send(create(generate=False))
+        await ws.send(create(generate=False, store=False))
         first = (await collect(ws))[-1]["response"]["id"]
     async with connect(emulator.ws_url) as ws:
         await ws.send(create(previous_response_id=first))

@@ -1,4 +1,4 @@
-// The status item, Edit Selection (palette and Ctrl+I) and Restart Server in a real VS Code.
+// The status item, Edit Selection (palette and Ctrl+I), Refine Last Edit and Restart Server in a real VS Code.
 import assert from 'node:assert/strict';
 import { after, before, test } from 'node:test';
 
@@ -68,6 +68,20 @@ test('Edit Selection with Ctrl+I changes exactly the selected function', async (
   await vscode.step('save', () => vscode.save());
   const text = vscode.read('shapes.py');
   assert.equal(text, before.replace('+ nme', '+ name.title()'));
+});
+
+test('Refine Last Edit revises the last edit, and one undo takes the refine back', async () => {
+  const before = vscode.read('shapes.py');
+  await vscode.step('palette: Spark: Refine Last Edit', () => vscode.command('Spark: Refine Last Edit'));
+  await vscode.step('instruction', () =>
+    vscode.answerInputBox('REPLACE name.title() WITH name.upper()', { promptIncludes: 'What should Spark do?' }));
+  await vscode.step('wait for the refine', () => vscode.waitForEditorText((t) => t.includes('name.upper()')));
+  await vscode.step('save', () => vscode.save());
+  assert.equal(vscode.read('shapes.py'), before.replace('+ name.title()', '+ name.upper()'));
+  await vscode.step('Ctrl+Z', () => vscode.press('Control+Z'));
+  await vscode.step('the refine undone', () => vscode.waitForEditorText((t) => t.includes('+ name.title()')));
+  await vscode.step('save', () => vscode.save());
+  assert.equal(vscode.read('shapes.py'), before);
 });
 
 test('Restart Server replaces the server process and edits work after it', async () => {

@@ -10,6 +10,7 @@ export const LANGUAGES = ['python', 'javascript', 'javascriptreact', 'typescript
 
 export const EDIT_COMMAND = 'sparkls.edit';
 export const TASK_COMMAND = 'sparkls.task';
+export const REFINE_COMMAND = 'sparkls.refine';
 export const SHOW_CONTEXT_COMMAND = 'sparkls.showContext';
 export const STATUS_NOTIFICATION = 'sparkls/status';
 
@@ -24,6 +25,12 @@ export interface Range {
 }
 
 /** `sparkls.edit`: `{"uri", "range", "instruction"}`. */
+/** The argument of `sparkls.refine`: the document whose last Spark edit to revise. */
+export interface RefineArgs {
+  uri: string;
+  instruction: string;
+}
+
 export interface EditArgs {
   uri: string;
   range: Range;

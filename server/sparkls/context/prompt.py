@@ -33,6 +33,10 @@ lines or {CURSOR}. Keep indentation and unchanged lines exactly. No explanation.
 class Prompt:
     instructions: str
     input: str
+    # Earlier turns of the same conversation, sent before `input` when the request
+    # does not continue a stored or connection-local response (a refine resent in
+    # full): ("user" | "assistant", text) pairs, oldest first.
+    history: tuple[tuple[str, str], ...] = ()
 
 
 EXCERPT_PLACEHOLDER = "    ..."  # the excerpt's line between the class headers and the region
@@ -42,6 +46,11 @@ def _fence(body: str, language: str) -> str:
     while fence in body:
         fence += "`"
     return f"{fence}{language}\n{body}\n{fence}"
+
+
+def fenced(body: str, language_id: str) -> str:
+    """`body` in a code fence longer than any fence inside it, tagged for `language_id`."""
+    return _fence(body, _fence_tag(language_id))
 
 
 def _fence_tag(language_id: str) -> str:

@@ -184,6 +184,15 @@ def instructions_at(doc: Document, start: int, end: int, *, max_lines: int) -> l
     return offered
 
 
+def nearest_instruction(doc: Document, instruction: str, line: int, *, max_lines: int) -> CommentInstruction:
+    """The `spark:` comment with these words nearest to `line` (found again in the
+    document as it is now); `EditError` when there is none any more."""
+    same = [i for i in find_instructions(doc, max_lines=max_lines) if i.instruction == instruction]
+    if not same:
+        raise EditError(f"The comment `spark: {instruction}` is no longer there; nothing was changed.")
+    return min(same, key=lambda i: abs(i.line - line))
+
+
 def model_instruction(item: CommentInstruction) -> str:
     """What the model is asked: follow the comment, then delete it. The comment is quoted
     on a line of its own, as written, so nothing is added around its words."""

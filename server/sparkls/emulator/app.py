@@ -24,7 +24,7 @@ import ssl
 import time
 from typing import Any, Callable
 
-from sparkls.emulator import behaviours, httpwire, model, routes
+from sparkls.emulator import behaviours, followup, httpwire, model, routes
 from sparkls.emulator.control import INVALID_API_KEY, Faults, FaultState, Stats, check_request, refusal
 from sparkls.emulator.events import http_error_body
 from sparkls.emulator.replies import stream_response, stream_warmup
@@ -76,6 +76,8 @@ class Emulator:
         self.counters = Stats()
         self.prompt_cache = model.PromptCache()
         self._stored: collections.OrderedDict[str, None] = collections.OrderedDict()
+        # The text of recent answers, by response id, for a request that continues one.
+        self._answers: collections.OrderedDict[str, str] = collections.OrderedDict()
         self._server: asyncio.Server | None = None
         self._connections: set[asyncio.Task[None]] = set()
         self._ws_wires: set[Wire] = set()
@@ -187,6 +189,24 @@ class Emulator:
         while len(self._stored) > STORED_RESPONSES:
             self._stored.popitem(last=False)
 
+    def remember_answer(self, response_id: str, text: str) -> None:
+        self._answers[response_id] = text
+        while len(self._answers) > STORED_RESPONSES:
+            self._answers.popitem(last=False)
+
+    def answer_for(self, body: dict[str, Any], reply: str) -> tuple[str, str]:
+        """(the scripted answer, the request text it answers): a request that continues
+        an earlier answer (``previous_response_id``, or one in ``input``) is answered
+        from that answer (``followup.py``)."""
+        previous_id = body.get("previous_response_id")
+        earlier, latest = followup.split_conversation(body)
+        if isinstance(previous_id, str) and earlier is None:
+            self.counters.chained += 1
+            earlier = self._answers.get(previous_id)
+        if earlier is None:
+            return model.answer(latest, reply=reply), latest
+        return followup.continue_answer(earlier, latest, reply=reply), latest
+
     async def serve_response(
         self,
         body: dict[str, Any],
@@ -212,14 +232,16 @@ class Emulator:
             stats.warmups += 1
             if not stream_warmup(reply, responses_usage(input_tokens, 0, cached), sink):
                 return None
-            self.remember(reply.response_id)
+            if body.get("store", True) is not False:
+                self.remember(reply.response_id)
             return reply.response_id
         faults = self.fault_state.take(model_name).for_request(request_text)
         error = refusal(faults, model_name)
         if error is not None:
             raise error
         stats.count_response(model_name, "websocket" if sink.transport == "websocket" else "http")
-        script = behaviours.script(faults.behaviour, model.answer(request_text, reply=faults.reply), request_text)
+        text, answered = self.answer_for(body, faults.reply)
+        script = behaviours.script(faults.behaviour, text, answered)
         usage = responses_usage(input_tokens, script.output_tokens, cached, script.reasoning_tokens)
         stats.streaming += 1
         stats.max_streaming = max(stats.max_streaming, stats.streaming)
@@ -233,6 +255,7 @@ class Emulator:
         # find this response finished (and its id resolvable).
         if outcome == "completed" and body.get("store", True) is not False:
             self.remember(reply.response_id)
+        self.remember_answer(reply.response_id, text)
         return reply.response_id
 
     # -- connections -----------------------------------------------------------

@@ -232,6 +232,7 @@ class Stats:
     abandoned: int = 0  # WebSocket responses the client closed the connection on mid-stream
     streaming: int = 0  # Responses replies being streamed now (WebSocket and HTTP)
     max_streaming: int = 0  # the most streamed at once since the last reset
+    chained: int = 0  # model requests that continued a response by `previous_response_id`
     # Model requests served, by model and transport ("websocket", "http" for Responses
     # over HTTP, "chat" for Chat Completions): {"gpt-5.3-codex": {"http": 1}}.
     by_model: dict[str, dict[str, int]] = dataclasses.field(default_factory=dict)

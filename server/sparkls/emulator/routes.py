@@ -126,8 +126,8 @@ async def _respond_whole(emulator: Emulator, body: Any, wire: Wire, keep_alive: 
         if error is not None:
             raise error
         stats.count_response(model_name, "http")
-        text = model.answer(request_text, reply=faults.reply)
-        script = behaviours.script(faults.behaviour, text, request_text)
+        text, answered = emulator.answer_for(body, faults.reply)
+        script = behaviours.script(faults.behaviour, text, answered)
         await wait_as_generating(text, faults)
         if will_drop(faults, script.visible_tokens):
             await wire.abort()
@@ -136,6 +136,8 @@ async def _respond_whole(emulator: Emulator, body: Any, wire: Wire, keep_alive: 
         response = whole_response(reply, script, usage)
     if body.get("store", True) is not False and response["status"] == "completed":
         emulator.remember(reply.response_id)
+        if body.get("generate") is not False:
+            emulator.remember_answer(reply.response_id, text)
     wire.write(httpwire.json_response(200, response, keep_alive=keep_alive))
     return True
 

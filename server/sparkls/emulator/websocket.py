@@ -8,7 +8,9 @@ rules of the real service:
 
 - one response in flight: a second ``response.create`` meanwhile gets an error event
   (``response_already_in_progress``) and the first stream goes on;
-- ``previous_response_id`` resolves only to the connection's most recent response;
+- ``previous_response_id`` resolves to the connection's most recent response, or to
+  a stored one (sent with ``store`` not false); with ``store: false`` only the most
+  recent response on that connection can be continued;
 - past ``max_connection_seconds`` (the service's 60 minutes), every request gets
   ``websocket_connection_limit_reached`` and the socket stays open, as the service
   leaves it; with ``close_on_connection_limit`` it is also closed;
@@ -244,7 +246,7 @@ class WebSocketSession:
             response_id = await self.emulator.serve_response(
                 body,
                 self,
-                previous_known=lambda rid: rid == self.last_response_id,
+                previous_known=lambda rid: rid == self.last_response_id or self.emulator.is_stored(rid),
             )
         except asyncio.CancelledError:  # run() ends: the client closed mid-stream
             self._abandoned()

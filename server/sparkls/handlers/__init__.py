@@ -9,7 +9,7 @@ if TYPE_CHECKING:
 
 
 def register_all(server: SparkServer) -> None:
-    from sparkls.handlers import code_actions, commands, context, documents, inline, lifecycle, nextedit, task
+    from sparkls.handlers import code_actions, commands, context, documents, inline, lifecycle, nextedit, refine, task
 
-    for module in (lifecycle, documents, commands, context, code_actions, inline, task, nextedit):
+    for module in (lifecycle, documents, commands, context, code_actions, inline, task, nextedit, refine):
         module.register(server)

@@ -60,6 +60,16 @@ class EditArgs(BaseModel):
         )
 
 
+class RefineArgs(BaseModel):
+    """The `sparkls.refine` argument; with `range`, the instruction is the `spark:`
+    comment there (the refine removes it)."""
+
+    model_config = ConfigDict(extra="ignore")
+    uri: str
+    instruction: str
+    range: _Range | None = None
+
+
 class TaskArgs(BaseModel):
     """The `sparkls.task` argument."""
 

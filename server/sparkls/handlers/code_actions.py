@@ -24,10 +24,13 @@ from lsprotocol import types
 from sparkls.documents.store import Document
 from sparkls.errors import EditError
 from sparkls.handlers import nextedit
-from sparkls.handlers.commands import EDIT_COMMAND, apply_outcome, compute_edit, failure, tell_warnings
+from sparkls.handlers.commands import EDIT_COMMAND, apply_outcome, compute_edit, failure, remember_edit, tell_warnings
 from sparkls.handlers.context import SHOW_CONTEXT
 from sparkls.handlers.convert import position, workspace_edit
 from sparkls.handlers.progress import with_progress
+from sparkls.handlers.refine import (
+    REFINE_COMMAND, REFINE_COMMENT_TITLE, REFINE_DATA, on_last_edit, refine_actions, refine_outcome,
+)
 from sparkls.server import SparkServer
 
 if TYPE_CHECKING:
@@ -172,23 +175,22 @@ def _instruction_actions(ls: SparkServer, doc: Document, selection: types.Range)
         title = INSTRUCTION_TITLE if len(found) == 1 else f"{INSTRUCTION_TITLE} (line {item.line + 1})"
         args = _instruction_args(doc.uri, doc, item)
         actions.append(_action(ls, title, REWRITE, args, None, command=INSTRUCTION_COMMAND))
+        if on_last_edit(ls, doc, item):  # the comment is about the edit just made: revise it
+            refine = {**args, "spark": REFINE_DATA}
+            actions.append(_action(ls, f"{REFINE_COMMENT_TITLE}: {item.instruction}", REWRITE, refine, None, command=REFINE_COMMAND))
     return actions
 
 
 async def instruction_outcome(ls: SparkServer, args: dict[str, Any]) -> EditOutcome:
     """Apply a comment's instruction: found again in the document as it is now (the
     nearest `spark:` comment with the same words), edited, the comment removed."""
-    from sparkls.edits.instruction import finish_outcome, find_instructions, model_instruction
+    from sparkls.edits.instruction import finish_outcome, model_instruction, nearest_instruction
     from sparkls.engine import EditRequest
     from sparkls.handlers.args import EditArgs
 
     given = EditArgs.model_validate(args)
     doc = ls.documents.get(given.uri)
-    max_lines = ls.settings.context.max_region_lines
-    same = [i for i in find_instructions(doc, max_lines=max_lines) if i.instruction == given.instruction]
-    if not same:
-        raise EditError(f"The comment `spark: {given.instruction}` is no longer there; nothing was changed.")
-    item = min(same, key=lambda i: abs(i.line - given.range.start.line))
+    item = nearest_instruction(doc, given.instruction, given.range.start.line, max_lines=ls.settings.context.max_region_lines)
     request = EditRequest(
         uri=given.uri,
         start=doc.position(item.target[0]),
@@ -232,6 +234,7 @@ def register(server: SparkServer) -> None:
                     args = {"uri": uri, "range": _range_json(selection), "instruction": instruction}
                     actions.append(_action(ls, title, REWRITE, args, None))
             actions.extend(_instruction_actions(ls, doc, selection))
+            actions.extend(refine_actions(ls, doc, selection))
             actions.extend(nextedit.code_actions(ls, doc))
         if _wanted(TASK_KIND, only) and (ls.client_name or "").startswith("Visual Studio Code"):
             title = "Spark: multi-file task…"
@@ -257,6 +260,8 @@ def register(server: SparkServer) -> None:
 
             if action.data.get("spark") == INSTRUCTION_DATA:
                 work = instruction_outcome(ls, action.data)
+            elif action.data.get("spark") == REFINE_DATA:
+                work = refine_outcome(ls, action.data)
             else:
                 work = fix_outcome(ls, EditArgs.model_validate(action.data).request())
             outcome = await with_progress(ls, "Spark fix", work)
@@ -266,6 +271,7 @@ def register(server: SparkServer) -> None:
         if not outcome.edits:
             ls.notify_user("the model proposed no change.", types.MessageType.Info)
         action.edit = workspace_edit(outcome, ls.client_capabilities)
+        remember_edit(ls, outcome)
         action.data = {**action.data, "timings_ms": {k: round(v, 3) for k, v in outcome.timings_ms.items()}}
         tell_warnings(ls, outcome)
         return action

@@ -68,8 +68,16 @@ def tell_warnings(ls: SparkServer, outcome: EditOutcome) -> None:
         ls.notify_user("; ".join(outcome.warnings) + " (applied; check it).", types.MessageType.Warning)
 
 
+def remember_edit(ls: SparkServer, outcome: EditOutcome) -> None:
+    """`outcome` becomes its document's last edit: the one `sparkls.refine` revises."""
+    from sparkls.engine import display_path
+
+    ls.refines.remember(ls.documents, outcome, ls.fast, display_path(outcome.uri, ls.root))
+
+
 async def apply_outcome(ls: SparkServer, outcome: EditOutcome) -> dict[str, Any]:
     started = time.perf_counter()
+    remember_edit(ls, outcome)
     if outcome.edits:
         result = await ls.workspace_apply_edit_async(
             types.ApplyWorkspaceEditParams(

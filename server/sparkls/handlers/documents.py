@@ -94,3 +94,4 @@ def register(server: SparkServer) -> None:
         ls.speculation.discard(params.text_document.uri)
         ls.completions.forget(params.text_document.uri)
         ls.next_edits.forget(params.text_document.uri)
+        ls.refines.forget(params.text_document.uri, ls.fast)

@@ -80,14 +80,27 @@ class Completed:
 
 Event = Created | TextDelta | RefusalDelta | ItemInfo | Completed
 
+def _input_items(prompt: Prompt) -> list[dict[str, Any]]:
+    """The earlier turns (an assistant turn as a plain-string message, the SDK's
+    `EasyInputMessageParam`), then the new user input."""
+    items: list[dict[str, Any]] = [
+        {"role": "user", "content": [{"type": "input_text", "text": for_the_wire(text)}]}
+        if role == "user"
+        else {"role": role, "content": for_the_wire(text)}
+        for role, text in prompt.history
+    ]
+    items.append({"role": "user", "content": [{"type": "input_text", "text": for_the_wire(prompt.input)}]})
+    return items
+
+
 def _responses_fields(
-    model: str, prompt: Prompt, *, previous_response_id: str | None, cache_key: str | None
+    model: str, prompt: Prompt, *, previous_response_id: str | None, cache_key: str | None, store: bool = False
 ) -> dict[str, Any]:
     fields: dict[str, Any] = {
         "model": model,
         "instructions": for_the_wire(prompt.instructions),
-        "input": [{"role": "user", "content": [{"type": "input_text", "text": for_the_wire(prompt.input)}]}],
-        "store": False,
+        "input": _input_items(prompt),
+        "store": store,
     }
     if previous_response_id is not None:
         fields["previous_response_id"] = previous_response_id
@@ -103,20 +116,33 @@ def response_create(
     previous_response_id: str | None = None,
     generate: bool | None = None,
     cache_key: str | None = None,
+    store: bool = False,
 ) -> dict[str, Any]:
     """A `response.create` message for WebSocket mode (no `stream`: it is implicit)."""
     message = {
         "type": "response.create",
-        **_responses_fields(model, prompt, previous_response_id=previous_response_id, cache_key=cache_key),
+        **_responses_fields(
+            model, prompt, previous_response_id=previous_response_id, cache_key=cache_key, store=store
+        ),
     }
     if generate is not None:
         message["generate"] = generate
     return message
 
 
-def responses_body(model: str, prompt: Prompt, *, cache_key: str | None = None) -> dict[str, Any]:
+def responses_body(
+    model: str,
+    prompt: Prompt,
+    *,
+    cache_key: str | None = None,
+    previous_response_id: str | None = None,
+    store: bool = False,
+) -> dict[str, Any]:
     """The body of `POST /responses` with `stream: true`."""
-    return {**_responses_fields(model, prompt, previous_response_id=None, cache_key=cache_key), "stream": True}
+    fields = _responses_fields(
+        model, prompt, previous_response_id=previous_response_id, cache_key=cache_key, store=store
+    )
+    return {**fields, "stream": True}
 
 
 def chat_body(model: str, prompt: Prompt) -> dict[str, Any]:
@@ -125,6 +151,7 @@ def chat_body(model: str, prompt: Prompt) -> dict[str, Any]:
         "model": model,
         "messages": [
             {"role": "system", "content": for_the_wire(prompt.instructions)},
+            *({"role": role, "content": for_the_wire(text)} for role, text in prompt.history),
             {"role": "user", "content": for_the_wire(prompt.input)},
         ],
         "stream": True,

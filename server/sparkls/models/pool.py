@@ -17,6 +17,12 @@ in progress:
   (a suspended laptop): a socket past `max_age` is never handed out;
 - a socket handed back with its response unfinished (the request was cancelled) is
   drained within `drain_budget` seconds, or closed and reopened: whichever is cheaper.
+
+A socket whose last response may be continued (a refine of the edit it served, with
+`previous_response_id`: connection-local state) can be *held* (`hold`): other
+requests take any other idle socket first, and get it only when no other is idle;
+`checkout(prefer=sock)` takes it back for the continuation. Whether the chain
+survived is the socket's business (`last_response_id`), never assumed here.
 """
 
 from __future__ import annotations
@@ -60,6 +66,7 @@ class SocketPool:
         self._watched: dict[ResponsesSocket, float] = {}  # socket -> the connection (opened_at) watched
         self._starting: asyncio.Task[None] | None = None
         self._closed = False
+        self._held: dict[ResponsesSocket, int] = {}  # socket -> holders (a refine may follow)
 
     async def start(self) -> None:
         """Open and warm every idle socket, concurrently; raises the first failure.
@@ -118,15 +125,40 @@ class SocketPool:
         finally:
             self._give_back(sock)
 
+    def hold(self, sock: ResponsesSocket) -> None:
+        """Keep `sock` for a continuation of its last response: others take it last."""
+        self._held[sock] = self._held.get(sock, 0) + 1
+
+    def release(self, sock: ResponsesSocket) -> None:
+        """Undo one `hold`."""
+        left = self._held.get(sock, 0) - 1
+        if left > 0:
+            self._held[sock] = left
+        else:
+            self._held.pop(sock, None)
+
+    def _pick_idle(self, prefer: ResponsesSocket | None) -> ResponsesSocket:
+        """`prefer` when it is idle; else the most recently used idle socket that is
+        not held (sequential requests share one connection); else a held one."""
+        if prefer is not None and prefer in self._idle:
+            self._idle.remove(prefer)
+            return prefer
+        for sock in reversed(self._idle):
+            if sock not in self._held:
+                self._idle.remove(sock)
+                return sock
+        return self._idle.pop()
+
     @contextlib.asynccontextmanager
-    async def checkout(self) -> AsyncIterator[ResponsesSocket]:
-        """A socket of one's own for one request, in FIFO order when all are busy."""
+    async def checkout(self, *, prefer: ResponsesSocket | None = None) -> AsyncIterator[ResponsesSocket]:
+        """A socket of one's own for one request, in FIFO order when all are busy;
+        `prefer` (the socket that served the response being continued) if it is idle."""
         if self._closed:
             raise RuntimeError("the pool is closed")
         if self._starting is None or not self._starting.done():
             await self.start()  # the first request of a session, or one during warm-up
         if self._idle and not self._waiters:
-            sock = self._idle.pop()  # the most recently used: sequential requests share one connection
+            sock = self._pick_idle(prefer)
         else:
             waiter: asyncio.Future[ResponsesSocket] = asyncio.get_running_loop().create_future()
             self._waiters.append(waiter)

@@ -15,7 +15,7 @@ import ssl
 import time
 from collections.abc import AsyncIterator, Callable
 from contextlib import aclosing
-from dataclasses import asdict, dataclass, field
+from dataclasses import asdict, dataclass, field, replace
 from typing import Any
 
 from sparkls.config import Settings, TierSettings
@@ -33,6 +33,7 @@ from sparkls.errors import (
     StreamError,
 )
 from sparkls.models.answer import AnswerBuilder
+from sparkls.models.chain import PREVIOUS_RESPONSE_NOT_FOUND, Chain, FollowUp, turn_for
 from sparkls.models.progress import STREAM_PROGRESS, STREAM_STALLED
 from sparkls.models.events import (
     Completed,
@@ -65,6 +66,8 @@ class Reply:
     transport: str = "websocket"
     attempts: int = 1
     usage: dict[str, Any] = field(default_factory=dict)
+    chain: Chain | None = None  # how a follow-up can continue this response
+    chained: bool = False  # it continued an earlier response (`previous_response_id`)
 
 
 @dataclass(slots=True)
@@ -193,8 +196,27 @@ class TierSession:
         self._ws_failures = 0
         self._set_status(state="ready", reason=None)
 
-    async def complete(self, prompt: Prompt, *, notify: Callable[[str], None] | None = None) -> Reply:
-        """Send `prompt` and collect the whole reply, retrying what may be retried."""
+    def hold(self, chain: Chain | None) -> None:
+        """Keep the socket `chain` was served on for its follow-up (`SocketPool.hold`)."""
+        if chain is not None and chain.socket is not None and self._pool is not None:
+            self._pool.hold(chain.socket)
+
+    def release(self, chain: Chain | None) -> None:
+        if chain is not None and chain.socket is not None and self._pool is not None:
+            self._pool.release(chain.socket)
+
+    async def follow(self, follow_up: FollowUp, *, notify: Callable[[str], None] | None = None) -> Reply:
+        """Continue `follow_up.chain` with its short turn where the chain still holds,
+        else send the whole conversation (`complete`)."""
+        return await self.complete(follow_up.full, notify=notify, follow_up=follow_up)
+
+    async def complete(
+        self, prompt: Prompt, *, notify: Callable[[str], None] | None = None, follow_up: FollowUp | None = None
+    ) -> Reply:
+        """Send `prompt` and collect the whole reply, retrying what may be retried.
+        With `follow_up`, its short turn goes instead where its chain can be continued;
+        a chain the service no longer knows (`previous_response_not_found`) is resent
+        in full at once."""
         delays = backoff()
         stream_retried = False
         attempt = 0
@@ -202,8 +224,13 @@ class TierSession:
             attempt += 1
             transport = self.transport
             try:
-                reply = await self._complete_once(transport, prompt, attempt)
+                reply = await self._complete_once(transport, prompt, attempt, follow_up)
             except ModelError as exc:
+                if follow_up is not None and isinstance(exc, ApiError) and exc.api_code == PREVIOUS_RESPONSE_NOT_FOUND:
+                    # The service no longer knows the response: the whole conversation, at once.
+                    logger.info("%s tier: the chain is gone (%s); resending in full", self.name, exc)
+                    follow_up = None
+                    continue
                 if transport == "websocket":
                     self._websocket_failed(exc)
                 retry = is_retryable(exc) and attempt < MAX_ATTEMPTS
@@ -230,19 +257,28 @@ class TierSession:
             self._set_status(state=state, reason=self.status.reason if state == "degraded" else None, last=last)
             return reply
 
-    async def _complete_once(self, transport: str, prompt: Prompt, attempt: int) -> Reply:
+    async def _complete_once(self, transport: str, prompt: Prompt, attempt: int, follow_up: FollowUp | None) -> Reply:
+        chain, store = (follow_up.chain if follow_up else None), self.tier.store
         try:
             async with asyncio.timeout(self.tier.request_timeout):
                 if transport == "websocket":
-                    async with self._get_pool().checkout() as sock:
-                        message = response_create(self.tier.model, prompt, cache_key=self.cache_key)
-                        return await self._collect(sock.stream(message), transport, attempt)
-                body = (
-                    responses_body(self.tier.model, prompt, cache_key=self.cache_key)
-                    if self.tier.api == "responses"
-                    else chat_body(self.tier.model, prompt)
+                    async with self._get_pool().checkout(prefer=chain.socket if chain else None) as sock:
+                        sent, previous = turn_for(follow_up, prompt, sock)
+                        message = response_create(
+                            self.tier.model, sent, previous_response_id=previous, cache_key=self.cache_key, store=store
+                        )
+                        reply = await self._collect(sock.stream(message), transport, attempt)
+                        chain = Chain(reply.response_id, transport, store, sock)
+                        return replace(reply, chain=chain, chained=previous is not None)
+                if self.tier.api != "responses":
+                    body = chat_body(self.tier.model, prompt)
+                    return await self._collect(self._get_http().stream(body), transport, attempt)
+                sent, previous = turn_for(follow_up, prompt, None)
+                body = responses_body(
+                    self.tier.model, sent, cache_key=self.cache_key, previous_response_id=previous, store=store
                 )
-                return await self._collect(self._get_http().stream(body), transport, attempt)
+                reply = await self._collect(self._get_http().stream(body), transport, attempt)
+                return replace(reply, chain=Chain(reply.response_id, transport, store), chained=previous is not None)
         except TimeoutError as exc:
             raise RequestTimeout(
                 f"The {self.name} tier did not finish within {self.tier.request_timeout:g} s "

@@ -1,0 +1,51 @@
+"""The scripted model continuing a conversation: "no — shorter" about its last answer.
+
+A request continues an earlier answer when it names it (``previous_response_id``:
+the emulator looks the answer up) or carries it (an ``assistant`` message in
+``input``: a conversation resent in full). Then, as a real model continuing the
+conversation would, the scripted model works from its previous answer: the region is
+the code of that answer, and the directives of the new turn only (``REPLACE a WITH
+b``, ``COMPLETE x``) apply to it. A new turn that shows the region again between the
+region markers (the user changed it since) is answered from that text instead. Pure.
+"""
+
+from __future__ import annotations
+
+import re
+from typing import Any
+
+from sparkls.emulator import model
+from sparkls.emulator.protocol import find_region
+from sparkls.emulator.shapes import render
+
+_FENCED = re.compile(r"^(`{3,})[^\n`]*\n(.*?)\n\1[ \t]*$", re.MULTILINE | re.DOTALL)
+
+
+def split_conversation(body: dict[str, Any]) -> tuple[str | None, str]:
+    """(the last assistant message's text in ``input``, or None; the request text
+    of what follows it: the instructions and the later input items)."""
+    items = body.get("input")
+    if not isinstance(items, list):
+        return None, model.responses_request_text(body)
+    last = max((i for i, item in enumerate(items) if isinstance(item, dict) and item.get("role") == "assistant"), default=None)
+    if last is None:
+        return None, model.responses_request_text(body)
+    earlier = model.responses_request_text({"input": [items[last]]})
+    return earlier, model.responses_request_text({**body, "input": items[last + 1 :]})
+
+
+def answer_code(answer: str) -> str:
+    """The code of an earlier answer: its (last) fenced block, else the whole text."""
+    blocks = _FENCED.findall(answer)
+    return blocks[-1][1] if blocks else answer.strip("\n")
+
+
+def continue_answer(previous: str, request_text: str, *, reply: str = "fenced") -> str:
+    """The answer to *request_text* continuing the earlier answer *previous*."""
+    if reply == "empty":
+        return ""
+    if find_region(request_text) is not None:
+        return model.answer(request_text, reply=reply)
+    old = answer_code(previous)
+    new = model.edit_region(old, model.parse_directives(request_text))
+    return render(reply, new, old, request_text)

@@ -1,0 +1,98 @@
+"""`sparkls.refine`: revise the last sparkls edit of a document.
+
+Argument: one object `{"uri", "instruction"}`. The last edit applied in that document
+(`sparkls.edit`, a quick fix, a comment instruction, or an earlier refine) is revised
+by continuing its response (`refine/service.py`), and the result applied as one
+versioned edit. Result: the summary of `sparkls.edit` plus `chained` (true when only
+the new turn was sent, continuing the response). Nothing to refine, or any failure:
+a message to the user and `{"applied": false, "error": {...}}`.
+
+VS Code also gets a code action "Spark: Refine last edit…" on the lines the last edit
+changed; it runs the extension's command that asks for the instruction. A plain LSP
+code action cannot ask for text, so other editors call the command from a keymap, or
+write the instruction as a `spark:` comment on the edit's lines: every client is then
+offered "Spark: refine last edit: <words>" beside "Spark: apply instruction", which
+refines the last edit following the comment and removes it in the same edit (with
+`range`, the comment's, in the command's argument or the action's data).
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Any
+
+from lsprotocol import types
+
+from sparkls.documents.store import Document
+from sparkls.handlers.commands import apply_outcome, failure, tell_warnings
+from sparkls.handlers.convert import position
+from sparkls.handlers.progress import with_progress
+from sparkls.errors import EditError
+from sparkls.server import SparkServer
+
+if TYPE_CHECKING:
+    from sparkls.edits.instruction import CommentInstruction
+    from sparkls.engine import EditOutcome
+
+REFINE_COMMAND = "sparkls.refine"
+REFINE_KIND = "refactor.rewrite.sparkls.refine"
+# The VS Code extension's command: asks for the instruction, then runs sparkls.refine.
+VSCODE_REFINE_COMMAND = "spark.refineLastEdit"
+REFINE_TITLE = "Spark: Refine last edit…"
+REFINE_COMMENT_TITLE = "Spark: refine last edit"
+REFINE_DATA = "refine"  # the `spark` field of a comment refine's data
+
+
+def on_last_edit(ls: SparkServer, doc: Document, item: CommentInstruction) -> bool:
+    """Whether the `spark:` comment `item` lies on the lines of the last edit."""
+    where = ls.refines.where(doc)
+    return where is not None and where.start <= item.start < where.end
+
+
+async def refine_outcome(ls: SparkServer, args: dict[str, Any]) -> EditOutcome:
+    """The refine `args` ask for (`sparkls.refine`'s argument, or a comment refine's data)."""
+    from sparkls.edits.instruction import nearest_instruction
+    from sparkls.handlers.args import RefineArgs, one_argument
+    from sparkls.refine.service import run_refine
+
+    given = one_argument(REFINE_COMMAND, (args,), RefineArgs, "uri, instruction")
+    doc = await ls.ready(given.uri)
+    comment = None
+    if given.range is not None:
+        max_lines = ls.settings.context.max_region_lines
+        comment = nearest_instruction(doc, given.instruction, given.range.start.line, max_lines=max_lines)
+    return await run_refine(
+        ls.documents, ls.fast, ls.refines, given.uri, given.instruction,
+        root=ls.root, path_filter=await ls.path_filter(), comment=comment,
+        notify=lambda message: ls.notify_user(message, types.MessageType.Warning),
+    )
+
+
+def refine_actions(ls: SparkServer, doc: Document, selection: types.Range) -> list[types.CodeAction]:
+    """The refine action, for VS Code, when `selection` meets the last edit's lines."""
+    if not (ls.client_name or "").startswith("Visual Studio Code"):
+        return []
+    where = ls.refines.where(doc)
+    if where is None:
+        return []
+    first, last = doc.position(where.start).line, doc.position(max(where.start, where.end - 1)).line
+    start, end = position(selection.start), position(selection.end)
+    if end.line < first or start.line > last:
+        return []
+    command = types.Command(title=REFINE_TITLE, command=VSCODE_REFINE_COMMAND, arguments=[{"uri": doc.uri}])
+    return [types.CodeAction(title=REFINE_TITLE, kind=REFINE_KIND, command=command)]
+
+
+def register(server: SparkServer) -> None:
+    @server.command(REFINE_COMMAND)
+    async def refine(ls: SparkServer, *args: Any) -> dict[str, Any]:
+        try:
+            if len(args) != 1 or not isinstance(args[0], dict):
+                raise EditError(f"{REFINE_COMMAND} takes one argument {{uri, instruction}}, got {len(args)}.")
+            outcome = await with_progress(ls, "Spark refine", refine_outcome(ls, args[0]))
+            if not outcome.edits:
+                ls.notify_user("the model proposed no change.", types.MessageType.Info)
+            result = await apply_outcome(ls, outcome)
+            tell_warnings(ls, outcome)
+            return {**result, "chained": bool(outcome.turn and outcome.turn.chained)}
+        except Exception as exc:  # every failure becomes a message; the server stays up
+            return failure(ls, exc)
