@@ -112,12 +112,25 @@ def test_renames_and_added_names():
 
 
 def test_a_renamed_parameter_finds_its_uses_and_the_calls():
-    """Uses of the old name, and the calls of the function whose parameters changed; not the edit's own line."""
+    """Uses of the old name in its own function, and the calls of the function whose
+    parameters changed; not the edit's own line, and not `both`'s own `raduis` (another
+    variable: renaming it there alone would break `both`)."""
     s = Session()
     s.retype(3, 9, 15, "radius")
     found = find_candidates(s.doc, s.history.edits, s.history.edits[-1].end)
-    assert [(c.first, c.last) for c in found] == [(5, 5), (8, 9)]
-    assert "raduis" in found[0].reason
+    assert [(c.first, c.last, c.reason) for c in found] == [
+        (5, 5, "use of raduis (now radius)"),
+        (9, 9, "call of area"),
+    ]
+
+
+def test_a_renamed_module_name_is_looked_for_everywhere_in_the_window():
+    """A rename outside any function's parameters (a module constant) finds its uses in
+    every function."""
+    s = Session("LIMTI = 3\n\n\ndef f():\n    return LIMTI\n\n\ndef g(x):\n    return x + LIMTI\n")
+    s.retype(0, 0, 5, "LIMIT")
+    found = find_candidates(s.doc, s.history.edits, s.history.edits[-1].end)
+    assert [(c.first, c.last) for c in found] == [(4, 4), (8, 8)]
 
 
 def test_candidates_after_the_cursor_come_first_and_limit_holds():

@@ -2,7 +2,10 @@
 
 From the document's recent edits (`history.py`), newest first:
 
-- **a rename** (`raduis` -> `radius`): every line that still uses an old name;
+- **a rename** (`raduis` -> `radius`): every line that still uses an old name; when
+  the name is a parameter of a function around the edit, only that function's lines
+  (another function's `raduis` is another variable: renaming its uses alone would
+  break it);
 - **a changed signature** (an edit inside a definition's parameter list, read from
   the tree: the definition's `parameters` and `name` fields): every call of that
   name, as the lines of the call;
@@ -84,6 +87,18 @@ def container_of(doc: Document, offset: int) -> str | None:
     return None
 
 
+def parameter_scope(doc: Document, offset: int, names: tuple[str, ...]) -> tuple[int, int] | None:
+    """The lines of the innermost function around `offset` that has one of `names` as
+    a parameter (a renamed parameter's uses are that function's), or None."""
+    for node in _ancestors(_node_at(doc, offset)):
+        params = node.child_by_field_name("parameters")
+        if params is None or node.child_by_field_name("body") is None:
+            continue
+        if any(_word(name).search(doc.node_text(params)) for name in names):
+            return _lines_of(node)
+    return None
+
+
 def _lines_of(node: Node) -> tuple[int, int]:
     """The node's first and last line (a node ending at a line's start ends the line before)."""
     last = node.end_point[0] - (1 if node.end_point[1] == 0 and node.end_point[0] > node.start_point[0] else 0)
@@ -127,13 +142,18 @@ def find_candidates(doc: Document, edits: list[Edit], cursor: int, *, limit: int
     window_end = lines.starts[hi + 1] if hi + 1 < lines.line_count else len(text)
     found: list[tuple[int, int, str]] = []
 
-    def search(pattern: re.Pattern[str]) -> Iterator[tuple[int, int]]:
-        for match in pattern.finditer(text, window_start, window_end):
+    def search(pattern: re.Pattern[str], scope: tuple[int, int] | None = None) -> Iterator[tuple[int, int]]:
+        start, end = window_start, window_end
+        if scope is not None:
+            start = max(start, lines.starts[scope[0]])
+            end = min(end, lines.starts[scope[1] + 1] if scope[1] + 1 < lines.line_count else len(text))
+        for match in pattern.finditer(text, start, end):
             yield match.start(), lines.line_of(match.start())
 
     for edit in reversed(edits):
         for old, new in renames(edit, text):
-            for _, line in search(_word(old)):
+            scope = parameter_scope(doc, edit.start, (old, new)) if doc.parses else None
+            for _, line in search(_word(old), scope):
                 found.append((line, line, f"use of {old} (now {new})"))
         if doc.parses and (name := signature_of(doc, edit.start)) is not None:
             for at, line in search(re.compile(rf"(?<![\w$.]){re.escape(name)}\s*\(")):
