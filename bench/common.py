@@ -2,8 +2,10 @@
 
 from __future__ import annotations
 
+import contextlib
 import subprocess
 import sys
+from collections.abc import Iterator
 from pathlib import Path
 
 
@@ -24,10 +26,16 @@ def make_certificate(folder: Path) -> tuple[Path, Path]:
     return folder / "c.pem", folder / "k.pem"
 
 
-def start_proxy(target: str, rtt_ms: float) -> tuple[subprocess.Popen[str], int]:
-    """`latency_proxy.py` in its own process, so that the client's work never delays it."""
+@contextlib.contextmanager
+def proxied(target: str, rtt_ms: float) -> Iterator[int]:
+    """`latency_proxy.py` in its own process (so that the client's work never delays
+    it) for the block's time; yields its port."""
     proc = subprocess.Popen([sys.executable, str(Path(__file__).with_name("latency_proxy.py")), "--target", target,
                              "--rtt-ms", str(rtt_ms)], stdout=subprocess.PIPE, text=True)
-    assert proc.stdout is not None
-    line = proc.stdout.readline()  # "latency proxy on 127.0.0.1:PORT -> ..."
-    return proc, int(line.split()[3].rsplit(":", 1)[1])
+    try:
+        assert proc.stdout is not None
+        line = proc.stdout.readline()  # "latency proxy on 127.0.0.1:PORT -> ..."
+        yield int(line.split()[3].rsplit(":", 1)[1])
+    finally:
+        proc.terminate()
+        proc.wait(timeout=10)

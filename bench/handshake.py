@@ -40,7 +40,7 @@ from pathlib import Path
 from typing import Any
 
 import sparkls
-from common import make_certificate, pct, start_proxy  # bench/common.py
+from common import make_certificate, pct, proxied  # bench/common.py
 from sparkls.context.prompt import Prompt
 from sparkls.devclient import start_emulator
 from sparkls.models.events import Completed, Event, TextDelta, Where, response_create, responses_body
@@ -171,13 +171,9 @@ async def main_async(args: argparse.Namespace) -> dict[str, Any]:
                 results[name] = await measure(url, ctx, args.requests, args.warmup, args.delay_ms)
                 report(name, results[name])
                 for rtt in [float(r) for r in args.rtts.split(",")]:
-                    proxy, port = start_proxy(target, rtt)
-                    try:
-                        name = f"TLS {version}, RTT {rtt:g} ms"
+                    name = f"TLS {version}, RTT {rtt:g} ms"
+                    with proxied(target, rtt) as port:
                         results[name] = await measure(f"https://127.0.0.1:{port}/v1", ctx, args.requests, args.warmup, args.delay_ms)
-                    finally:
-                        proxy.terminate()
-                        proxy.wait(timeout=10)
                     report(name, results[name])
         finally:
             proc.terminate()

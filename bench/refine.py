@@ -41,7 +41,7 @@ from typing import Any
 
 import httpx
 
-from common import pct, start_proxy  # bench/common.py
+from common import pct, proxied  # bench/common.py
 from sparkls.config import Settings
 from sparkls.context.prompt import FAST_INSTRUCTIONS
 from sparkls.devclient import start_emulator
@@ -159,13 +159,9 @@ async def main_async(args: argparse.Namespace) -> dict[str, Any]:
         results["loopback"] = await measure(url, root, args.rounds, args.warmup)
         report("loopback, no proxy", results["loopback"])
         for rtt in [float(r) for r in args.rtts.split(",") if r]:
-            proxy, port = start_proxy(target, rtt)
-            try:
-                name = f"RTT {rtt:g} ms"
+            name = f"RTT {rtt:g} ms"
+            with proxied(target, rtt) as port:
                 results[name] = await measure(f"http://127.0.0.1:{port}/v1", root, args.rounds, args.warmup)
-            finally:
-                proxy.terminate()
-                proxy.wait(timeout=10)
             report(name, results[name])
     finally:
         proc.terminate()
