@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import asyncio
 
+import pytest
 from lsprotocol import types
 
 from tests.e2e.conftest import run_edit, start, wait_emulator, wait_status
@@ -84,9 +85,12 @@ async def test_a_renamed_parameter_offers_its_use_as_a_code_action(client, emula
     assert next_edit_actions(await actions_at(client, uri, 9)) == []
 
 
-async def test_a_suggestion_at_the_cursor_comes_as_an_inline_completion_with_a_range(client, emulator, tmp_path):
-    """With the cursor on the suggested line (after an emoji: UTF-16), the ghost text replaces the region."""
-    uri = await open_sample(client, emulator, tmp_path)
+@pytest.mark.parametrize("completions", [True, False], ids=["completions on", "completions off"])
+async def test_a_suggestion_at_the_cursor_comes_as_an_inline_completion_with_a_range(client, emulator, tmp_path, completions):
+    """With the cursor on the suggested line (after an emoji: UTF-16), the ghost text
+    replaces the region; also with inline completions turned off (`completion.enabled`
+    is about completions, not next edits)."""
+    uri = await open_sample(client, emulator, tmp_path, options={**FAST, "completion": {"enabled": completions}})
     rename_parameter(client, uri)
     await offered(client)
     result = await client.text_document_inline_completion_async(

@@ -134,14 +134,16 @@ async def _completion(ls: SparkServer, params: types.CompletionParams) -> types.
 def register(server: SparkServer) -> None:
     @server.feature(types.TEXT_DOCUMENT_INLINE_COMPLETION, types.InlineCompletionOptions())
     async def inline_completion(ls: SparkServer, params: types.InlineCompletionParams) -> types.InlineCompletionList | None:
-        doc = _document(ls, params.text_document.uri)
-        if doc is None:
+        if not ls.documents.has(params.text_document.uri):
             return None
+        doc = ls.documents.get(params.text_document.uri)
         await ls.preparer.ready(doc)
         version = doc.version
         offset = doc.offset(position(params.position))
         if (next_edit := nextedit.inline_item(ls, doc, offset)) is not None:  # a next edit at the cursor
-            return types.InlineCompletionList(items=[next_edit])
+            return types.InlineCompletionList(items=[next_edit])  # whether completions are on or not
+        if not ls.settings.completion.enabled:
+            return None
         found = ls.completions.cached(doc, offset)
         if found is None:
             from sparkls.completion import outcome
