@@ -32,7 +32,8 @@ from sparkls.nextedit.history import Edit, added_names, renames
 
 WINDOW_LINES = 400  # lines searched on each side of the newest edit
 MAX_CALL_LINES = 8  # a call longer than this is shown as the line of its name
-MAX_BRANCH_LINES = 40  # a branching statement longer than this is not a candidate
+MAX_BRANCH_LINES = 40
+MAX_FUNCTION_LINES = 40  # another function with the renamed parameter: longer is not a candidate  # a branching statement longer than this is not a candidate
 BRANCHING = frozenset({
     "match_statement", "if_statement", "switch_statement", "switch_expression", "match_expression",
     "expression_switch_statement", "when_expression",
@@ -87,16 +88,43 @@ def container_of(doc: Document, offset: int) -> str | None:
     return None
 
 
-def parameter_scope(doc: Document, offset: int, names: tuple[str, ...]) -> tuple[int, int] | None:
-    """The lines of the innermost function around `offset` that has one of `names` as
-    a parameter (a renamed parameter's uses are that function's), or None."""
+def _function_with_parameter(doc: Document, offset: int, names: tuple[str, ...]) -> Node | None:
+    """The innermost function around `offset` that has one of `names` as a parameter."""
     for node in _ancestors(_node_at(doc, offset)):
         params = node.child_by_field_name("parameters")
         if params is None or node.child_by_field_name("body") is None:
             continue
         if any(_word(name).search(doc.node_text(params)) for name in names):
-            return _lines_of(node)
+            return node
     return None
+
+
+def parameter_scope(doc: Document, offset: int, names: tuple[str, ...]) -> tuple[int, int] | None:
+    """The lines of the innermost function around `offset` that has one of `names` as
+    a parameter (a renamed parameter's uses are that function's), or None."""
+    node = _function_with_parameter(doc, offset, names)
+    return _lines_of(node) if node is not None else None
+
+
+def _functions_with_parameter(
+    doc: Document, hits: Iterator[tuple[int, int]], name: str, edited: tuple[int, int]
+) -> Iterator[tuple[int, int, str]]:
+    """(first line, last line, name) of each other function, at most MAX_FUNCTION_LINES
+    long, that has its own parameter `name`: renaming it there is one region's rewrite
+    (the parameter and its uses together), never its uses alone."""
+    seen: set[tuple[int, int]] = set()
+    for at, line in hits:
+        if edited[0] <= line <= edited[1]:
+            continue
+        node = _function_with_parameter(doc, at, (name,))
+        if node is None:
+            continue
+        lines = _lines_of(node)
+        if lines in seen or lines[0] <= edited[0] <= lines[1] or lines[1] - lines[0] >= MAX_FUNCTION_LINES:
+            continue
+        seen.add(lines)
+        owner = node.child_by_field_name("name")
+        yield lines[0], lines[1], doc.node_text(owner) if owner is not None else "another function"
 
 
 def _lines_of(node: Node) -> tuple[int, int]:
@@ -155,6 +183,9 @@ def find_candidates(doc: Document, edits: list[Edit], cursor: int, *, limit: int
             scope = parameter_scope(doc, edit.start, (old, new)) if doc.parses else None
             for _, line in search(_word(old), scope):
                 found.append((line, line, f"use of {old} (now {new})"))
+            if scope is not None:  # the same parameter in another function: that whole function, or nothing
+                for first, last, owner in _functions_with_parameter(doc, search(_word(old)), old, scope):
+                    found.append((first, last, f"{old}, a parameter of {owner} too"))
         if doc.parses and (name := signature_of(doc, edit.start)) is not None:
             for at, line in search(re.compile(rf"(?<![\w$.]){re.escape(name)}\s*\(")):
                 if line != lines.line_of(edit.start):
