@@ -8,6 +8,7 @@ and an optional index, returns candidates in priority order for `builder.pack`.
 
 from __future__ import annotations
 
+import itertools
 import keyword
 import re
 from collections.abc import Callable
@@ -16,7 +17,7 @@ from sparkls.context.lookup import Lookup
 from sparkls.context.ranking import choose_definers
 from sparkls.context.reach import (
     ACCESS, CALL_SIGNATURE, LITERAL_ARGUMENT, MAX_CALL_SIGNATURES, MAX_TYPE_HOPS, OWN, TYPE_KINDS, WORD,
-    parameter_types, reached_types, receiver_types,
+    Definer, definers, parameter_types, reached_types, receiver_types,
 )
 from sparkls.context.region import without_comments
 from sparkls.context.render import ATTRIBUTE, code_start, render
@@ -38,6 +39,7 @@ SELF_CALL = re.compile(r"\bcls\s*\(|\btype\(\s*self\s*\)\s*\(|\bself\.__class__\
 SUPER = re.compile(r"\bsuper\s*(?:\([^()]*\))?\s*\.\s*([A-Za-z_][A-Za-z0-9_]*)")
 # A class is shown with its constructor: what a call of the class's name runs.
 CONSTRUCTORS = ("__init__", "constructor", "new")
+CLASS_KINDS = frozenset({"class"})
 
 
 def symbol_table(doc: Document) -> SymbolTable:
@@ -170,7 +172,10 @@ def referenced_definitions(
             declaration = " ".join(line(n) for n in range(code_start(symbol, line), symbol.signature_end_line + 1))
             annotation = re.search(rf"\b{re.escape(symbol.name)}\s*:\s*([A-Z][A-Za-z0-9_]*)", declaration)
             if annotation is not None:
-                for type_path, type_symbol, type_line in types_named(annotation.group(1), file_path):
+                # the type: this file's, else the index's (in the value's file first)
+                for type_path, type_symbol, type_line in itertools.islice(
+                    definers(annotation.group(1), TYPE_KINDS, table, doc.lines.line_text, lookup, here=path, near=file_path), 1
+                ):
                     for signature in call_signatures(type_path, type_symbol.name):
                         add(into, type_path, signature, type_line)
         if symbol.kind == "type":
@@ -188,20 +193,9 @@ def referenced_definitions(
             :MAX_CALL_SIGNATURES
         ]
 
-    def types_named(name: str, near: str) -> list[tuple[str, Symbol, Callable[[int], str]]]:
-        """The type `name`: this file's, else the index's (in the file `near` first)."""
-        found = [(path, s, doc.lines.line_text) for s in table.named(name) if s.kind in TYPE_KINDS]
-        if found or lookup is None:
-            return found[:1]
-        for type_path, s in sorted(lookup.definitions(name), key=lambda row: row[0] != near):
-            lines = lookup.file_lines(type_path) if s.kind in TYPE_KINDS else None
-            if lines is not None and s.end_line < len(lines):
-                return [(type_path, s, lines.__getitem__)]
-        return []
-
     def constructor_of(
         file_path: str, symbol: Symbol, line: Callable[[int], str], hops: int = MAX_TYPE_HOPS
-    ) -> tuple[str, Symbol, Callable[[int], str]] | None:
+    ) -> Definer | None:
         """The constructor a call of class `symbol` runs: its own, else (when the region
         calls it) the first of its bases' (`String(attribute="x")` runs `Field.__init__`)."""
         for constructor in CONSTRUCTORS:
@@ -212,13 +206,8 @@ def referenced_definitions(
             return None
         header = " ".join(line(n) for n in range(symbol.start_line, symbol.signature_end_line + 1))
         for base in dict.fromkeys(w for w in WORD.findall(header) if w[:1].isupper() and w != symbol.name):
-            bases = [(path, s, doc.lines.line_text) for s in table.named(base) if s.kind == "class"]
-            if not bases and lookup is not None:
-                for base_path, s in lookup.definitions(base)[:2]:
-                    lines = lookup.file_lines(base_path) if s.kind == "class" else None
-                    if lines is not None and s.end_line < len(lines):
-                        bases.append((base_path, s, lines.__getitem__))
-            for base_path, s, base_line in bases[:2]:
+            bases = definers(base, CLASS_KINDS, table, doc.lines.line_text, lookup, here=path, limit=2)
+            for base_path, s, base_line in itertools.islice(bases, 2):
                 found = constructor_of(base_path, s, base_line, hops - 1)
                 if found is not None:
                     return found

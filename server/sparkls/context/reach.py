@@ -7,10 +7,11 @@ by key count; nothing here sends a snippet by itself. Pure but for index reads."
 from __future__ import annotations
 
 import re
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 
 from sparkls.context.lookup import Lookup
 from sparkls.context.render import code_start
+from sparkls.context.symbols import Symbol
 from sparkls.context.symtable import SymbolTable
 
 WORD = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
@@ -41,6 +42,28 @@ MAX_DEFINERS_READ = 4
 MAX_TYPE_HOPS = 2  # `ImmerState` → `ProxyObjectState` → `ImmerBaseState`
 MAX_REACHED_TYPES = 32  # type names looked up in all, per region
 TYPE_KINDS = frozenset({"class", "type"})
+FUNCTION_KINDS = frozenset({"function", "method"})
+Definer = tuple[str, Symbol, Callable[[int], str]]  # (workspace-relative path, symbol, its file's line n)
+
+
+def definers(
+    name: str, kinds: frozenset[str], table: SymbolTable, line: Callable[[int], str], lookup: Lookup | None,
+    *, here: str = "", limit: int | None = None, near: str | None = None,
+) -> Iterator[Definer]:
+    """The definitions of `name` among `kinds`, each with a reader of its file's lines:
+    this file's (`here`, read by `line`) when it has any; else, lazily, those among the
+    index's first `limit` rows (the file `near` first) whose file reads as indexed."""
+    found = [(here, s, line) for s in table.named(name) if s.kind in kinds]
+    if found or lookup is None:
+        yield from found
+        return
+    rows = lookup.definitions(name)
+    if near is not None:
+        rows = sorted(rows, key=lambda row: row[0] != near)
+    for path, s in rows[:limit]:
+        lines = lookup.file_lines(path) if s.kind in kinds else None
+        if lines is not None and s.end_line < len(lines):
+            yield path, s, lines.__getitem__
 
 
 def reached_types(
@@ -59,17 +82,8 @@ def reached_types(
             if looked >= MAX_REACHED_TYPES:
                 break
             looked += 1
-            headers = [
-                "\n".join(line(n) for n in range(s.start_line, s.signature_end_line + 1))
-                for s in table.named(name)
-                if s.kind in TYPE_KINDS
-            ]
-            if not headers and lookup is not None:
-                for path, s in lookup.definitions(name)[:3]:
-                    lines = lookup.file_lines(path) if s.kind in TYPE_KINDS else None
-                    if lines is not None and s.signature_end_line < len(lines):
-                        headers.append("\n".join(lines[s.start_line : s.signature_end_line + 1]))
-            for header in headers:
+            for _, s, read in definers(name, TYPE_KINDS, table, line, lookup, limit=3):
+                header = " ".join(read(n) for n in range(s.start_line, s.signature_end_line + 1))
                 found.update(w for w in WORD.findall(header) if w[:1].isupper())
         frontier = found - reached - mentioned
         reached |= found
@@ -86,16 +100,7 @@ def parameter_types(
     Partial<Observer<T>>)` makes `next` Observer's). At most MAX_CALLEES callees."""
     words: set[str] = set()
     for name in sorted(callees)[:MAX_CALLEES]:
-        signatures = [
-            " ".join(line(n) for n in range(code_start(s, line), s.signature_end_line + 1))
-            for s in table.named(name)
-            if s.kind in ("function", "method")
-        ]
-        if not signatures and lookup is not None:
-            for path, s in lookup.definitions(name)[:MAX_DEFINERS_READ]:
-                lines = lookup.file_lines(path) if s.kind in ("function", "method") else None
-                if lines is not None and s.signature_end_line < len(lines):
-                    signatures.append(" ".join(lines[code_start(s, lines.__getitem__) : s.signature_end_line + 1]))
-        for signature in signatures:
+        for _, s, read in definers(name, FUNCTION_KINDS, table, line, lookup, limit=MAX_DEFINERS_READ):
+            signature = " ".join(read(n) for n in range(code_start(s, read), s.signature_end_line + 1))
             words.update(w for w in WORD.findall(signature) if w[:1].isupper())
     return frozenset(words)
