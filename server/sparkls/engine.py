@@ -205,7 +205,7 @@ async def run_fast_edit(
             # The deep tier could not be reached: the fast tier's failure is the news.
             raise InvalidEdit(f"{invalid} The deep tier could not take over: {exc}") from exc
         attempts += reply.attempts
-        region = _current_region(store, request.uri, doc, version, text_length, ctx)
+        region = _current_region(store, doc, version, text_length, ctx)
         new_region = with_surrogates(ctx.region_text, new_region_text(reply.text, view), ctx.path)
         try:
             check_region_parses(doc, region, new_region)
@@ -278,25 +278,36 @@ def with_surrogates(old_region: str, new_region: str, path: str) -> str:
     return restored
 
 
-def _current_region(
-    store: DocumentStore, uri: str, doc: Document, version: int, text_length: int, ctx: EditContext
-) -> Region:
-    """The edited region in the document as it is now: moved past what the user typed
-    elsewhere since `version`; `StaleEdit` if the typing touched it."""
-    if not store.is_open(uri, doc):
-        raise DocumentClosed(f"{ctx.path} was closed while the edit was being written; nothing was changed.")
+def region_shift(
+    store: DocumentStore, doc: Document, version: int, text_length: int, start: int, end: int,
+    *, path: str, what: str, touched: str,
+) -> int:
+    """How far text[start:end] of `doc` as it was at `version` (`text_length` long) has
+    moved since, past what the user typed elsewhere while the model wrote the `what`
+    ("edit", "refine"): `DocumentClosed` if the document is gone, `StaleEdit` (with
+    the message `touched`) if the typing touched the region."""
+    if not store.is_open(doc.uri, doc):
+        raise DocumentClosed(f"{path} was closed while the {what} was being written; nothing was changed.")
     if doc.version == version:
-        return ctx.region
+        return 0
     changes = doc.changes_since(version)
     if changes is None:
-        raise StaleEdit(f"{ctx.path} changed too much while the edit was being written; nothing was changed.")
+        raise StaleEdit(f"{path} changed too much while the {what} was being written; nothing was changed.")
     try:
-        shift = rebase_region(text_length, ctx.region.start, ctx.region.end, changes)
+        return rebase_region(text_length, start, end, changes)
     except StaleEdit:
-        raise StaleEdit(
-            f"You edited lines {ctx.region.start_line + 1}-{ctx.region.end_line + 1} of {ctx.path} while Spark "
-            "was writing them; nothing was changed. Run the edit again."
-        ) from None
+        raise StaleEdit(touched) from None
+
+
+def _current_region(store: DocumentStore, doc: Document, version: int, text_length: int, ctx: EditContext) -> Region:
+    """The edited region in the document as it is now (`region_shift`)."""
+    shift = region_shift(
+        store, doc, version, text_length, ctx.region.start, ctx.region.end, path=ctx.path, what="edit",
+        touched=f"You edited lines {ctx.region.start_line + 1}-{ctx.region.end_line + 1} of {ctx.path} while Spark "
+        "was writing them; nothing was changed. Run the edit again.",
+    )
+    if doc.version == version:
+        return ctx.region
     start = ctx.region.start + shift
     end = start + (ctx.region.end - ctx.region.start)
     return replace(

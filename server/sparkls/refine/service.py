@@ -22,13 +22,13 @@ from sparkls.context.secrets import redact
 from sparkls.documents.store import Document, DocumentStore
 from sparkls.edits.diff import Replacement, diff_replacements
 from sparkls.edits.instruction import CommentInstruction, model_instruction, strip_comment
-from sparkls.edits.rebase import rebase_region
 from sparkls.edits.reply import RegionView, new_region_text
 from sparkls.edits.validate import check_region_parses
 from sparkls.engine import (
-    MAX_REGION_CHARS, EditOutcome, PositionedEdit, check_may_send, display_path, edit_timings, with_surrogates,
+    MAX_REGION_CHARS, EditOutcome, PositionedEdit, check_may_send, display_path, edit_timings, region_shift,
+    with_surrogates,
 )
-from sparkls.errors import DocumentClosed, EditError, NothingToRefine, StaleEdit
+from sparkls.errors import EditError, NothingToRefine
 from sparkls.models.chain import FollowUp, Turn
 from sparkls.models.session import TierSession
 from sparkls.refine.prompt import refine_prompts
@@ -122,7 +122,11 @@ async def run_refine(
     reply = await session.follow(FollowUp(record.chain, short, full), notify=notify)
     replied = time.perf_counter()
 
-    start = where.start + _shift(store, doc, version, length, where, path)
+    start = where.start + region_shift(
+        store, doc, version, length, where.start, where.end, path=path, what="refine",
+        touched=f"You edited the lines of the last Spark edit in {path} while Spark was refining them; "
+        "nothing was changed. Run the refine again.",
+    )
     end = start + len(where.text)
     view = RegionView(doc.text, start, end, doc.language_id)
     new = with_surrogates(where.text, new_region_text(reply.text, view), path)
@@ -161,21 +165,3 @@ def _check_sendable(where: Located, doc: Document, path: str) -> None:
             f"{lines} of {path} now hold what looks like a secret (a key, token or password); sparkls does not "
             "send secrets, so nothing was sent."
         )
-
-
-def _shift(store: DocumentStore, doc: Document, version: int, length: int, where: Located, path: str) -> int:
-    """How far the region moved while the model answered; `StaleEdit` if it was touched."""
-    if not store.is_open(doc.uri, doc):
-        raise DocumentClosed(f"{path} was closed while the refine was being written; nothing was changed.")
-    if doc.version == version:
-        return 0
-    changes = doc.changes_since(version)
-    if changes is None:
-        raise StaleEdit(f"{path} changed too much while the refine was being written; nothing was changed.")
-    try:
-        return rebase_region(length, where.start, where.end, changes)
-    except StaleEdit:
-        raise StaleEdit(
-            f"You edited the lines of the last Spark edit in {path} while Spark was refining them; "
-            "nothing was changed. Run the refine again."
-        ) from None
