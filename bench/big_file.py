@@ -34,7 +34,7 @@ from pathlib import Path
 from typing import Any
 
 from common import pct  # bench/common.py
-from sparkls.devclient import start_emulator
+from sparkls.tools.devclient import start_emulator
 
 HERE = str(Path(__file__).resolve().parents[1] / "server")
 KEY = "sk-bench"

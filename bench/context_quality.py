@@ -50,13 +50,13 @@ from common import pct  # bench/common.py
 from corpus import corpus_roots  # bench/corpus.py
 from sparkls.context.builder import build_edit_context
 from sparkls.context.definitions import names_used
-from sparkls.context.exclusions import PathFilter, iter_files
+from sparkls.guard.exclusions import PathFilter, iter_files
 from sparkls.context.prompt import render_edit_prompt
 from sparkls.context.snippet import DEFINITION_KINDS
 from sparkls.context.symbols import extract_symbols
 from sparkls.context.tokens import estimate_tokens
 from sparkls.documents.store import DocumentStore
-from sparkls.workspace import WorkspaceIndex
+from sparkls.context.index.workspace import WorkspaceIndex
 
 import jedi  # bench-only oracle: `.venv/bin/pip install jedi`
 

@@ -55,13 +55,13 @@ from context_quality import BUDGET, MAX_FUNCTION_LINES, UNLIMITED, covered  # be
 from oracles.definitions import KINDS, answer, function_key, tool_version  # bench/oracles/
 from recall_common import CACHE, EXTENSIONS, PACKAGES, Package, package_roots
 from sparkls.context.builder import build_edit_context
-from sparkls.context.exclusions import PathFilter, iter_files
+from sparkls.guard.exclusions import PathFilter, iter_files
 from sparkls.context.prompt import render_edit_prompt
 from sparkls.context.region import find_region
 from sparkls.context.symbols import extract_symbols
 from sparkls.context.tokens import estimate_tokens
 from sparkls.documents.store import DocumentStore
-from sparkls.workspace import WorkspaceIndex
+from sparkls.context.index.workspace import WorkspaceIndex
 
 LOOKUP_LIMIT = 10_000
 ORACLE_SCHEMA = 1  # bump when the oracle's answers change shape or kinds

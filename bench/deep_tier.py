@@ -30,7 +30,7 @@ from pygls.lsp.client import LanguageClient
 from pygls.uris import to_fs_path
 
 from common import pct
-from sparkls.devclient import SERVER_COMMAND, start_emulator
+from sparkls.tools.devclient import SERVER_COMMAND, start_emulator
 
 DEEP_MODEL, FAST_MODEL = "gpt-5.3-codex", "gpt-5.3-codex-spark"
 KEY = "sk-bench-deep"

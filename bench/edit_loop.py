@@ -32,7 +32,7 @@ from websockets.asyncio.client import connect
 from common import pct  # bench/common.py
 from sparkls.context.builder import build_edit_context
 from sparkls.context.prompt import render_edit_prompt
-from sparkls.devclient import edit_params, start_emulator, start_session, stop_session
+from sparkls.tools.devclient import edit_params, start_emulator, start_session, stop_session
 from sparkls.documents.store import DocumentStore, TextChange
 from sparkls.models.events import response_create
 

@@ -31,7 +31,7 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))  # for tests.editors (the flow is shared with the tests)
 
-from sparkls.devclient import start_emulator
+from sparkls.tools.devclient import start_emulator
 
 from tests.editors.nvim_driver import run_flow
 from tests.editors.workspace import EXPECTED

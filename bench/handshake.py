@@ -42,7 +42,7 @@ from typing import Any
 import sparkls
 from common import make_certificate, pct, proxied  # bench/common.py
 from sparkls.context.prompt import Prompt
-from sparkls.devclient import start_emulator
+from sparkls.tools.devclient import start_emulator
 from sparkls.models.events import Completed, Event, TextDelta, Where, response_create, responses_body
 from sparkls.models.http import HTTPStreamer
 from sparkls.models.websocket import ResponsesSocket

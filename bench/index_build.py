@@ -55,8 +55,8 @@ from common import pct  # bench/common.py
 from corpus import corpus_roots  # bench/corpus.py
 from rawlsp import CAPABILITIES, Buffer, LspProcess, rng  # bench/rawlsp.py
 from vs_floor import make_source, make_workspace  # bench/vs_floor.py
-from sparkls.devclient import start_emulator
-from sparkls.context.exclusions import PathFilter, iter_files
+from sparkls.tools.devclient import start_emulator
+from sparkls.guard.exclusions import PathFilter, iter_files
 from sparkls.context.index import SymbolIndex
 from sparkls.context.symbols import extract_symbols
 from sparkls.documents.languages import grammar_record, language_id_for, new_parser

@@ -32,7 +32,7 @@ import httpx
 from lsprotocol import types
 
 from common import pct  # bench/common.py
-from sparkls.devclient import start_emulator, start_session, stop_session
+from sparkls.tools.devclient import start_emulator, start_session, stop_session
 
 SUGGESTIONS = [
     "total += item * factor",

@@ -44,7 +44,7 @@ from lsprotocol import types
 
 from common import pct  # bench/common.py
 from latency_proxy import LatencyProxy  # bench/latency_proxy.py
-from sparkls.devclient import start_emulator, start_session, stop_session
+from sparkls.tools.devclient import start_emulator, start_session, stop_session
 
 RENAMES, ENUMS = 8, 2
 FUNCTION = '''def scale_{k}(valeu, factor):

@@ -26,7 +26,7 @@ from typing import Any
 from lsprotocol import types
 
 from common import pct  # bench/common.py
-from sparkls.devclient import start_emulator, start_session, stop_session
+from sparkls.tools.devclient import start_emulator, start_session, stop_session
 
 FUNCTION = '''\
 def summarise_{k}(records, threshold={k}):

@@ -44,10 +44,10 @@ import httpx
 from common import pct, proxied  # bench/common.py
 from sparkls.config import Settings
 from sparkls.context.prompt import FAST_INSTRUCTIONS
-from sparkls.devclient import start_emulator
+from sparkls.tools.devclient import start_emulator
 from sparkls.documents.positions import Position
 from sparkls.documents.store import DocumentStore, TextChange
-from sparkls.engine import EditOutcome, EditRequest, run_fast_edit
+from sparkls.fastedit.engine import EditOutcome, EditRequest, run_fast_edit
 from sparkls.models.session import TierSession
 from sparkls.refine.service import RefineBook, run_refine
 

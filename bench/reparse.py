@@ -36,7 +36,7 @@ from corpus import corpus_roots  # bench/corpus.py
 from sparkls.documents.positions import Position
 from sparkls.documents.background import Preparer
 from sparkls.documents.store import DocumentStore, TextChange
-from sparkls.server import _warm
+from sparkls.lsp.server import _warm
 
 TEMPLATES = {
     "python": ("p.py", "def step_{k}(items, factor={k}):\n    total = 0\n    for item in items:\n"

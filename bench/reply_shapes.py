@@ -34,7 +34,7 @@ from sparkls.documents.store import DocumentStore  # noqa: E402
 from sparkls.edits.fences import find_fences  # noqa: E402
 from sparkls.edits.reply import RegionView, new_region_text  # noqa: E402
 from sparkls.edits.reply import RegionView  # noqa: E402
-from sparkls.engine import prepare_edit  # noqa: E402
+from sparkls.fastedit.engine import prepare_edit  # noqa: E402
 from sparkls.errors import SparkError  # noqa: E402
 from tests.unit import reply_shapes_table as table  # noqa: E402
 

@@ -34,7 +34,7 @@ from websockets.asyncio.client import connect
 
 from common import pct  # bench/common.py
 from sparkls.context.prompt import Prompt
-from sparkls.devclient import start_emulator
+from sparkls.tools.devclient import start_emulator
 from sparkls.models.events import TextDelta, Where, classify, response_create
 from sparkls.models.websocket import ResponsesSocket
 

@@ -39,7 +39,7 @@ import httpx
 
 from common import make_certificate, pct  # bench/common.py
 from sparkls.context.prompt import Prompt
-from sparkls.devclient import start_emulator
+from sparkls.tools.devclient import start_emulator
 from sparkls.models.events import Completed, TextDelta, Where, response_create, responses_body
 from sparkls.models.http import HTTPStreamer
 from sparkls.models.websocket import ResponsesSocket

@@ -53,7 +53,7 @@ from typing import Any
 from common import pct  # bench/common.py
 from generated import FIRST, FUNCTION_LINES, functions_in, make_source, make_workspace
 from rawlsp import CAPABILITIES, Buffer, LspProcess, rng
-from sparkls.devclient import start_emulator
+from sparkls.tools.devclient import start_emulator
 
 KEY = "sk-bench-floor"
 BENCH = Path(__file__).resolve().parent

@@ -31,7 +31,7 @@ from pygls.lsp.client import LanguageClient
 from common import make_certificate, pct  # bench/common.py
 from sparkls.config import TierSettings
 from sparkls.context.prompt import Prompt
-from sparkls.devclient import BufferEditor, edit_params, editor_capabilities, start_emulator, stop_session
+from sparkls.tools.devclient import BufferEditor, edit_params, editor_capabilities, start_emulator, stop_session
 from sparkls.models.events import TextDelta, Where, response_create
 from sparkls.models.session import ssl_context_for
 from sparkls.models.websocket import ResponsesSocket

@@ -11,7 +11,7 @@ from typing import Any
 import httpx
 import pytest
 
-from sparkls.devclient import start_emulator
+from sparkls.tools.devclient import start_emulator
 
 EMULATOR_KEY = "sk-test-emulator-key"
 

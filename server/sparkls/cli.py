@@ -90,7 +90,7 @@ def _parser(argv: list[str] | None = None) -> argparse.ArgumentParser:
         "what sparkls.showContext returns: the report and the prompt.",
     )
     if asked == "context":
-        from sparkls.context.cli import add_arguments as add_context_arguments
+        from sparkls.tools.context_cli import add_arguments as add_context_arguments
 
         add_context_arguments(context)
 
@@ -101,7 +101,7 @@ def _parser(argv: list[str] | None = None) -> argparse.ArgumentParser:
         "handshake and warm-up, and one tiny HTTP request per tier, with timings.",
     )
     if asked == "doctor":
-        from sparkls.doctor import add_arguments as add_doctor_arguments
+        from sparkls.tools.doctor import add_arguments as add_doctor_arguments
 
         add_doctor_arguments(doctor)
     return parser
@@ -119,20 +119,20 @@ def main(argv: list[str] | None = None) -> int:
 
         return run_emulator(args)
     if args.command == "context":
-        from sparkls.context.cli import run as run_context
+        from sparkls.tools.context_cli import run as run_context
 
         return run_context(args)
     if args.command == "doctor":
-        from sparkls.doctor import run as run_doctor
+        from sparkls.tools.doctor import run as run_doctor
 
         return run_doctor(args)
     if args.command == "demo":
-        from sparkls.demo import run_demo
+        from sparkls.tools.demo import run_demo
 
         return run_demo(force_emulator=args.emulator)
 
-    from sparkls.server import build_server
-    from sparkls.stdio import serve
+    from sparkls.lsp.server import build_server
+    from sparkls.lsp.stdio import serve
 
     if sys.stdin is not None and sys.stdin.isatty():  # a person, not an editor: say what this is, then serve anyway
         print(TTY_HINT, file=sys.stderr, flush=True)

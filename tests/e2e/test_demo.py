@@ -11,7 +11,7 @@ from pathlib import Path
 
 import pytest
 
-from sparkls.demo import TIMING_KEYS
+from sparkls.tools.demo import TIMING_KEYS
 
 SPARKLS = [sys.executable, "-m", "sparkls"]
 

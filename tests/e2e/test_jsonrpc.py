@@ -17,7 +17,7 @@ from typing import Any
 
 import pytest
 
-from sparkls.rpc import MAX_CONTENT_LENGTH
+from sparkls.lsp.rpc import MAX_CONTENT_LENGTH
 
 COMMAND = [sys.executable, "-m", "sparkls", "--stdio"]
 TIMEOUT = 30  # seconds: a bound on a hang, not a measurement

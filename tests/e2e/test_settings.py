@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 from lsprotocol import types
 
-from sparkls.devclient import start_emulator
+from sparkls.tools.devclient import start_emulator
 from tests.conftest import EmulatorHandle
 from tests.e2e.conftest import run_edit, start, wait_emulator, wait_status
 

@@ -8,7 +8,7 @@ import attrs
 import pytest
 from lsprotocol import types
 
-from sparkls.speculation import rebase_outcome
+from sparkls.fastedit.speculation import rebase_outcome
 from tests.e2e.conftest import run_edit, start, wait_emulator, wait_status
 
 SAMPLE = '''import math

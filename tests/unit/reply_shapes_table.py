@@ -16,17 +16,17 @@ from pathlib import Path
 from types import SimpleNamespace
 
 from sparkls.config import Settings
-from sparkls.context.exclusions import PathFilter
+from sparkls.guard.exclusions import PathFilter
 from sparkls.deep.edit import DocumentEdit, FileCreate
 from sparkls.deep.paths import ResolvedPath, resolve_reply_path
 from sparkls.deep.pipeline import FileState, edit_from_reply
 from sparkls.deep.plan import PlanStep
 from sparkls.documents.positions import LineIndex, Position
 from sparkls.documents.store import DocumentStore
-from sparkls.engine import EditRequest, run_fast_edit
+from sparkls.fastedit.engine import EditRequest, run_fast_edit
 from sparkls.errors import SparkError
 from sparkls.models.session import Reply
-from sparkls.tasks import TaskEnv, _run_step
+from sparkls.deep.tasks import TaskEnv, _run_step
 
 # ---------------------------------------------------------------- fast-tier documents
 

@@ -49,7 +49,7 @@ def test_a_completion_edits_only_the_cursor_line_with_its_function_as_context():
     from sparkls.config import Settings
     from sparkls.context.prompt import render_edit_prompt
     from sparkls.documents.store import DocumentStore
-    from sparkls.engine import prepare_edit
+    from sparkls.fastedit.engine import prepare_edit
 
     source = "import math\n\ndef area(r):\n    x = 1\n    return math.\n    # 😀 tail\n"
     doc = DocumentStore().open("file:///w/a.py", source, 1)

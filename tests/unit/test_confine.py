@@ -7,7 +7,7 @@ from pathlib import Path
 
 import pytest
 
-from sparkls.context.confine import Confinement
+from sparkls.guard.confine import Confinement
 
 
 @pytest.fixture

@@ -7,9 +7,9 @@ from pathlib import Path
 import pytest
 
 from sparkls.context.builder import build_edit_context
-from sparkls.context.exclusions import PathFilter
+from sparkls.guard.exclusions import PathFilter
 from sparkls.documents.store import DocumentStore
-from sparkls.workspace import WorkspaceIndex
+from sparkls.context.index.workspace import WorkspaceIndex
 
 
 def _context(source: str, marker: str, name: str, lookup=None):

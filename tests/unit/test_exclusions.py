@@ -5,8 +5,8 @@ from pathlib import Path
 
 import pytest
 
-from sparkls.context import exclusions
-from sparkls.context.exclusions import PathFilter, iter_files, parse_rule
+from sparkls.guard import exclusions
+from sparkls.guard.exclusions import PathFilter, iter_files, parse_rule
 
 
 def gitignore(text: str, **nested: str) -> PathFilter:

@@ -12,7 +12,7 @@ from hypothesis import HealthCheck, assume, given
 from hypothesis import strategies as st
 
 from tests.unit.fuzzing import fuzz_settings
-from sparkls.rpc import FrameParser, Noise
+from sparkls.lsp.rpc import FrameParser, Noise
 
 LIMIT = 256  # the parser's max_content_length in these tests
 LINE = 64  # its max_header_line

@@ -12,8 +12,8 @@ from hypothesis import strategies as st
 from lsprotocol import types
 
 from tests.unit.fuzzing import fuzz_settings
-from sparkls.rpc import Answer, Deliver, Drop, Exit, Phase
-from sparkls.server import build_server
+from sparkls.lsp.rpc import Answer, Deliver, Drop, Exit, Phase
+from sparkls.lsp.server import build_server
 
 FUZZ = fuzz_settings(300)
 

@@ -7,7 +7,7 @@ from pathlib import Path
 
 import pytest
 
-from sparkls.context.exclusions import PathFilter
+from sparkls.guard.exclusions import PathFilter
 from sparkls.context.index import SCHEMA_VERSION, SymbolIndex, database, default_db_path, symbol_index
 from sparkls.context.symbols import Symbol
 

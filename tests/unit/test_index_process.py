@@ -12,11 +12,11 @@ from pathlib import Path
 
 import pytest
 
-from sparkls.context.exclusions import PathFilter
+from sparkls.guard.exclusions import PathFilter
 from sparkls.context.index.process import WORKER_MODULE, IndexClosed, IndexWorker
 from sparkls.context.index.worker import Throttle
 from sparkls.documents.store import DocumentStore
-from sparkls.workspace import WorkspaceIndex
+from sparkls.context.index.workspace import WorkspaceIndex
 
 SHAPES = "class Circle:\n    def area(self):\n        return 3.14\n"
 TIMEOUT = 60  # seconds: a bound on a hang, not a measurement

@@ -10,7 +10,7 @@ from pathlib import Path
 import pytest
 
 from sparkls.context.index import default_db_path, prune_indexes
-from sparkls.workspace import WorkspaceIndex
+from sparkls.context.index.workspace import WorkspaceIndex
 
 HOUR = 3600
 

@@ -62,7 +62,7 @@ def test_other_libraries_info_is_not_sent():
 
 def test_a_line_already_shown_is_not_sent_twice():
     """A record SparkServer.log already sent to the editor is not forwarded again."""
-    assert sent("verbose", record("sparkls.server", logging.INFO, "index", **{SHOWN_TO_CLIENT: True})) == []
+    assert sent("verbose", record("sparkls.lsp.server", logging.INFO, "index", **{SHOWN_TO_CLIENT: True})) == []
 
 
 def test_an_api_key_is_redacted():
@@ -74,7 +74,7 @@ def test_an_api_key_is_redacted():
 def test_a_record_logged_while_sending_is_dropped():
     """Sending that itself logs (a failed write) does not loop."""
     lines: list[str] = []
-    handler = ClientLog(lambda level, text: (lines.append(text), through(handler, record("sparkls.stdio", logging.INFO, "again"))))
+    handler = ClientLog(lambda level, text: (lines.append(text), through(handler, record("sparkls.lsp.stdio", logging.INFO, "again"))))
     handler.set_trace("messages")
     through(handler, record("sparkls.x", logging.INFO, "first"))
     assert lines == ["sparkls.x: first"]

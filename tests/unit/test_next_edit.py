@@ -11,7 +11,7 @@ from sparkls.documents.positions import Position
 from sparkls.documents.store import Document, DocumentStore, TextChange
 from sparkls.emulator import model as emulator_model
 from sparkls.emulator import nextedit as emulator_nextedit
-from sparkls.engine import EditOutcome, PositionedEdit
+from sparkls.fastedit.engine import EditOutcome, PositionedEdit
 from sparkls.edits.diff import Replacement
 from sparkls.errors import NoUsableReply
 from sparkls.nextedit.ask import Suggestion, _shown

@@ -11,7 +11,7 @@ from sparkls.deep.blocks import fence_path
 from sparkls.documents.store import DocumentStore
 from sparkls.edits.elision import is_elision
 from sparkls.edits.reply import RegionView, new_region_text
-from sparkls.engine import EditRequest, run_fast_edit
+from sparkls.fastedit.engine import EditRequest, run_fast_edit
 from sparkls.errors import SparkError
 from tests.unit.reply_shapes_table import (
     DEEP_SHAPES,

@@ -1,6 +1,6 @@
 """Which tier serves a request, and the reason the user reads."""
 
-from sparkls.router import Route, RouteRequest, choose_tier
+from sparkls.models.router import Route, RouteRequest, choose_tier
 
 
 def test_single_file_edit_that_fits_goes_fast():

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from sparkls.rpc import MAX_CONTENT_LENGTH, FrameParser, Noise, encode_frame
+from sparkls.lsp.rpc import MAX_CONTENT_LENGTH, FrameParser, Noise, encode_frame
 
 BODY = b'{"jsonrpc":"2.0","method":"initialized","params":{}}'
 OTHER = b'{"jsonrpc":"2.0","id":1,"method":"shutdown"}'

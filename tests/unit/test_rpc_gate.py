@@ -7,7 +7,7 @@ import logging
 
 import pytest
 
-from sparkls.rpc import (
+from sparkls.lsp.rpc import (
     INVALID_PARAMS,
     INVALID_REQUEST,
     METHOD_NOT_FOUND,

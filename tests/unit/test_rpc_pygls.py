@@ -1,4 +1,4 @@
-"""sparkls.protocol over pygls: what it relies on in pygls, checked so a pygls upgrade
+"""sparkls.lsp.protocol over pygls: what it relies on in pygls, checked so a pygls upgrade
 that moves any of it fails here first (STYLE.md: "a test that fails when pygls changes
 under it")."""
 
@@ -14,8 +14,8 @@ from pygls.protocol import LanguageServerProtocol
 from pygls.exceptions import FeatureNotificationError, JsonRpcException, JsonRpcInternalError, JsonRpcInvalidParams
 from pygls.protocol.json_rpc import JsonRPCProtocol
 
-from sparkls.protocol import SparkProtocol
-from sparkls.server import build_server
+from sparkls.lsp.protocol import SparkProtocol
+from sparkls.lsp.server import build_server
 
 TESTED_PYGLS = "2.1."  # the pygls whose internals protocol.py was written against
 

@@ -6,9 +6,9 @@ from __future__ import annotations
 import io
 import json
 
-from sparkls.rpc import encode_frame
-from sparkls.server import build_server
-from sparkls.stdio import serve
+from sparkls.lsp.rpc import encode_frame
+from sparkls.lsp.server import build_server
+from sparkls.lsp.stdio import serve
 
 
 def frame(**fields) -> bytes:
@@ -59,7 +59,7 @@ def test_a_task_that_will_not_end_does_not_hold_the_exit(monkeypatch, caplog):
     import asyncio
     import threading
 
-    from sparkls import stdio
+    from sparkls.lsp import stdio
 
     async def stubborn() -> None:
         while True:

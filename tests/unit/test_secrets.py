@@ -2,7 +2,7 @@
 
 import pytest
 
-from sparkls.context.secrets import MARKER, redact
+from sparkls.guard.secrets import MARKER, redact
 
 # Fake secrets are assembled from pieces so that this file holds no string a secret
 # scanner (ours or a code host's) would take for a real credential.

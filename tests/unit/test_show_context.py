@@ -2,7 +2,7 @@
 
 from pathlib import Path
 
-from sparkls.handlers.context import where_logged
+from sparkls.lsp.handlers.context import where_logged
 
 
 def test_neovim_users_are_sent_to_the_lsp_log():

@@ -6,7 +6,7 @@ import asyncio
 
 import pytest
 
-from sparkls.speculation import JobKey, Speculation
+from sparkls.fastedit.speculation import JobKey, Speculation
 
 RANGE = (5, 21, 5, 27)
 

@@ -5,7 +5,7 @@ from __future__ import annotations
 from typing import Any
 
 from sparkls.config import load_settings
-from sparkls.server import SparkServer
+from sparkls.lsp.server import SparkServer
 
 LOCAL = "http://127.0.0.1:8765/v1"
 

@@ -2,8 +2,8 @@
 
 import io
 
-from sparkls.server import build_server
-from sparkls.stdio import _StdoutWriter
+from sparkls.lsp.server import build_server
+from sparkls.lsp.stdio import _StdoutWriter
 
 
 class _BrokenPipe(io.BytesIO):

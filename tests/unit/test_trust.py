@@ -8,7 +8,7 @@ from sparkls.documents.store import DocumentStore, TextChange
 from sparkls.edits.diff import Replacement
 from sparkls.edits.invented import invented_names
 from sparkls.edits.retry import RETRY_NOTE, syntax_errors, with_parse_error
-from sparkls.engine import EditOutcome, PositionedEdit, rebase_outcome
+from sparkls.fastedit.engine import EditOutcome, PositionedEdit, rebase_outcome
 from sparkls.errors import StaleEdit
 
 OLD = "def area(r):\n    return 3.14 * r ** 2\n"

@@ -10,7 +10,7 @@ from sparkls.context.prompt import Prompt
 from sparkls.documents.positions import LineIndex, Position, tree_bytes
 from sparkls.documents.store import DocumentStore, TextChange
 from sparkls.documents.unicode import for_the_wire, lone_surrogates, restore
-from sparkls.engine import with_surrogates
+from sparkls.fastedit.engine import with_surrogates
 from sparkls.errors import NoUsableReply
 from sparkls.models.events import chat_body, response_create
 

@@ -21,9 +21,9 @@ import pytest
 from pydantic import BaseModel
 
 from sparkls.config import Settings, load_settings
-from sparkls.engine import EditOutcome, PositionedEdit
+from sparkls.fastedit.engine import EditOutcome, PositionedEdit
 from sparkls.documents.positions import Position
-from sparkls.handlers.convert import summary
+from sparkls.lsp.handlers.convert import summary
 from sparkls.models.session import TierStatus
 
 CLIENT = Path(__file__).resolve().parents[2] / "client-vscode"

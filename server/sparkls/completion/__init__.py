@@ -10,7 +10,7 @@ Nothing here knows LSP: `handlers/inline.py` turns offsets into positions and it
 
 from sparkls.completion.cache import TypingCache
 from sparkls.completion.extract import Completion, completion_at_cursor
-from sparkls.completion.scheduler import LatestOnly, outcome
+from sparkls.request.latest import LatestOnly, outcome
 from sparkls.completion.service import COMPLETION_INSTRUCTION, CompletionService, ask_model
 
 __all__ = [

@@ -22,7 +22,7 @@ from dataclasses import dataclass, replace
 
 from sparkls.completion.cache import TypingCache
 from sparkls.completion.extract import Completion, completion_at_cursor
-from sparkls.completion.scheduler import LatestOnly
+from sparkls.request.latest import LatestOnly
 from sparkls.config import Settings
 from sparkls.context.definitions import Lookup
 from sparkls.documents.store import Document
@@ -30,7 +30,7 @@ from sparkls.edits.reply import RegionView, new_region_text
 from sparkls.context.builder import EditContext
 from sparkls.context.prompt import render_edit_prompt
 from sparkls.context.region import Region
-from sparkls.engine import prepare_edit, with_surrogates
+from sparkls.fastedit.engine import prepare_edit, with_surrogates
 from sparkls.models.session import TierSession
 
 logger = logging.getLogger(__name__)

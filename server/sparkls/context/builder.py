@@ -17,7 +17,7 @@ from dataclasses import dataclass, field
 from tree_sitter import Node
 
 from sparkls.context.definitions import Lookup, referenced_definitions
-from sparkls.context.secrets import redact
+from sparkls.guard.secrets import redact
 from sparkls.context.snippet import Snippet
 from sparkls.context.tokens import estimate_tokens
 from sparkls.context.queries import captures

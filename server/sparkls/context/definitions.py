@@ -21,7 +21,7 @@ from sparkls.context.reach import (
 )
 from sparkls.context.region import without_comments
 from sparkls.context.render import ATTRIBUTE, code_start, render
-from sparkls.context.secrets import redact
+from sparkls.guard.secrets import redact
 from sparkls.context.snippet import Snippet
 from sparkls.context.symbols import Symbol, extract_symbols
 from sparkls.context.symtable import SymbolTable

@@ -11,7 +11,7 @@ from dataclasses import dataclass
 
 from sparkls.context.builder import EditContext
 from sparkls.context.snippet import DEFINITION_KINDS, Snippet
-from sparkls.context.secrets import redact
+from sparkls.guard.secrets import redact
 from sparkls.documents.languages import grammar_record
 
 REGION_START = "<|editable_region_start|>"

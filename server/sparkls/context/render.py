@@ -8,7 +8,7 @@ from __future__ import annotations
 import re
 from collections.abc import Callable
 
-from sparkls.context.secrets import redact
+from sparkls.guard.secrets import redact
 from sparkls.context.snippet import Snippet
 from sparkls.context.symbols import Symbol
 from sparkls.context.tokens import estimate_tokens

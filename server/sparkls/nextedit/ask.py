@@ -16,12 +16,12 @@ from dataclasses import dataclass
 import time
 
 from sparkls.context.region import Region
-from sparkls.context.secrets import redact
+from sparkls.guard.secrets import redact
 from sparkls.documents.store import Document, DocumentStore
 from sparkls.edits.diff import Replacement, diff_replacements
 from sparkls.edits.reply import RegionView, new_region_text
 from sparkls.edits.validate import check_region_parses
-from sparkls.engine import EditOutcome, PositionedEdit, rebase_outcome, with_surrogates
+from sparkls.fastedit.engine import EditOutcome, PositionedEdit, rebase_outcome, with_surrogates
 from sparkls.errors import DocumentClosed
 from sparkls.models.session import TierSession
 from sparkls.nextedit.candidates import find_candidates

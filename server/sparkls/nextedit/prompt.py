@@ -19,7 +19,7 @@ import re
 from dataclasses import dataclass
 
 from sparkls.context.prompt import REGION_END, REGION_START, Prompt, _fence, _fence_tag
-from sparkls.context.secrets import redact
+from sparkls.guard.secrets import redact
 from sparkls.errors import NoUsableReply
 
 NO_EDIT = "NO_EDIT"

@@ -24,7 +24,7 @@ import logging
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
 
-from sparkls.completion.scheduler import LatestOnly
+from sparkls.request.latest import LatestOnly
 from sparkls.documents.store import Document, WholeText
 from sparkls.errors import SparkError
 from sparkls.nextedit.ask import Suggestion

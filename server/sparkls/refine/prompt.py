@@ -10,7 +10,7 @@ region's current text when the user changed it since, marked as in the first req
 from __future__ import annotations
 
 from sparkls.context.prompt import REGION_END, REGION_START, Prompt, fenced
-from sparkls.context.secrets import redact
+from sparkls.guard.secrets import redact
 from sparkls.refine.record import LastEdit
 
 REVISE = "Revise your last answer (the editable region you rewrote) as follows: "

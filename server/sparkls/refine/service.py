@@ -16,15 +16,15 @@ import time
 from collections.abc import Callable
 from pathlib import Path
 
-from sparkls.context.exclusions import PathFilter
+from sparkls.guard.exclusions import PathFilter
 from sparkls.context.region import Region
-from sparkls.context.secrets import redact
+from sparkls.guard.secrets import redact
 from sparkls.documents.store import Document, DocumentStore
 from sparkls.edits.diff import Replacement, diff_replacements
 from sparkls.edits.instruction import CommentInstruction, model_instruction, strip_comment
 from sparkls.edits.reply import RegionView, new_region_text
 from sparkls.edits.validate import check_region_parses
-from sparkls.engine import (
+from sparkls.fastedit.engine import (
     MAX_REGION_CHARS, EditOutcome, PositionedEdit, check_may_send, display_path, edit_timings, region_shift,
     with_surrogates,
 )

@@ -12,7 +12,7 @@
   command at a time, progress back, started on demand, closed when idle or on shutdown.
 
 The service the server uses (build with progress, refresh, lookups for prompts) is
-`sparkls.workspace.WorkspaceIndex`.
+`sparkls.context.index.workspace.WorkspaceIndex`.
 """
 
 from sparkls.context.index.database import SCHEMA_VERSION, default_db_path, extractor_fingerprint, prune_indexes

@@ -38,8 +38,8 @@ from pathlib import Path, PurePosixPath
 
 from tree_sitter import Parser
 
-from sparkls.context.confine import Confinement
-from sparkls.context.exclusions import PathFilter, iter_files
+from sparkls.guard.confine import Confinement
+from sparkls.guard.exclusions import PathFilter, iter_files
 from sparkls.context.index.database import (
     SYMBOL_COLUMNS,
     IndexedFile,

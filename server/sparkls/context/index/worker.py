@@ -41,7 +41,7 @@ from collections.abc import Callable, Iterable
 from pathlib import Path
 from typing import Any, BinaryIO
 
-from sparkls.context.exclusions import PathFilter
+from sparkls.guard.exclusions import PathFilter
 from sparkls.context.index.symbol_index import SymbolIndex
 
 log = logging.getLogger(__name__)

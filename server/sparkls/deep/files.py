@@ -23,9 +23,9 @@ from typing import TYPE_CHECKING
 
 from pygls.uris import from_fs_path, to_fs_path
 
-from sparkls.context.confine import Confinement
-from sparkls.context.exclusions import PathFilter, iter_files
-from sparkls.context.secrets import redact
+from sparkls.guard.confine import Confinement
+from sparkls.guard.exclusions import PathFilter, iter_files
+from sparkls.guard.secrets import redact
 from sparkls.deep import context
 from sparkls.deep.paths import ResolvedPath, display_path
 from sparkls.deep.pipeline import FileState
@@ -35,7 +35,7 @@ from sparkls.documents.positions import Position
 from sparkls.documents.store import Document, DocumentStore
 
 if TYPE_CHECKING:
-    from sparkls.tasks import TaskEnv
+    from sparkls.deep.tasks import TaskEnv
 
 MAX_SCAN_FILES = 5_000  # files read when looking for references
 MAX_SCAN_BYTES = 256 * 1024  # larger files are not searched (generated or vendored, mostly)

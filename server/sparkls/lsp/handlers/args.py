@@ -9,9 +9,9 @@ from pydantic import BaseModel, ConfigDict, ValidationError
 
 from sparkls.context.builder import DiagnosticInfo
 from sparkls.documents.positions import Position
-from sparkls.engine import EditRequest
+from sparkls.fastedit.engine import EditRequest
 from sparkls.errors import SparkError
-from sparkls.taskfiles import TaskRequest
+from sparkls.deep.files import TaskRequest
 
 Argument = TypeVar("Argument", bound=BaseModel)
 

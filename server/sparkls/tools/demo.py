@@ -30,7 +30,7 @@ from lsprotocol import types
 from pygls.lsp.client import LanguageClient
 
 import sparkls
-from sparkls.devclient import BufferEditor, edit_params, start_emulator, start_session, stop_session
+from sparkls.tools.devclient import BufferEditor, edit_params, start_emulator, start_session, stop_session
 
 SAMPLE = '''\
 """Shapes and greetings: a small file for the sparkls demo."""

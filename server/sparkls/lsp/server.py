@@ -29,7 +29,7 @@ from sparkls.documents.background import Preparer
 from sparkls.documents.store import Document, DocumentStore
 from sparkls.errors import DocumentClosed, SparkError
 from sparkls.logs import SHOWN_TO_CLIENT, ClientLog
-from sparkls.protocol import SparkProtocol
+from sparkls.lsp.protocol import SparkProtocol
 
 # What a request needs beyond the documents (settings, the model clients, context,
 # speculation, completions, the index) is imported when first used, never at start-up:
@@ -39,18 +39,18 @@ if TYPE_CHECKING:
     from sparkls.completion.service import CompletionService
     from sparkls.config import Settings
     from sparkls.context.definitions import Lookup
-    from sparkls.context.exclusions import PathFilter
+    from sparkls.guard.exclusions import PathFilter
     from sparkls.models.session import TierSession, TierStatus
     from sparkls.nextedit.service import NextEditService
     from sparkls.refine.service import RefineBook
-    from sparkls.speculation import Speculation
-    from sparkls.workspace import WorkspaceIndex
+    from sparkls.fastedit.speculation import Speculation
+    from sparkls.context.index.workspace import WorkspaceIndex
 
 # The modules a request reaches, loaded one at a time after `initialized`.
 PRELOAD = (
     "sparkls.config", "sparkls.models.session", "sparkls.context.builder", "sparkls.context.definitions",
-    "sparkls.engine", "sparkls.speculation", "sparkls.edits.instruction", "sparkls.completion",
-    "sparkls.handlers.args", "sparkls.tasks", "sparkls.deep.lsp", "sparkls.workspace", "sparkls.nextedit.service",
+    "sparkls.fastedit.engine", "sparkls.fastedit.speculation", "sparkls.edits.instruction", "sparkls.completion",
+    "sparkls.lsp.handlers.args", "sparkls.deep.tasks", "sparkls.deep.lsp", "sparkls.context.index.workspace", "sparkls.nextedit.service",
 )
 
 logger = logging.getLogger(__name__)
@@ -155,7 +155,7 @@ class SparkServer(LanguageServer):
     def speculation(self) -> Speculation:
         """Quick fixes computed before they are chosen."""
         if self._speculation is None:
-            from sparkls.speculation import Speculation
+            from sparkls.fastedit.speculation import Speculation
 
             self._speculation = Speculation()
         return self._speculation
@@ -313,7 +313,7 @@ class SparkServer(LanguageServer):
         Shared by every request, so each awaits it shielded: a cancelled edit must not
         cancel the build the others wait on."""
         if self._path_filter is None:
-            from sparkls.context.exclusions import PathFilter
+            from sparkls.guard.exclusions import PathFilter
 
             exclude = list(self.settings.context.exclude)
             if self.root is not None:
@@ -412,7 +412,7 @@ class SparkServer(LanguageServer):
         self.spawn(self.fast.warm(), "warming the fast tier")
         self.spawn(self.path_filter(), "reading .gitignore files")
         if self.root is not None and self.settings.context.index and self.workspace_index is None:
-            from sparkls.workspace import WorkspaceIndex
+            from sparkls.context.index.workspace import WorkspaceIndex
 
             self.workspace_index = WorkspaceIndex(self.root)
             self.spawn(self._build_index(self.workspace_index), "indexing the workspace")
@@ -505,7 +505,7 @@ def _fast_identity(settings: Settings) -> tuple[Any, ...]:
 
 
 def build_server() -> SparkServer:
-    from sparkls.handlers import register_all
+    from sparkls.lsp.handlers import register_all
 
     server = SparkServer()
     register_all(server)

@@ -24,7 +24,7 @@ from lsprotocol import types
 from pygls.protocol import LanguageServerProtocol, lsp_method
 from pygls.protocol.json_rpc import JsonRPCNotification, JsonRPCRequestMessage, JsonRPCResponseMessage
 
-from sparkls.rpc import INVALID_PARAMS, PARSE_ERROR, Answer, BadParams, Deliver, Drop, Gate
+from sparkls.lsp.rpc import INVALID_PARAMS, PARSE_ERROR, Answer, BadParams, Deliver, Drop, Gate
 
 logger = logging.getLogger(__name__)
 

@@ -19,19 +19,19 @@ from pathlib import Path
 from typing import TYPE_CHECKING, TypeVar
 
 from sparkls.config import load_settings, read_project_file
-from sparkls.context.confine import Confinement
-from sparkls.context.exclusions import PathFilter
+from sparkls.guard.confine import Confinement
+from sparkls.guard.exclusions import PathFilter
 from sparkls.context.report import context_report, context_result, render_report
 from sparkls.documents.positions import Position
 from sparkls.documents.document import Document
 from sparkls.documents.store import DocumentStore
-from sparkls.engine import check_may_send, display_path, prepare_edit
+from sparkls.fastedit.engine import check_may_send, display_path, prepare_edit
 from sparkls.errors import SparkError
 
 if TYPE_CHECKING:
     from sparkls.config import Settings
     from sparkls.context.definitions import Lookup
-    from sparkls.workspace import WorkspaceIndex
+    from sparkls.context.index.workspace import WorkspaceIndex
 
 PLACEHOLDER = "(your instruction)"
 Built = TypeVar("Built")
@@ -145,7 +145,7 @@ def with_index(root: Path, settings: Settings, build: Callable[[Lookup | None], 
         return build(None)
 
     async def indexed() -> Built:
-        from sparkls.workspace import WorkspaceIndex
+        from sparkls.context.index.workspace import WorkspaceIndex
 
         index = WorkspaceIndex(root)
         try:

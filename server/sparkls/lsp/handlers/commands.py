@@ -15,12 +15,12 @@ from typing import TYPE_CHECKING, Any
 from lsprotocol import types
 
 from sparkls.errors import Cancelled, EditRejected, SparkError
-from sparkls.handlers.convert import summary, workspace_edit
-from sparkls.handlers.progress import with_progress
-from sparkls.server import SparkServer
+from sparkls.lsp.handlers.convert import summary, workspace_edit
+from sparkls.lsp.handlers.progress import with_progress
+from sparkls.lsp.server import SparkServer
 
 if TYPE_CHECKING:
-    from sparkls.engine import EditOutcome, EditRequest
+    from sparkls.fastedit.engine import EditOutcome, EditRequest
 
 logger = logging.getLogger(__name__)
 
@@ -46,7 +46,7 @@ def failure(ls: SparkServer, error: Exception, *, tier: str = "fast") -> dict[st
 
 
 async def compute_edit(ls: SparkServer, request: EditRequest) -> EditOutcome:
-    from sparkls.engine import run_fast_edit
+    from sparkls.fastedit.engine import run_fast_edit
 
     await ls.ready(request.uri)
     return await run_fast_edit(
@@ -70,7 +70,7 @@ def tell_warnings(ls: SparkServer, outcome: EditOutcome) -> None:
 
 def remember_edit(ls: SparkServer, outcome: EditOutcome) -> None:
     """`outcome` becomes its document's last edit: the one `sparkls.refine` revises."""
-    from sparkls.engine import display_path
+    from sparkls.fastedit.engine import display_path
 
     ls.refines.remember(ls.documents, outcome, ls.fast, display_path(outcome.uri, ls.root))
 
@@ -94,8 +94,8 @@ def register(server: SparkServer) -> None:
     @server.command(EDIT_COMMAND)
     async def edit(ls: SparkServer, *args: Any) -> dict[str, Any]:
         try:
-            from sparkls.handlers.args import EditArgs, one_argument
-            from sparkls.speculation import take_outcome
+            from sparkls.lsp.handlers.args import EditArgs, one_argument
+            from sparkls.fastedit.speculation import take_outcome
 
             request = one_argument(EDIT_COMMAND, args, EditArgs, "uri, range, instruction").request()
             # A quick fix listed for a client without resolve may be computed already.

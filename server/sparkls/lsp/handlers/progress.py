@@ -24,7 +24,7 @@ from lsprotocol import types
 
 from sparkls.errors import Cancelled
 from sparkls.models.progress import STREAM_PROGRESS, STREAM_STALLED
-from sparkls.server import SparkServer
+from sparkls.lsp.server import SparkServer
 
 T = TypeVar("T")
 PROGRESS_DELAY = 0.3

@@ -19,8 +19,8 @@ from lsprotocol import types
 from pygls.uris import to_fs_path
 
 from sparkls.documents.positions import normalize_encoding
-from sparkls.handlers import inline
-from sparkls.server import SparkServer
+from sparkls.lsp.handlers import inline
+from sparkls.lsp.server import SparkServer
 
 
 def _root(params: types.InitializeParams) -> Path | None:

@@ -19,12 +19,12 @@ from lsprotocol import types
 from pygls.uris import to_fs_path
 
 from sparkls.errors import EditRejected
-from sparkls.handlers.commands import failure
-from sparkls.handlers.progress import with_progress
-from sparkls.server import SparkServer
+from sparkls.lsp.handlers.commands import failure
+from sparkls.lsp.handlers.progress import with_progress
+from sparkls.lsp.server import SparkServer
 
 if TYPE_CHECKING:
-    from sparkls.tasks import TaskEnv, TaskOutcome
+    from sparkls.deep.tasks import TaskEnv, TaskOutcome
 
 TASK_COMMAND = "sparkls.task"
 
@@ -37,7 +37,7 @@ def _folders(ls: SparkServer) -> list[str]:
 
 async def _environment(ls: SparkServer, phase: list[str]) -> TaskEnv:
     from sparkls.deep.lsp import client_edit_support
-    from sparkls.tasks import TaskEnv
+    from sparkls.deep.tasks import TaskEnv
 
     deep = ls.deep_session()
     if deep is None:
@@ -97,8 +97,8 @@ def register(server: SparkServer) -> None:
     @server.command(TASK_COMMAND)
     async def task(ls: SparkServer, *args: Any) -> dict[str, Any]:
         try:
-            from sparkls.handlers.args import TaskArgs, one_argument
-            from sparkls.tasks import run_task
+            from sparkls.lsp.handlers.args import TaskArgs, one_argument
+            from sparkls.deep.tasks import run_task
 
             request = one_argument(TASK_COMMAND, args, TaskArgs, "instruction, uris?, range?").request()
             phase = ["starting"]

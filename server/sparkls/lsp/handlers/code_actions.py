@@ -23,20 +23,20 @@ from lsprotocol import types
 
 from sparkls.documents.store import Document
 from sparkls.errors import EditError
-from sparkls.handlers import nextedit
-from sparkls.handlers.commands import EDIT_COMMAND, apply_outcome, compute_edit, failure, remember_edit, tell_warnings
-from sparkls.handlers.context import SHOW_CONTEXT
-from sparkls.handlers.convert import position, workspace_edit
-from sparkls.handlers.progress import with_progress
-from sparkls.handlers.refine import (
+from sparkls.lsp.handlers import nextedit
+from sparkls.lsp.handlers.commands import EDIT_COMMAND, apply_outcome, compute_edit, failure, remember_edit, tell_warnings
+from sparkls.lsp.handlers.context import SHOW_CONTEXT
+from sparkls.lsp.handlers.convert import position, workspace_edit
+from sparkls.lsp.handlers.progress import with_progress
+from sparkls.lsp.handlers.refine import (
     REFINE_COMMAND, REFINE_COMMENT_TITLE, REFINE_DATA, on_last_edit, refine_actions, refine_outcome,
 )
-from sparkls.server import SparkServer
+from sparkls.lsp.server import SparkServer
 
 if TYPE_CHECKING:
     from sparkls.edits.instruction import CommentInstruction
-    from sparkls.engine import EditOutcome, EditRequest
-    from sparkls.speculation import JobKey
+    from sparkls.fastedit.engine import EditOutcome, EditRequest
+    from sparkls.fastedit.speculation import JobKey
 
 QUICKFIX = types.CodeActionKind.QuickFix
 REWRITE = types.CodeActionKind.RefactorRewrite
@@ -109,9 +109,9 @@ def speculate(ls: SparkServer, doc: Document, fixes: list[dict[str, Any]]) -> No
     Jobs of this document that a change since touched are dropped first. The chosen
     fix is served by `codeAction/resolve`, or by `sparkls.edit` for clients without it.
     """
-    from sparkls.engine import display_path
-    from sparkls.handlers.args import EditArgs
-    from sparkls.speculation import key_for
+    from sparkls.fastedit.engine import display_path
+    from sparkls.lsp.handlers.args import EditArgs
+    from sparkls.fastedit.speculation import key_for
 
     settings = ls.settings.speculation
     ls.speculation.discard_touched(doc.uri, doc.version, doc.changes_since)
@@ -147,7 +147,7 @@ def speculate(ls: SparkServer, doc: Document, fixes: list[dict[str, Any]]) -> No
 
 async def fix_outcome(ls: SparkServer, request: EditRequest) -> EditOutcome:
     """The chosen fix: from its speculative job when there is a usable one."""
-    from sparkls.speculation import take_outcome
+    from sparkls.fastedit.speculation import take_outcome
 
     if ls.documents.has(request.uri):
         doc = ls.documents.get(request.uri)
@@ -185,8 +185,8 @@ async def instruction_outcome(ls: SparkServer, args: dict[str, Any]) -> EditOutc
     """Apply a comment's instruction: found again in the document as it is now (the
     nearest `spark:` comment with the same words), edited, the comment removed."""
     from sparkls.edits.instruction import finish_outcome, model_instruction, nearest_instruction
-    from sparkls.engine import EditRequest
-    from sparkls.handlers.args import EditArgs
+    from sparkls.fastedit.engine import EditRequest
+    from sparkls.lsp.handlers.args import EditArgs
 
     given = EditArgs.model_validate(args)
     doc = ls.documents.get(given.uri)
@@ -256,7 +256,7 @@ def register(server: SparkServer) -> None:
         if not isinstance(action.data, dict) or action.edit is not None:
             return action
         try:
-            from sparkls.handlers.args import EditArgs
+            from sparkls.lsp.handlers.args import EditArgs
 
             if action.data.get("spark") == INSTRUCTION_DATA:
                 work = instruction_outcome(ls, action.data)

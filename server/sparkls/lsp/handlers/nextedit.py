@@ -23,8 +23,8 @@ from lsprotocol import types
 
 from sparkls.documents.store import Document
 from sparkls.errors import EditError
-from sparkls.handlers.convert import lsp_range, workspace_edit
-from sparkls.server import SparkServer
+from sparkls.lsp.handlers.convert import lsp_range, workspace_edit
+from sparkls.lsp.server import SparkServer
 
 if TYPE_CHECKING:
     from sparkls.nextedit.ask import Suggestion
@@ -59,7 +59,7 @@ def _announce(ls: SparkServer, uri: str, suggestion: Suggestion | None) -> None:
 
 
 def _ask(ls: SparkServer):
-    from sparkls.engine import check_may_send, display_path
+    from sparkls.fastedit.engine import check_may_send, display_path
     from sparkls.nextedit.ask import ask_next_edit
 
     async def ask(doc: Document, edits: list) -> Suggestion | None:
@@ -132,7 +132,7 @@ def register(server: SparkServer) -> None:
 
     @server.command(ACCEPT_NEXT_EDIT_COMMAND)
     async def accept_next_edit(ls: SparkServer, *args: Any) -> dict[str, Any]:
-        from sparkls.handlers.commands import apply_outcome, failure
+        from sparkls.lsp.handlers.commands import apply_outcome, failure
 
         try:
             uri = _uri_argument(ACCEPT_NEXT_EDIT_COMMAND, args)

@@ -5,11 +5,11 @@ from __future__ import annotations
 from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:
-    from sparkls.server import SparkServer
+    from sparkls.lsp.server import SparkServer
 
 
 def register_all(server: SparkServer) -> None:
-    from sparkls.handlers import code_actions, commands, context, documents, inline, lifecycle, nextedit, refine, task
+    from sparkls.lsp.handlers import code_actions, commands, context, documents, inline, lifecycle, nextedit, refine, task
 
     for module in (lifecycle, documents, commands, context, code_actions, inline, task, nextedit, refine):
         module.register(server)

@@ -31,12 +31,12 @@ from sparkls.edits.reply import RegionView, new_region_text
 from sparkls.edits.retry import with_parse_error
 from sparkls.edits.validate import check_region_parses
 from sparkls.context.definitions import Lookup
-from sparkls.context.exclusions import PathFilter
-from sparkls.context.secrets import redact
+from sparkls.guard.exclusions import PathFilter
+from sparkls.guard.secrets import redact
 from sparkls.errors import DocumentClosed, EditError, InvalidEdit, ModelError, NoUsableReply, StaleEdit
 from sparkls.models.chain import Turn
 from sparkls.models.session import Reply, TierSession
-from sparkls.router import RouteRequest, choose_tier
+from sparkls.models.router import RouteRequest, choose_tier
 
 logger = logging.getLogger(__name__)
 

@@ -26,9 +26,9 @@ from lsprotocol import types
 
 from sparkls.documents.store import Document
 from sparkls.errors import SparkError
-from sparkls.handlers import nextedit
-from sparkls.handlers.convert import lsp_range, position
-from sparkls.server import SparkServer
+from sparkls.lsp.handlers import nextedit
+from sparkls.lsp.handlers.convert import lsp_range, position
+from sparkls.lsp.server import SparkServer
 
 if TYPE_CHECKING:
     from sparkls.completion import Completion
@@ -42,7 +42,7 @@ _WORD_BEFORE = re.compile(r"\w*\Z")
 
 def _asker(ls: SparkServer) -> Ask:
     from sparkls.completion import ask_model
-    from sparkls.engine import check_may_send, display_path
+    from sparkls.fastedit.engine import check_may_send, display_path
 
     async def ask(doc: Document, offset: int) -> Completion | None:
         check_may_send(doc.uri, ls.root, await ls.path_filter())

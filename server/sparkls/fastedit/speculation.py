@@ -35,7 +35,7 @@ from typing import Any
 
 from sparkls.documents.store import DocumentStore
 from sparkls.edits.rebase import Change, rebase_region
-from sparkls.engine import EditOutcome, EditRequest, rebase_outcome
+from sparkls.fastedit.engine import EditOutcome, EditRequest, rebase_outcome
 from sparkls.errors import SparkError, StaleEdit
 
 logger = logging.getLogger(__name__)

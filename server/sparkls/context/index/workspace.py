@@ -24,9 +24,9 @@ from collections import OrderedDict
 from collections.abc import Callable, Sequence
 from pathlib import Path
 
-from sparkls.context.confine import Confinement
+from sparkls.guard.confine import Confinement
 from sparkls.context.definitions import file_symbols
-from sparkls.context.exclusions import PathFilter
+from sparkls.guard.exclusions import PathFilter
 from sparkls.context.index import MAX_FILE_BYTES, BuildStats, SymbolIndex, default_db_path, prune_indexes
 from sparkls.context.index.process import IndexClosed, IndexWorker
 from sparkls.context.symbols import Symbol

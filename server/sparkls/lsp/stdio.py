@@ -17,10 +17,10 @@ import sys
 import threading
 from typing import TYPE_CHECKING, BinaryIO
 
-from sparkls.rpc import FrameParser, Noise
+from sparkls.lsp.rpc import FrameParser, Noise
 
 if TYPE_CHECKING:
-    from sparkls.server import SparkServer
+    from sparkls.lsp.server import SparkServer
 
 logger = logging.getLogger(__name__)
 

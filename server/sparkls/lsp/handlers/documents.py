@@ -8,9 +8,9 @@ from lsprotocol import types
 from pygls.uris import to_fs_path
 
 from sparkls.documents.store import TextChange
-from sparkls.handlers import nextedit
-from sparkls.handlers.convert import position
-from sparkls.server import SparkServer
+from sparkls.lsp.handlers import nextedit
+from sparkls.lsp.handlers.convert import position
+from sparkls.lsp.server import SparkServer
 
 
 def _change(event: types.TextDocumentContentChangeEvent) -> TextChange:

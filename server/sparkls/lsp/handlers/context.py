@@ -15,8 +15,8 @@ from typing import Any
 from lsprotocol import types
 
 from sparkls.errors import SparkError
-from sparkls.handlers.commands import failure
-from sparkls.server import SparkServer
+from sparkls.lsp.handlers.commands import failure
+from sparkls.lsp.server import SparkServer
 
 SHOW_CONTEXT = "sparkls.showContext"
 
@@ -59,10 +59,10 @@ def register(server: SparkServer) -> None:
     async def show_context(ls: SparkServer, *args: Any) -> dict[str, Any]:
         from pydantic import ValidationError
 
-        from sparkls.context.cli import PLACEHOLDER
+        from sparkls.tools.context_cli import PLACEHOLDER
         from sparkls.context.report import context_result, render_report
-        from sparkls.engine import check_may_send, display_path, prepare_edit
-        from sparkls.handlers.args import EditArgs
+        from sparkls.fastedit.engine import check_may_send, display_path, prepare_edit
+        from sparkls.lsp.handlers.args import EditArgs
 
         try:
             raw = dict(args[0]) if args and isinstance(args[0], dict) else {}

@@ -28,8 +28,8 @@ from typing import Any
 
 from sparkls.config import Settings
 from sparkls.context.definitions import Lookup
-from sparkls.context.exclusions import PathFilter
-from sparkls.context.secrets import redact
+from sparkls.guard.exclusions import PathFilter
+from sparkls.guard.secrets import redact
 from sparkls.deep.apply import FileChange
 from sparkls.deep.checks import check_changes
 from sparkls.deep.edit import DeepWorkspaceEdit, FileSource, build_workspace_edit
@@ -37,15 +37,15 @@ from sparkls.deep.paths import ResolvedPath, resolve_reply_path
 from sparkls.deep.pipeline import FileState, edit_from_reply
 from sparkls.deep.plan import Plan, PlanStep, parse_plan
 from sparkls.deep.prompt import render_task_prompt
-from sparkls.taskfiles import ShownFiles, TaskRequest, gather_files, read_state
+from sparkls.deep.files import ShownFiles, TaskRequest, gather_files, read_state
 from sparkls.documents.languages import language_id_for
 from sparkls.documents.positions import Encoding
 from sparkls.documents.store import Document, DocumentStore
 from sparkls.edits.reply import RegionView, new_region_text
-from sparkls.engine import prepare_edit, with_surrogates
+from sparkls.fastedit.engine import prepare_edit, with_surrogates
 from sparkls.errors import DeepEditError, EditError, PathRefused, SparkError
 from sparkls.models.session import Reply, TierSession
-from sparkls.router import Route, RouteRequest, choose_tier
+from sparkls.models.router import Route, RouteRequest, choose_tier
 
 __all__ = ["TaskEnv", "TaskOutcome", "TaskRequest", "run_task"]
 

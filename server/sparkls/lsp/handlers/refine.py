@@ -23,15 +23,15 @@ from typing import TYPE_CHECKING, Any
 from lsprotocol import types
 
 from sparkls.documents.store import Document
-from sparkls.handlers.commands import apply_outcome, failure, tell_warnings
-from sparkls.handlers.convert import position
-from sparkls.handlers.progress import with_progress
+from sparkls.lsp.handlers.commands import apply_outcome, failure, tell_warnings
+from sparkls.lsp.handlers.convert import position
+from sparkls.lsp.handlers.progress import with_progress
 from sparkls.errors import EditError
-from sparkls.server import SparkServer
+from sparkls.lsp.server import SparkServer
 
 if TYPE_CHECKING:
     from sparkls.edits.instruction import CommentInstruction
-    from sparkls.engine import EditOutcome
+    from sparkls.fastedit.engine import EditOutcome
 
 REFINE_COMMAND = "sparkls.refine"
 REFINE_KIND = "refactor.rewrite.sparkls.refine"
@@ -51,7 +51,7 @@ def on_last_edit(ls: SparkServer, doc: Document, item: CommentInstruction) -> bo
 async def refine_outcome(ls: SparkServer, args: dict[str, Any]) -> EditOutcome:
     """The refine `args` ask for (`sparkls.refine`'s argument, or a comment refine's data)."""
     from sparkls.edits.instruction import nearest_instruction
-    from sparkls.handlers.args import RefineArgs, one_argument
+    from sparkls.lsp.handlers.args import RefineArgs, one_argument
     from sparkls.refine.service import run_refine
 
     given = one_argument(REFINE_COMMAND, (args,), RefineArgs, "uri, instruction")
