@@ -2,10 +2,17 @@
 
 From the document's recent edits (`history.py`), newest first:
 
-- **a rename** (`raduis` -> `radius`): every line that still uses an old name; when
-  the name is a parameter of a function around the edit, only that function's lines
-  (another function's `raduis` is another variable: renaming its uses alone would
-  break it);
+- **a rename** (`raduis` -> `radius`): every line that still uses an old name. A name
+  bound inside a function around the edit (a parameter, or a local: assignment,
+  `for` or `with ... as` target, `let`/`const`/`var`, `:=`) is that function's: only its
+  lines are searched, less any function inside it that binds the name again. For a
+  renamed parameter, another function (at most `MAX_FUNCTION_LINES` long) with a
+  parameter of that name is offered as that whole function (its parameter and uses in
+  one rewrite), never its uses alone; for a renamed local, no other function at all.
+  Any other name (a module's function, class or constant) is looked for in the whole
+  window, except in functions that bind a variable of that name of their own. What
+  binds a name is `BINDINGS`, a query per grammar; a function is a node with a body
+  and parameters;
 - **a changed signature** (an edit inside a definition's parameter list, read from
   the tree: the definition's `parameters` and `name` fields): every call of that
   name, as the lines of the call;
@@ -24,21 +31,91 @@ from __future__ import annotations
 import re
 from collections.abc import Iterator
 from dataclasses import dataclass
+from functools import cache
 
-from tree_sitter import Node
+from tree_sitter import Node, Query, QueryCursor
 
+from sparkls.documents.languages import grammar, query_folder
 from sparkls.documents.store import Document
 from sparkls.nextedit.history import Edit, added_names, renames
 
 WINDOW_LINES = 400  # lines searched on each side of the newest edit
 MAX_CALL_LINES = 8  # a call longer than this is shown as the line of its name
-MAX_BRANCH_LINES = 40
-MAX_FUNCTION_LINES = 40  # another function with the renamed parameter: longer is not a candidate  # a branching statement longer than this is not a candidate
+MAX_BRANCH_LINES = 40  # a branching statement longer than this is not a candidate
+MAX_FUNCTION_LINES = 40  # another function with the renamed parameter: longer is not a candidate
 BRANCHING = frozenset({
     "match_statement", "if_statement", "switch_statement", "switch_expression", "match_expression",
     "expression_switch_statement", "when_expression",
 })
 CONTAINER_WORDS = ("class", "enum")
+
+# What binds a name in a function, per query folder: @bound, a name the function's own
+# (a parameter or a local; one in a `type` field is none); @free, a name a Python
+# function declares `global`/`nonlocal` (its assignments bind no local).
+_ECMASCRIPT_BINDINGS = """
+(variable_declarator name: (identifier) @bound)
+(object_pattern (shorthand_property_identifier_pattern) @bound)
+(pair_pattern value: (identifier) @bound)
+(array_pattern (identifier) @bound)
+(rest_pattern (identifier) @bound)
+(assignment_pattern left: (identifier) @bound)
+(for_in_statement kind: _ left: (identifier) @bound)
+(catch_clause parameter: (identifier) @bound)
+(arrow_function parameter: (identifier) @bound)
+(function_declaration name: (identifier) @bound)
+"""
+BINDINGS = {
+    "python": """
+(parameters (identifier) @bound)
+(lambda_parameters (identifier) @bound)
+(default_parameter name: (identifier) @bound)
+(typed_parameter (identifier) @bound)
+(typed_default_parameter name: (identifier) @bound)
+(list_splat_pattern (identifier) @bound)
+(dictionary_splat_pattern (identifier) @bound)
+(assignment left: (identifier) @bound)
+(augmented_assignment left: (identifier) @bound)
+(pattern_list (identifier) @bound)
+(tuple_pattern (identifier) @bound)
+(list_pattern (identifier) @bound)
+(for_statement left: (identifier) @bound)
+(for_in_clause left: (identifier) @bound)
+(as_pattern_target (identifier) @bound)
+(named_expression name: (identifier) @bound)
+(function_definition name: (identifier) @bound)
+(class_definition name: (identifier) @bound)
+(global_statement (identifier) @free)
+(nonlocal_statement (identifier) @free)
+""",
+    "javascript": _ECMASCRIPT_BINDINGS + "(formal_parameters (identifier) @bound)\n",
+    "typescript": _ECMASCRIPT_BINDINGS + """
+(required_parameter pattern: (identifier) @bound)
+(optional_parameter pattern: (identifier) @bound)
+""",
+    "go": """
+(parameter_declaration (identifier) @bound)
+(variadic_parameter_declaration (identifier) @bound)
+(short_var_declaration left: (expression_list (identifier) @bound))
+(var_spec (identifier) @bound)
+(const_spec (identifier) @bound)
+(range_clause left: (expression_list (identifier) @bound))
+(type_switch_statement alias: (expression_list (identifier) @bound))
+""",
+    "rust": """
+(parameter pattern: (identifier) @bound)
+(closure_parameters (identifier) @bound)
+(let_declaration pattern: (identifier) @bound)
+(tuple_pattern (identifier) @bound)
+(mut_pattern (identifier) @bound)
+(tuple_struct_pattern (identifier) @bound)
+(field_pattern (shorthand_field_identifier) @bound)
+(field_pattern pattern: (identifier) @bound)
+(for_expression pattern: (identifier) @bound)
+(let_condition pattern: (identifier) @bound)
+(match_pattern (identifier) @bound)
+(function_item name: (identifier) @bound)
+""",
+}
 
 
 @dataclass(frozen=True, slots=True)
@@ -88,26 +165,91 @@ def container_of(doc: Document, offset: int) -> str | None:
     return None
 
 
-def _function_with_parameter(doc: Document, offset: int, names: tuple[str, ...]) -> Node | None:
-    """The innermost function around `offset` that has one of `names` as a parameter."""
-    for node in _ancestors(_node_at(doc, offset)):
-        params = node.child_by_field_name("parameters")
-        if params is None or node.child_by_field_name("body") is None:
-            continue
-        if any(_word(name).search(doc.node_text(params)) for name in names):
-            return node
+@cache
+def _bindings(language_id: str) -> Query | None:
+    folder, lang = query_folder(language_id), grammar(language_id)
+    source = BINDINGS.get(folder) if folder is not None else None
+    return Query(lang, source) if lang is not None and source is not None else None
+
+
+def _is_function(node: Node) -> bool:
+    """A function, method, lambda or closure: a node with a body and parameters."""
+    has_parameters = node.child_by_field_name("parameters") or node.child_by_field_name("parameter")
+    return has_parameters is not None and node.child_by_field_name("body") is not None
+
+
+def _owner(node: Node) -> Node | None:
+    """The function a binding belongs to (a nested function's name is its parent's)."""
+    for above in _ancestors(node.parent):
+        if _is_function(above) and above.child_by_field_name("name") != node:
+            return above
     return None
 
 
-def parameter_scope(doc: Document, offset: int, names: tuple[str, ...]) -> tuple[int, int] | None:
-    """The lines of the innermost function around `offset` that has one of `names` as
-    a parameter (a renamed parameter's uses are that function's), or None."""
-    node = _function_with_parameter(doc, offset, names)
-    return _lines_of(node) if node is not None else None
+def _span(node: Node | None) -> tuple[int, int] | None:
+    return (node.start_byte, node.end_byte) if node is not None else None
+
+
+@dataclass(frozen=True, slots=True)
+class _Bound:
+    """The names a function binds itself (its parameters, its locals) and those it
+    declares another scope's (`global`/`nonlocal`: `free`)."""
+
+    parameters: frozenset[str]
+    locals: frozenset[str]
+    free: frozenset[str]
+
+    def binds(self, names: tuple[str, ...]) -> bool:
+        """Whether `names` (a rename's old and new) are this function's own: one is
+        bound here and neither is declared another scope's (half renamed, either may
+        be the one still declared)."""
+        own = self.parameters | self.locals
+        return self.free.isdisjoint(names) and not own.isdisjoint(names)
+
+
+class _Scopes:
+    """Which function a name belongs to, each function's bindings read once."""
+
+    def __init__(self, doc: Document) -> None:
+        self.doc = doc
+        self.query = _bindings(doc.language_id) if doc.parses else None
+        self._bound: dict[tuple[int, int], _Bound] = {}
+
+    def bound(self, function: Node) -> _Bound:
+        key = (function.start_byte, function.end_byte)
+        if key not in self._bound:
+            self._bound[key] = self._read(function)
+        return self._bound[key]
+
+    def _read(self, function: Node) -> _Bound:
+        if self.query is None:
+            return _Bound(frozenset(), frozenset(), frozenset())
+        parameters = function.child_by_field_name("parameters") or function.child_by_field_name("parameter")
+        found: dict[str, set[str]] = {"parameters": set(), "locals": set(), "free": set()}
+        for capture, nodes in QueryCursor(self.query).captures(function).items():
+            for node in nodes:
+                if _span(_owner(node)) != _span(function) or (
+                    node.parent is not None and node.parent.child_by_field_name("type") == node
+                ):
+                    continue
+                inside = parameters is not None and parameters.start_byte <= node.start_byte < parameters.end_byte
+                kind = "free" if capture == "free" else "parameters" if inside else "locals"
+                found[kind].add(self.doc.node_text(node))
+        return _Bound(frozenset(found["parameters"]), frozenset(found["locals"]), frozenset(found["free"]))
+
+    def home(self, offset: int, names: tuple[str, ...]) -> Node | None:
+        """The innermost function around `offset` that binds one of `names` (a
+        parameter or a local), or None: then the names are the module's."""
+        if self.query is None:
+            return None
+        for node in _ancestors(_node_at(self.doc, offset)):
+            if _is_function(node) and self.bound(node).binds(names):
+                return node
+        return None
 
 
 def _functions_with_parameter(
-    doc: Document, hits: Iterator[tuple[int, int]], name: str, edited: tuple[int, int]
+    doc: Document, scopes: _Scopes, hits: Iterator[tuple[int, int]], name: str, edited: tuple[int, int]
 ) -> Iterator[tuple[int, int, str]]:
     """(first line, last line, name) of each other function, at most MAX_FUNCTION_LINES
     long, that has its own parameter `name`: renaming it there is one region's rewrite
@@ -116,8 +258,8 @@ def _functions_with_parameter(
     for at, line in hits:
         if edited[0] <= line <= edited[1]:
             continue
-        node = _function_with_parameter(doc, at, (name,))
-        if node is None:
+        node = scopes.home(at, (name,))
+        if node is None or name not in scopes.bound(node).parameters:
             continue
         lines = _lines_of(node)
         if lines in seen or lines[0] <= edited[0] <= lines[1] or lines[1] - lines[0] >= MAX_FUNCTION_LINES:
@@ -178,13 +320,18 @@ def find_candidates(doc: Document, edits: list[Edit], cursor: int, *, limit: int
         for match in pattern.finditer(text, start, end):
             yield match.start(), lines.line_of(match.start())
 
+    scopes = _Scopes(doc)
     for edit in reversed(edits):
         for old, new in renames(edit, text):
-            scope = parameter_scope(doc, edit.start, (old, new)) if doc.parses else None
-            for _, line in search(_word(old), scope):
-                found.append((line, line, f"use of {old} (now {new})"))
-            if scope is not None:  # the same parameter in another function: that whole function, or nothing
-                for first, last, owner in _functions_with_parameter(doc, search(_word(old)), old, scope):
+            names = (old, new)
+            home = scopes.home(edit.start, names)
+            scope = _lines_of(home) if home is not None else None
+            for at, line in search(_word(old), scope):
+                if _span(scopes.home(at, names)) == _span(home):  # not another function's own `old`
+                    found.append((line, line, f"use of {old} (now {new})"))
+            if home is not None and not scopes.bound(home).parameters.isdisjoint(names):
+                # the same parameter in another function: that whole function, or nothing
+                for first, last, owner in _functions_with_parameter(doc, scopes, search(_word(old)), old, scope):
                     found.append((first, last, f"{old}, a parameter of {owner} too"))
         if doc.parses and (name := signature_of(doc, edit.start)) is not None:
             for at, line in search(re.compile(rf"(?<![\w$.]){re.escape(name)}\s*\(")):
