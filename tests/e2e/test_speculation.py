@@ -182,7 +182,7 @@ async def test_typing_elsewhere_keeps_the_fix(client, emulator, tmp_path, sample
     client.editor.type_text(sample, 0, 0, "# 😀 units: metres\n")
     await resolve_and_apply(client, fix)
     assert client.editor.text(sample) == "# 😀 units: metres\n" + FIXED
-    # Rebased onto the new version when the engine can (`engine.rebase_outcome`).
+    # Rebased onto the new version when the engine can (`edits.tail.rebase_outcome`).
     assert emulator.stats()["responses"] == (1 if rebase_outcome is not None else 2)
 
 

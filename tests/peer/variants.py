@@ -13,7 +13,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from sparkls.config import Settings, TierSettings
-from sparkls.context.prompt import Prompt
+from tests.sealing import wire
 from sparkls.errors import SparkError
 from sparkls.models import session as session_module
 from sparkls.models.session import TierSession, TierStatus
@@ -24,7 +24,7 @@ ANSWER = "```python\ndef area(radius):\n    return math.pi * radius ** 2\n```"
 COMMENTARY = "I'll fix the misspelt name `raduis` and keep the signature as it is."
 REFUSAL = "I'm sorry, but I can't help with that request."
 KEY = "sk-peer"
-PROMPT = Prompt("Edit the region.", "<|editable_region_start|>\ndef area(radius): ...\n<|editable_region_end|>")
+PROMPT = wire("Edit the region.", "<|editable_region_start|>\ndef area(radius): ...\n<|editable_region_end|>")
 RATE_LIMIT = (
     "Rate limit reached for gpt-5.3-codex-spark in organization org-x on tokens per min (TPM): Limit 30000, "
     "Used 29500, Requested 1200. Please try again in {wait}. Visit https://platform.openai.com/account/rate-limits "
@@ -170,7 +170,7 @@ async def run_variant(variant: Variant) -> Outcome:
     statuses: list[TierStatus] = []
     stalls: list[str] = []
     async with Peer(variant.scripts, chat=variant.transport == "chat", retire_after=variant.retire_after) as peer:
-        session = TierSession("fast", settings_for(peer, variant), warm_instructions="Edit the region.",
+        session = TierSession("fast", settings_for(peer, variant), warm=wire("Edit the region."),
                               on_status=lambda s: statuses.append(TierStatus(**s.to_json())))
         await session.warm()
         if variant.idle_before:

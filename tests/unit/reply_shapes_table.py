@@ -2,7 +2,7 @@
 
 Each row is a reply and what must come of it: the exact texts after applying it, or a
 refusal whose message matches `refused`. The runners drive the code the server runs:
-`engine.run_fast_edit` with a real `DocumentStore` and a stub session for the fast
+`fastedit.engine.run_fast_edit` with a real `DocumentStore` and a stub session for the fast
 tier, `tasks._run_step` for a delegated step, and `deep.pipeline.edit_from_reply` for
 the deep tier; then they apply what came back to the texts. Shared by
 tests/unit/test_reply_shapes.py (asserts) and bench/reply_shapes.py (counts, times).
@@ -27,6 +27,7 @@ from sparkls.fastedit.engine import EditRequest, run_fast_edit
 from sparkls.errors import SparkError
 from sparkls.models.session import Reply
 from sparkls.deep.tasks import TaskEnv, _run_step
+from tests.sealing import environment
 
 # ---------------------------------------------------------------- fast-tier documents
 
@@ -368,7 +369,7 @@ async def run_fast(shape: FastShape) -> Outcome:
     at = opened.position(doc.text.index(doc.inside))
     request = EditRequest(uri, at, Position(at.line, at.character + 3), "make it better")
     try:
-        outcome = await run_fast_edit(store, StubSession(shape.reply), Settings(), request)
+        outcome = await run_fast_edit(environment(store, StubSession(shape.reply)), request)
     except SparkError as exc:
         return Outcome({doc.name: doc.text}, exc)
     return Outcome({doc.name: _apply_positioned(doc.text, outcome.edits)})
@@ -407,8 +408,7 @@ async def run_step(shape: StepShape) -> Outcome:
     root = Path(tempfile.mkdtemp(prefix="sparkls-shapes-"))
     if shape.text is not None:
         (root / "calc.py").write_bytes(shape.text.encode())
-    env = TaskEnv(DocumentStore(), Settings(), StubSession(""), StubSession(shape.reply), [str(root)], root,
-                  PathFilter())
+    env = TaskEnv(environment(DocumentStore(), StubSession(shape.reply), root=root), StubSession(""))
     path = resolve_reply_path("calc.py", env.folders)
     state = FileState(shape.text)
     before = shape.text or ""

@@ -6,13 +6,13 @@ from __future__ import annotations
 import pytest
 
 from sparkls.config import Settings
-from sparkls.context.prompt import Prompt
+from tests.sealing import wire
 from sparkls.emulator import Emulator
 from sparkls.models.chain import Chain, FollowUp
 from sparkls.models.session import TierSession
 
 KEY = "sk-unit"
-FIRST = Prompt("Edit.", "<|editable_region_start|>\nx = 1\n<|editable_region_end|>\nREPLACE 1 WITH 2")
+FIRST = wire("Edit.", "<|editable_region_start|>\nx = 1\n<|editable_region_end|>\nREPLACE 1 WITH 2")
 TURN = "Revise: REPLACE 2 WITH 3"
 
 
@@ -24,12 +24,12 @@ async def emulator():
 
 def _session(emulator: Emulator, **tier) -> TierSession:
     fast = {"model": "m", "base_url": emulator.url, "api_key": KEY, "pool_size": 2, **tier}
-    return TierSession("fast", Settings.model_validate({"fast": fast}), warm_instructions="Edit.")
+    return TierSession("fast", Settings.model_validate({"fast": fast}), warm=wire("Edit."))
 
 
 def _follow_up(first) -> FollowUp:
-    full = Prompt("Edit.", TURN, (("user", FIRST.input), ("assistant", first.text)))
-    return FollowUp(first.chain, Prompt("Edit.", TURN), full)
+    full = wire("Edit.", TURN, (("user", FIRST.input), ("assistant", first.text)))
+    return FollowUp(first.chain, wire("Edit.", TURN), full)
 
 
 async def test_follow_up_continues_on_the_socket_that_served_it(emulator):
@@ -77,7 +77,7 @@ async def test_previous_response_not_found_falls_back_to_a_full_resend(emulator)
     first = await session.complete(FIRST)
     stale = Chain("resp_gone", "websocket", False, first.chain.socket)
     first.chain.socket.last_response_id = "resp_gone"  # as if the client believed it still there
-    reply = await session.follow(FollowUp(stale, Prompt("Edit.", TURN), _follow_up(first).full))
+    reply = await session.follow(FollowUp(stale, wire("Edit.", TURN), _follow_up(first).full))
     assert not reply.chained and "x = 3" in reply.text
     assert emulator.stats["errors"] == 1  # the refused continuation
     await session.close()

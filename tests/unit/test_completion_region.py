@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from sparkls.context.region import find_region
 from sparkls.documents.store import DocumentStore
+from tests.sealing import seal
 
 SOURCE = '''import os
 
@@ -49,17 +50,17 @@ def test_a_completion_edits_only_the_cursor_line_with_its_function_as_context():
     from sparkls.config import Settings
     from sparkls.context.prompt import render_edit_prompt
     from sparkls.documents.store import DocumentStore
-    from sparkls.fastedit.engine import prepare_edit
+    from sparkls.context.prompt import prepare_draft
 
     source = "import math\n\ndef area(r):\n    x = 1\n    return math.\n    # 😀 tail\n"
     doc = DocumentStore().open("file:///w/a.py", source, 1)
     offset = source.index("math.\n") + len("math.")
-    ctx, _ = prepare_edit(doc, offset, offset, path="a.py", settings=completion_settings(Settings()),
+    ctx, _ = prepare_draft(doc, offset, offset, path="a.py", settings=completion_settings(Settings()),
                           instruction=COMPLETION_INSTRUCTION)
     narrowed = cursor_line_only(doc, ctx, offset)
     assert narrowed.region_text == "    return math.\n" and narrowed.cursor == len("    return math.")
     assert narrowed.before == "def area(r):\n    x = 1\n" and narrowed.after == "    # 😀 tail\n"
-    excerpt = render_edit_prompt(narrowed, COMPLETION_INSTRUCTION).input.split("Excerpt (lines 3-6):\n```python\n")[1]
+    excerpt = seal(render_edit_prompt(narrowed, COMPLETION_INSTRUCTION)).input.split("Excerpt (lines 3-6):\n```python\n")[1]
     assert excerpt.startswith(
         "def area(r):\n    x = 1\n<|editable_region_start|>\n    return math.<|cursor|>\n"
         "<|editable_region_end|>\n    # 😀 tail\n```"

@@ -8,6 +8,7 @@ from sparkls.context.prompt import CURSOR, REGION_END, REGION_START, render_edit
 from sparkls.context.region import find_region
 from sparkls.documents.store import DocumentStore
 from sparkls.errors import EditError
+from tests.sealing import seal
 
 SOURCE = '''\
 """Module doc."""
@@ -122,7 +123,7 @@ def test_prompt_marks_the_region_and_ends_with_the_instruction():
     doc = _doc()
     at = _offset(doc, '"hello "')
     ctx = build_edit_context(doc, at, at, path="app.py", max_region_lines=300)
-    prompt = render_edit_prompt(ctx, "Use an f-string.")
+    prompt = seal(render_edit_prompt(ctx, "Use an f-string."))
     lines = prompt.input.splitlines()
     start, end = lines.index(REGION_START), lines.index(REGION_END)
     region = "\n".join(lines[start + 1 : end])
@@ -138,9 +139,9 @@ def test_the_instructions_are_one_fixed_text_that_states_every_rule_of_the_proto
     and they name each rule the reply is read by: the markers, the cursor, one fenced
     block of the whole region, unchanged lines kept."""
     doc = _doc()
-    first = render_edit_prompt(build_edit_context(doc, 0, 0, path="app.py", max_region_lines=300), "a")
+    first = seal(render_edit_prompt(build_edit_context(doc, 0, 0, path="app.py", max_region_lines=300), "a"))
     at = _offset(doc, '"hello "')
-    second = render_edit_prompt(build_edit_context(doc, at, at, path="b/app.py", max_region_lines=300), "b")
+    second = seal(render_edit_prompt(build_edit_context(doc, at, at, path="b/app.py", max_region_lines=300), "b"))
     assert first.instructions == second.instructions
     for rule in (REGION_START, REGION_END, CURSOR, "complete new text", "one fenced code block", "unchanged lines"):
         assert rule in first.instructions, rule
@@ -154,8 +155,9 @@ def test_secrets_in_imports_and_headers_are_redacted():
     doc = DocumentStore().open("file:///w/box.py", text, 1)
     at = text.index("return")
     ctx = build_edit_context(doc, at, at, path="box.py", max_region_lines=300)
-    assert key not in "".join(ctx.imports + ctx.headers)
-    assert "[REDACTED]" in ctx.headers[0]
+    sent = seal(render_edit_prompt(ctx, "x")).input
+    assert ctx.headers and key not in sent
+    assert "class Box:  # token [REDACTED]" in sent
 
 
 def test_only_the_imports_the_region_uses():

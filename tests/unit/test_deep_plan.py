@@ -23,6 +23,7 @@ Here is the plan:
 
 That is all.
 """
+from tests.sealing import seal
 
 
 def test_text_plan_gives_one_step_per_file():
@@ -118,7 +119,7 @@ def test_fence_is_longer_than_any_backtick_run_in_the_file():
 
 def test_prompt_shows_path_line_then_fenced_file_then_task():
     """Each file is its path on its own line, then the fenced file; the task comes last."""
-    prompt = render_task_prompt([TaskFile("src/a.py", "x = 1\n")], "  Rename x.  ")
+    prompt = seal(render_task_prompt([TaskFile("src/a.py", "x = 1\n")], "  Rename x.  "))
     assert prompt.instructions == DEEP_EDIT_INSTRUCTIONS
     assert prompt.input == "src/a.py\n```python\nx = 1\n```\n\nTask: Rename x."
 
@@ -126,29 +127,29 @@ def test_prompt_shows_path_line_then_fenced_file_then_task():
 def test_prompt_files_are_in_path_order_for_the_cache():
     """Files are sorted by path so the same files give the same prefix."""
     files = [TaskFile("b.txt", "b"), TaskFile("a.txt", "a")]
-    assert render_task_prompt(files, "t").input == render_task_prompt(files[::-1], "t").input
-    assert render_task_prompt(files, "t").input.startswith("a.txt\n")
+    assert seal(render_task_prompt(files, "t")).input == seal(render_task_prompt(files[::-1], "t")).input
+    assert seal(render_task_prompt(files, "t")).input.startswith("a.txt\n")
 
 
 def test_prompt_normalizes_crlf_and_closes_a_file_without_final_newline():
     """CRLF files are shown with LF, and a missing final newline does not glue the fence."""
-    prompt = render_task_prompt([TaskFile("a.md", "x\r\ny", language="")], "t")
+    prompt = seal(render_task_prompt([TaskFile("a.md", "x\r\ny", language="")], "t"))
     assert prompt.input.startswith("a.md\n```\nx\ny\n```\n")
 
 
 def test_prompt_keeps_emoji_and_cjk():
     """Non-ASCII file text is shown verbatim."""
-    assert "名前 = '👋'" in render_task_prompt([TaskFile("a.py", "名前 = '👋'\n")], "t").input
+    assert "名前 = '👋'" in seal(render_task_prompt([TaskFile("a.py", "名前 = '👋'\n")], "t")).input
 
 
 def test_plan_mode_uses_the_plan_instructions():
     """mode='plan' asks for a plan in the documented format."""
-    prompt = render_task_prompt([TaskFile("a.py", "")], "t", mode="plan")
+    prompt = seal(render_task_prompt([TaskFile("a.py", "")], "t", mode="plan"))
     assert prompt.instructions == DEEP_PLAN_INSTRUCTIONS
     assert "1. path/to/file.py:" in prompt.instructions
 
 
 def test_selection_comes_before_the_task():
     """A selection is named just before the task."""
-    prompt = render_task_prompt([TaskFile("a.py", "")], "t", selection=Selection("a.py", 3, 9))
+    prompt = seal(render_task_prompt([TaskFile("a.py", "")], "t", selection=Selection("a.py", 3, 9)))
     assert prompt.input.endswith("Selection: a.py lines 3-9\n\nTask: t")

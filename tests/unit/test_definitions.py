@@ -2,6 +2,7 @@
 
 from sparkls.context.builder import build_edit_context
 from sparkls.documents.store import DocumentStore
+from tests.sealing import seal
 
 LONG_BODY = "\n".join(f"    step_{i} = compute({i}) * {i} + offset" for i in range(200))
 SOURCE = f'''LIMIT = 10
@@ -60,7 +61,7 @@ def test_prompt_lists_definitions_with_path_and_lines():
     """Definitions come in one block per file that names the file and the lines of each piece."""
     from sparkls.context.prompt import render_edit_prompt
 
-    prompt = render_edit_prompt(_ctx(), "Vectorise.")
+    prompt = seal(render_edit_prompt(_ctx(), "Vectorise."))
     block = prompt.input.split("m.py (lines 4-6, 9-10):\n```python\n", 1)[1].split("\n```", 1)[0]
     assert block.split("\n⋮\n") == [
         'def helper(x):\n    """Scale x."""\n    return x * LIMIT',

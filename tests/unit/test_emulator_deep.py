@@ -15,10 +15,11 @@ from sparkls.errors import SearchAmbiguous
 SHAPES = "def area(r):\n    return 3.14 * r * r\n"
 REPORT = "from shapes import area\n\nprint(area(1))\nx = 1\nprint(area(1))\n"
 FILES = [TaskFile("shapes.py", SHAPES), TaskFile("report.py", REPORT)]
+from tests.sealing import seal
 
 
 def _ask(task: str, mode: str = "edit") -> str:
-    prompt = render_task_prompt(FILES, task, mode=mode)  # type: ignore[arg-type]
+    prompt = seal(render_task_prompt(FILES, task, mode=mode))  # type: ignore[arg-type]
     return model.answer(prompt.instructions + "\n" + prompt.input)
 
 

@@ -9,6 +9,7 @@ from sparkls.context.prompt import render_edit_prompt
 from sparkls.context.region import Region
 from sparkls.emulator.model import answer, responses_request_text
 from sparkls.emulator.suggestions import Rename, suggested_renames
+from tests.sealing import seal
 
 AREA = "function area(radius: number): number {\n  return Math.PI * raduis ** 2;\n}\n"
 
@@ -24,7 +25,7 @@ def quick_fix(region: str, *messages: str, source: str | None = "ts", code: str 
         cursor=None,
         diagnostics=[DiagnosticInfo(line=1, message=m, source=source, code=code) for m in messages],
     )
-    prompt = render_edit_prompt(ctx, f"Fix this problem: {messages[0]}")
+    prompt = seal(render_edit_prompt(ctx, f"Fix this problem: {messages[0]}"))
     return responses_request_text({"instructions": prompt.instructions, "input": prompt.input})
 
 

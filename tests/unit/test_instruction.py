@@ -225,7 +225,7 @@ def test_strip_block_comment_before_code():
 def _outcome(doc, new_text):
     """An engine outcome that rewrites lines 0-2 of `doc` into `new_text`."""
     from sparkls.edits.diff import diff_replacements
-    from sparkls.fastedit.engine import EditOutcome, PositionedEdit
+    from sparkls.edits.tail import EditOutcome, PositionedEdit
 
     old = doc.text[: doc.lines.starts[3]]
     edits = [PositionedEdit(doc.position(r.start), doc.position(r.end), r.text) for r in diff_replacements(old, new_text)]

@@ -11,10 +11,12 @@ from sparkls.documents.positions import Position
 from sparkls.documents.store import Document, DocumentStore, TextChange
 from sparkls.emulator import model as emulator_model
 from sparkls.emulator import nextedit as emulator_nextedit
-from sparkls.fastedit.engine import EditOutcome, PositionedEdit
+from sparkls.edits.tail import EditOutcome, PositionedEdit
 from sparkls.edits.diff import Replacement
 from sparkls.errors import NoUsableReply
+from sparkls.guard import Guard
 from sparkls.nextedit.ask import Suggestion, _shown
+from tests.sealing import seal
 from sparkls.nextedit.candidates import WINDOW_LINES, find_candidates
 from sparkls.nextedit.history import EditHistory, added_names, renames
 from sparkls.nextedit.prompt import NO_EDIT, RECENT_EDITS, read_answer, render_next_edit_prompt
@@ -196,9 +198,10 @@ def test_read_answer():
 
 def prompt_for(s: Session):
     edits = s.history.edits
-    shown = [_shown(s.doc, c.first, c.last, c.reason)[0] for c in find_candidates(s.doc, edits, edits[-1].end)]
+    guard = Guard(None)
+    shown = [_shown(guard, s.doc, c.first, c.last, c.reason)[0] for c in find_candidates(s.doc, edits, edits[-1].end)]
     diffs = [e.diff(s.doc.text, s.doc.lines.line_of(e.start)) for e in edits]
-    return render_next_edit_prompt("shapes.py", "python", diffs, 3, shown)
+    return seal(render_next_edit_prompt("shapes.py", s.doc.uri, "python", diffs, 3, shown))
 
 
 def test_the_emulator_applies_the_rename_the_diffs_show():

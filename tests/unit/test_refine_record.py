@@ -6,8 +6,10 @@ import pytest
 
 from sparkls.edits.diff import Replacement
 from sparkls.errors import NothingToRefine
-from sparkls.refine.prompt import refine_input, refine_prompts
+from sparkls.guard import Draft, FromFile
+from sparkls.refine.prompt import refine_drafts, refine_sections
 from sparkls.refine.record import KEPT_TURNS, LastEdit, conversation, follow, locate, settled
+from tests.sealing import seal
 
 BEFORE = "x = 1\ndef f():\n    return 😀 + 1\ny = 2\n"
 START = BEFORE.index("def")
@@ -96,13 +98,17 @@ def test_conversation_keeps_the_first_exchange_and_the_latest():
 
 def test_refine_turn_carries_the_changed_region_between_markers():
     """The changed region goes between the region markers; an unchanged one is not sent."""
-    changed = refine_input("REPLACE 2 WITH 3", "python", "def f():\n    return 2\n")
+    def turn(current: str | None) -> str:
+        shown = FromFile(current, "a.py", "file:///w/a.py") if current is not None else None
+        return seal(Draft("", refine_sections(_record(), "REPLACE 2 WITH 3", shown))).input
+
+    changed = turn("def f():\n    return 2\n")
     assert "<|editable_region_start|>\ndef f():\n    return 2\n<|editable_region_end|>" in changed
-    assert "<|editable_region_start|>" not in refine_input("REPLACE 2 WITH 3", "python", None)
+    assert "<|editable_region_start|>" not in turn(None)
 
 
 def test_refine_prompts_short_and_full():
     """The short prompt is the turn alone; the full one carries the conversation before it."""
-    short, full = refine_prompts(_record(), "shorter", None)
+    short, full = (seal(d) for d in refine_drafts(_record(), "shorter", None))
     assert short.history == () and full.history == _record().history and short.input == full.input
     assert "shorter" in short.input

@@ -12,6 +12,7 @@ from sparkls.documents.store import DocumentStore
 from sparkls.edits.elision import is_elision
 from sparkls.edits.reply import RegionView, new_region_text
 from sparkls.fastedit.engine import EditRequest, run_fast_edit
+from tests.sealing import environment
 from sparkls.errors import SparkError
 from tests.unit.reply_shapes_table import (
     DEEP_SHAPES,
@@ -84,7 +85,7 @@ async def test_identical_block_reports_no_edit():
     store = DocumentStore()
     doc = store.open("file:///work/shapes.py", PY_DOC.text, 1, "python")
     at = doc.position(PY_DOC.text.index(PY_DOC.inside))
-    outcome = await run_fast_edit(store, StubSession(fenced(PY_OLD)), Settings(), EditRequest(doc.uri, at, at, "x"))
+    outcome = await run_fast_edit(environment(store, StubSession(fenced(PY_OLD))), EditRequest(doc.uri, at, at, "x"))
     assert outcome.edits == []
 
 

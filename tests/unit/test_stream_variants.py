@@ -15,6 +15,7 @@ import pytest
 from sparkls.models.session import TierSession
 from tests.peer.server import Peer
 from tests.peer.streams import ResponseStream
+from tests.sealing import wire
 from tests.peer.variants import ANSWER, PROMPT, REFUSAL, VARIANTS, Variant, answer, run_variant, settings_for
 
 
@@ -66,7 +67,7 @@ async def test_idle_sockets_are_rotated_before_the_limit():
     variant = Variant("idle rotation", "websocket", [answer()], ANSWER, 1,
                       tier={"max_connection_age": 0.2, "pool_size": 2}, retire_after=1.2, idle_before=1.4)
     async with Peer(variant.scripts, retire_after=variant.retire_after) as peer:
-        session = TierSession("fast", settings_for(peer, variant), warm_instructions="Edit.")
+        session = TierSession("fast", settings_for(peer, variant), warm=wire("Edit."))
         await session.warm()
         await asyncio.sleep(variant.idle_before)
         reply = await session.complete(PROMPT)

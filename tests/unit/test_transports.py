@@ -6,7 +6,7 @@ import asyncio
 
 import pytest
 
-from sparkls.context.prompt import Prompt
+from tests.sealing import wire
 from sparkls.emulator import Emulator, Faults
 from sparkls.errors import AuthError, HandshakeRefused
 from sparkls.models.events import Completed, TextDelta, Where, chat_body, response_create, responses_body
@@ -16,7 +16,7 @@ from sparkls.models.websocket import ResponsesSocket
 
 KEY = "sk-unit"
 WHERE = Where("fast", "127.0.0.1", "m")
-PROMPT = Prompt("Edit.", "<|editable_region_start|>\nx = 1\n<|editable_region_end|>\nREPLACE 1 WITH 2")
+PROMPT = wire("Edit.", "<|editable_region_start|>\nx = 1\n<|editable_region_end|>\nREPLACE 1 WITH 2")
 
 
 @pytest.fixture
@@ -38,7 +38,7 @@ async def _text(events) -> str:
 async def test_warm_up_returns_an_id_and_sends_no_output(emulator):
     """generate:false warms the socket and is counted as a warm-up, not a response."""
     sock = ResponsesSocket(emulator.ws_url, KEY, WHERE)
-    response_id = await sock.warm("m", "Edit.")
+    response_id = await sock.warm("m", wire("Edit."))
     assert response_id.startswith("resp_") and sock.last_response_id == response_id
     assert emulator.stats["warmups"] == 1 and emulator.stats["responses"] == 0
     await sock.close()
@@ -70,7 +70,7 @@ async def test_abandoned_long_stream_is_closed(emulator):
 async def test_pool_hands_out_distinct_sockets(emulator):
     """Two concurrent checkouts get two different warm sockets."""
     async def warm(sock):
-        await sock.warm("m", "Edit.")
+        await sock.warm("m", wire("Edit."))
 
     pool = SocketPool(lambda: ResponsesSocket(emulator.ws_url, KEY, WHERE), 2, warm=warm)
     await pool.start()
@@ -134,7 +134,7 @@ async def test_proxy_refusal_is_not_an_api_error(emulator):
 async def test_sequential_requests_reuse_the_most_recent_socket(emulator):
     """One request after another goes over one connection; a concurrent one takes another."""
     async def warm(sock):
-        await sock.warm("m", "Edit.")
+        await sock.warm("m", wire("Edit."))
 
     pool = SocketPool(lambda: ResponsesSocket(emulator.ws_url, KEY, WHERE), 3, warm=warm)
     await pool.start()

@@ -2,13 +2,14 @@
 
 import pytest
 
-from sparkls.context.prompt import Prompt
+from sparkls.guard import Draft, Section
+from tests.sealing import seal
 from sparkls.documents.positions import Position
 from sparkls.documents.store import DocumentStore, TextChange
 from sparkls.edits.diff import Replacement
 from sparkls.edits.invented import invented_names
 from sparkls.edits.retry import RETRY_NOTE, syntax_errors, with_parse_error
-from sparkls.fastedit.engine import EditOutcome, PositionedEdit, rebase_outcome
+from sparkls.edits.tail import EditOutcome, PositionedEdit, rebase_outcome
 from sparkls.errors import StaleEdit
 
 OLD = "def area(r):\n    return 3.14 * r ** 2\n"
@@ -56,8 +57,8 @@ def test_syntax_errors_name_lines_of_the_region():
 
 def test_the_retry_note_goes_after_the_unchanged_request():
     """The stable parts stay a prefix (prompt cache); the note names the errors."""
-    prompt = Prompt("instructions", "input")
-    retried = with_parse_error(prompt, "python", "def f(x):\n    return x +\n")
+    prompt = Draft("instructions", (Section.of("input"),))
+    retried = seal(with_parse_error(prompt, "python", "def f(x):\n    return x +\n"))
     assert retried.instructions == "instructions"
     assert retried.input.startswith("input\n\n" + RETRY_NOTE) and "line 2" in retried.input
 

@@ -6,11 +6,11 @@ import json
 
 import pytest
 
-from sparkls.context.prompt import Prompt
+from tests.sealing import wire
 from sparkls.documents.positions import LineIndex, Position, tree_bytes
 from sparkls.documents.store import DocumentStore, TextChange
 from sparkls.documents.unicode import for_the_wire, lone_surrogates, restore
-from sparkls.fastedit.engine import with_surrogates
+from sparkls.edits.tail import with_surrogates
 from sparkls.errors import NoUsableReply
 from sparkls.models.events import chat_body, response_create
 
@@ -21,8 +21,8 @@ def test_the_wire_never_carries_a_surrogate():
     """A lone surrogate goes as U+FFFD; a pair split over two changes goes as its emoji."""
     assert for_the_wire(f"a{LONE}b") == "a\ufffdb"
     assert for_the_wire("\ud83d\ude00") == "\U0001F600"
-    message = response_create("m", Prompt(f"i{LONE}", f"x = '{LONE}'"))
-    body = chat_body("m", Prompt("i", f"x = '{LONE}'"))
+    message = response_create("m", wire(f"i{LONE}", f"x = '{LONE}'"))
+    body = chat_body("m", wire("i", f"x = '{LONE}'"))
     for payload in (message, body):
         json.dumps(payload, ensure_ascii=False).encode("utf-8")  # strict UTF-8: raises on a surrogate
 

@@ -21,7 +21,7 @@ import pytest
 from pydantic import BaseModel
 
 from sparkls.config import Settings, load_settings
-from sparkls.fastedit.engine import EditOutcome, PositionedEdit
+from sparkls.edits.tail import EditOutcome, PositionedEdit
 from sparkls.documents.positions import Position
 from sparkls.lsp.handlers.convert import summary
 from sparkls.models.session import TierStatus

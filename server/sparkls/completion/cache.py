@@ -51,5 +51,8 @@ class TypingCache:
             return None
         return Completion(offset, entry.target[offset:], entry.replace)
 
+    def uris(self) -> list[str]:
+        return list(self._entries)
+
     def forget(self, key: str) -> None:
         self._entries.pop(key, None)

@@ -24,14 +24,13 @@ from sparkls.completion.cache import TypingCache
 from sparkls.completion.extract import Completion, completion_at_cursor
 from sparkls.request.latest import LatestOnly
 from sparkls.config import Settings
-from sparkls.context.definitions import Lookup
 from sparkls.documents.store import Document
-from sparkls.edits.reply import RegionView, new_region_text
+from sparkls.edits.reply import RegionView
+from sparkls.edits.tail import read_region
 from sparkls.context.builder import EditContext
-from sparkls.context.prompt import render_edit_prompt
+from sparkls.context.prompt import prepare_draft, render_edit_prompt
 from sparkls.context.region import Region
-from sparkls.fastedit.engine import prepare_edit, with_surrogates
-from sparkls.models.session import TierSession
+from sparkls.request.environment import RequestEnv
 
 logger = logging.getLogger(__name__)
 
@@ -82,24 +81,16 @@ def cursor_line_only(doc: Document, ctx: EditContext, offset: int) -> EditContex
     )
 
 
-async def ask_model(
-    doc: Document,
-    offset: int,
-    session: TierSession,
-    settings: Settings,
-    *,
-    path: str,
-    lookup: Lookup | None = None,
-) -> Completion | None:
+async def ask_model(env: RequestEnv, doc: Document, offset: int) -> Completion | None:
     """Ask the fast tier to complete the code at `offset`; the completion in document offsets."""
-    ctx, _ = prepare_edit(
-        doc, offset, offset, path=path, settings=completion_settings(settings),
-        instruction=COMPLETION_INSTRUCTION, lookup=lookup,
+    ctx, _ = prepare_draft(
+        doc, offset, offset, path=env.path(doc.uri), settings=completion_settings(env.settings),
+        instruction=COMPLETION_INSTRUCTION, lookup=env.lookup,
     )
     ctx = cursor_line_only(doc, ctx, offset)
     view = RegionView.of(ctx, doc.text, doc.language_id)
-    reply = await session.complete(render_edit_prompt(ctx, COMPLETION_INSTRUCTION))
-    new_region = with_surrogates(ctx.region_text, new_region_text(reply.text, view), path)  # as an edit reads it
+    reply = await env.fast.complete(env.seal(render_edit_prompt(ctx, COMPLETION_INSTRUCTION)))
+    new_region = read_region(reply.text, view, ctx.path)  # as an edit reads it
     found = completion_at_cursor(ctx.region_text, new_region, offset - ctx.region.start)
     return found.shifted(ctx.region.start) if found is not None else None
 
@@ -145,6 +136,10 @@ class CompletionService:
         self.counts.superseded += self.scheduler.superseded - before
         task.add_done_callback(_retrieve)
         return task
+
+    def held(self) -> int:
+        """How many documents have a suggestion kept or work going."""
+        return len(set(self.cache.uris()) | set(self.scheduler.uris()))
 
     def forget(self, uri: str) -> None:
         """The document closed: stop its work and drop its suggestion."""

@@ -17,7 +17,6 @@ from dataclasses import dataclass, field
 from tree_sitter import Node
 
 from sparkls.context.definitions import Lookup, referenced_definitions
-from sparkls.guard.secrets import redact
 from sparkls.context.snippet import Snippet
 from sparkls.context.tokens import estimate_tokens
 from sparkls.context.queries import captures
@@ -52,6 +51,7 @@ class EditContext:
     # around it is context).
     before: str = ""
     after: str = ""
+    uri: str | None = None  # the document's, for the guard (None: a text with no editor buffer)
 
     @property
     def imports(self) -> list[str]:
@@ -197,6 +197,7 @@ def build_edit_context(
     ] or list(diagnostics or [])
     return EditContext(
         path=path,
+        uri=doc.uri,
         language_id=doc.language_id,
         region=region,
         region_text=region_text,
@@ -204,9 +205,9 @@ def build_edit_context(
         snippets=_in_file_order(
             pack(
                 [
-                    *([Snippet(path, row, row, "container", redact(text)[0])] for row, text in enclosing_headers(doc, region)),
+                    *([Snippet(path, row, row, "container", text)] for row, text in enclosing_headers(doc, region)),
                     *(
-                        [Snippet(path, first, last, "import", redact(text)[0])]
+                        [Snippet(path, first, last, "import", text)]
                         for first, last, text in imports_used(file_imports(doc), region_text)
                     ),
                     *referenced_definitions(

@@ -21,7 +21,6 @@ from sparkls.context.reach import (
 )
 from sparkls.context.region import without_comments
 from sparkls.context.render import ATTRIBUTE, code_start, render
-from sparkls.guard.secrets import redact
 from sparkls.context.snippet import Snippet
 from sparkls.context.symbols import Symbol, extract_symbols
 from sparkls.context.symtable import SymbolTable
@@ -163,7 +162,7 @@ def referenced_definitions(
             if holder is not None and (file_path, holder.start_line, -1) not in seen:
                 seen.add((file_path, holder.start_line, -1))  # its header, once for all its members
                 header = "\n".join(line(n) for n in range(holder.start_line, holder.signature_end_line + 1))
-                into.append([Snippet(file_path, holder.start_line, holder.signature_end_line, "container", redact(header)[0])])
+                into.append([Snippet(file_path, holder.start_line, holder.signature_end_line, "container", header)])
         if symbol.kind == "class":
             found = constructor_of(file_path, symbol, line)
             if found is not None:

@@ -1,18 +1,27 @@
-"""The fast-tier prompt, in the model protocol of DESIGN.md.
+"""The fast-tier prompt, in the model protocol (docs/model-protocol.md), as a draft.
 
 Stable parts come first so the provider's prompt cache hits: the instructions (the
 same for every request), then the file (path, imports, enclosing headers); the
 variable part, the marked region and the instruction, comes last.
+
+`render_edit_prompt` makes a `Draft` of typed parts (guard/parts.py): the region is
+a file part to be rewritten, the snippets file parts of their files, the diagnostics
+the editor's words, the instruction the user's. `prepare_edit` is the one way from a
+document and a range to what the fast tier is sent: context, draft, and the guard's
+seal. Pure but for the guard's path checks.
 """
 
 from __future__ import annotations
 
-from dataclasses import dataclass
-
-from sparkls.context.builder import EditContext
+from sparkls.config import Settings
+from sparkls.context.builder import DiagnosticInfo, EditContext, build_edit_context
+from sparkls.context.lookup import Lookup
 from sparkls.context.snippet import DEFINITION_KINDS, Snippet
-from sparkls.guard.secrets import redact
 from sparkls.documents.languages import grammar_record
+from sparkls.documents.store import Document
+from sparkls.errors import EditError
+from sparkls.guard import Draft, FromEditor, FromFile, FromUser, Guard, Section, Wire, fenced, joined
+from sparkls.guard.parts import Part
 
 REGION_START = "<|editable_region_start|>"
 REGION_END = "<|editable_region_end|>"
@@ -29,17 +38,12 @@ Answer with the region's complete new text in one fenced code block, without the
 lines or {CURSOR}. Keep indentation and unchanged lines exactly. No explanation."""
 
 
-@dataclass(frozen=True, slots=True)
-class Prompt:
-    instructions: str
-    input: str
-    # Earlier turns of the same conversation, sent before `input` when the request
-    # does not continue a stored or connection-local response (a refine resent in
-    # full): ("user" | "assistant", text) pairs, oldest first.
-    history: tuple[tuple[str, str], ...] = ()
-
-
 EXCERPT_PLACEHOLDER = "    ..."  # the excerpt's line between the class headers and the region
+
+# The most a region may weigh, whatever its line count (`context.max_region_lines`):
+# 300 lines of 160 characters. A minified line or a data blob is refused, not sent.
+MAX_REGION_CHARS = 48_000
+
 
 def _fence(body: str, language: str) -> str:
     fence = "```"
@@ -48,12 +52,12 @@ def _fence(body: str, language: str) -> str:
     return f"{fence}{language}\n{body}\n{fence}"
 
 
-def fenced(body: str, language_id: str) -> str:
+def fenced_text(body: str, language_id: str) -> str:
     """`body` in a code fence longer than any fence inside it, tagged for `language_id`."""
-    return _fence(body, _fence_tag(language_id))
+    return _fence(body, fence_tag(language_id))
 
 
-def _fence_tag(language_id: str) -> str:
+def fence_tag(language_id: str) -> str:
     """The code fence's language tag: the grammar's name (`tsx` for typescriptreact)."""
     record = grammar_record(language_id)
     return record.name if record is not None else language_id
@@ -64,47 +68,104 @@ def _lines(snippet: Snippet) -> str:
     return f"{first}" if first == last else f"{first}-{last}"
 
 
-def _by_file(snippets: list[Snippet], tag: str) -> list[str]:
+def _snippet(ctx: EditContext, snippet: Snippet) -> FromFile:
+    """A snippet as a file part: this document's buffer, or a file read from disk."""
+    uri = ctx.uri if snippet.path == ctx.path else None
+    return FromFile(snippet.text, snippet.path, uri, (snippet.start_line, snippet.end_line))
+
+
+def _by_file(ctx: EditContext, snippets: list[Snippet], tag: str) -> list[Section]:
     """One fenced block per file (snippets come in file order): its path and the
-    line ranges shown, then the pieces separated by a `⋮` line."""
+    line ranges shown, then the pieces separated by a `⋮` line. Another file's block
+    is optional: left out if that file may not be sent."""
     files: dict[str, list[Snippet]] = {}
     for snippet in snippets:
         files.setdefault(snippet.path, []).append(snippet)
     return [
-        f"{path} (lines {', '.join(_lines(s) for s in pieces)}):\n"
-        + _fence(f"\n{PIECE_SEPARATOR}\n".join(s.text for s in pieces), tag)
+        Section.of(
+            f"{path} (lines {', '.join(_lines(s) for s in pieces)}):\n",
+            *fenced(joined((_snippet(ctx, s) for s in pieces), f"\n{PIECE_SEPARATOR}\n"), tag),
+            optional=path != ctx.path,
+        )
         for path, pieces in files.items()
     ]
 
 
-def render_edit_prompt(ctx: EditContext, instruction: str) -> Prompt:
-    tag = _fence_tag(ctx.language_id)
-    parts = [f"File: {ctx.path}"]
-    if ctx.imports:
-        parts.append("Imports:\n" + _fence("\n".join(ctx.imports), tag))
+def _strip_break(text: str) -> str:
+    return text.removesuffix("\n").removesuffix("\r")
+
+
+def _excerpt(ctx: EditContext) -> list[Part | str]:
+    """The headers, the lines before, the marked region (with the cursor), the lines after."""
+    mine = (ctx.path, ctx.uri)
+    shown: list[Part | str] = [_snippet(ctx, h) for h in ctx.snippets if h.kind == "container"]
+    if shown:
+        shown.append(EXCERPT_PLACEHOLDER)
+    if ctx.before:
+        shown.append(FromFile(_strip_break(ctx.before), *mine))
+    region = _strip_break(ctx.region_text)
+    if ctx.cursor is not None and ctx.cursor > len(region):
+        region = ctx.region_text  # the cursor after the last line break: it stays before the marker
+    marks = ((ctx.cursor, CURSOR),) if ctx.cursor is not None else ()
+    lines = (ctx.region.start_line, ctx.region.end_line)
+    shown += [REGION_START, FromFile(region, *mine, lines, rewrite=True, marks=marks), REGION_END]
+    if ctx.after:
+        shown.append(FromFile(_strip_break(ctx.after), *mine))
+    return shown
+
+
+def render_edit_prompt(ctx: EditContext, instruction: str) -> Draft:
+    """The fast tier's draft for `ctx` and the user's `instruction`."""
+    tag = fence_tag(ctx.language_id)
+    sections = [Section.of(f"File: {ctx.path}")]
+    imports = [s for s in ctx.snippets if s.kind == "import"]
+    if imports:
+        sections.append(Section.of("Imports:\n", *fenced(joined(_snippet(ctx, s) for s in imports), tag)))
     definitions = [s for s in ctx.snippets if s.kind in DEFINITION_KINDS]
     if definitions:
-        parts.append("Definitions the region uses:\n\n" + "\n\n".join(_by_file(definitions, tag)))
-    region = ctx.region_text
-    if ctx.cursor is not None:
-        region = region[: ctx.cursor] + CURSOR + region[ctx.cursor :]
-    excerpt = [*ctx.headers, EXCERPT_PLACEHOLDER] if ctx.headers else []
-    if ctx.before:
-        excerpt.append(ctx.before.removesuffix("\n").removesuffix("\r"))
-    excerpt += [REGION_START, region.removesuffix("\n").removesuffix("\r"), REGION_END]
-    if ctx.after:
-        excerpt.append(ctx.after.removesuffix("\n").removesuffix("\r"))
-    parts.append(
-        f"Excerpt (lines {ctx.region.start_line - len(ctx.before.splitlines()) + 1}-"
-        f"{ctx.region.end_line + len(ctx.after.splitlines()) + 1}):\n"
-        + _fence("\n".join(excerpt), tag)
-    )
+        sections.append(Section.of("Definitions the region uses:"))
+        sections += _by_file(ctx, definitions, tag)
+    first = ctx.region.start_line - len(ctx.before.splitlines()) + 1
+    last = ctx.region.end_line + len(ctx.after.splitlines()) + 1
+    sections.append(Section.of(f"Excerpt (lines {first}-{last}):\n", *fenced(joined(_excerpt(ctx)), tag)))
     if ctx.diagnostics:
-        lines = []
+        lines: list[Part | str] = []
         for d in ctx.diagnostics:
             origin = " ".join(x for x in (d.source, f"[{d.code}]" if d.code else None) if x)
-            message = redact(d.message)[0]
-            lines.append(f"- line {d.line + 1}: {message}" + (f" ({origin})" if origin else ""))
-        parts.append("Diagnostics:\n" + "\n".join(lines))
-    parts.append(f"Instruction: {instruction.strip()}")
-    return Prompt(FAST_INSTRUCTIONS, "\n\n".join(parts))
+            lines += [f"- line {d.line + 1}: ", FromEditor(d.message)] + ([" (", FromEditor(origin), ")"] if origin else [])
+            lines.append("\n")
+        sections.append(Section.of("Diagnostics:\n", *lines[:-1]))
+    sections.append(Section.of("Instruction: ", FromUser(instruction.strip())))
+    return Draft(FAST_INSTRUCTIONS, tuple(sections))
+
+
+def prepare_draft(
+    doc: Document, start: int, end: int, *, path: str, settings: Settings, instruction: str,
+    diagnostics: list[DiagnosticInfo] | None = None, lookup: Lookup | None = None,
+) -> tuple[EditContext, Draft]:
+    """The context and draft for an edit of `start`..`end`: what the model would get."""
+    ctx = build_edit_context(
+        doc, start, end, path=path, max_region_lines=settings.context.max_region_lines,
+        budget_tokens=settings.context.budget_tokens, diagnostics=diagnostics, lookup=lookup,
+    )
+    if len(ctx.region_text) > MAX_REGION_CHARS:
+        raise EditError(
+            f"Lines {ctx.region.start_line + 1}-{ctx.region.end_line + 1} of {path} are "
+            f"{len(ctx.region_text):,} characters (a very long line?), more than sparkls sends to the fast tier "
+            f"({MAX_REGION_CHARS:,}); nothing was sent."
+        )
+    return ctx, render_edit_prompt(ctx, instruction)
+
+
+def prepare_edit(
+    doc: Document, start: int, end: int, *, guard: Guard, settings: Settings, instruction: str,
+    diagnostics: list[DiagnosticInfo] | None = None, lookup: Lookup | None = None,
+) -> tuple[EditContext, Wire]:
+    """The context and the sealed request for an edit of `start`..`end`, as every
+    fast-tier feature, `sparkls.showContext` and `sparkls context` send or show it.
+    The guard refuses a document that may not be sent, and a region holding a secret."""
+    ctx, draft = prepare_draft(
+        doc, start, end, path=guard.display_path(doc.uri), settings=settings, instruction=instruction,
+        diagnostics=diagnostics, lookup=lookup,
+    )
+    return ctx, guard.seal(draft)

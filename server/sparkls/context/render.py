@@ -8,7 +8,6 @@ from __future__ import annotations
 import re
 from collections.abc import Callable
 
-from sparkls.guard.secrets import redact
 from sparkls.context.snippet import Snippet
 from sparkls.context.symbols import Symbol
 from sparkls.context.tokens import estimate_tokens
@@ -35,8 +34,8 @@ def render(path: str, symbol: Symbol, line: Callable[[int], str]) -> list[Snippe
             first = next(
                 (n for n in range(symbol.start_line, symbol.end_line) if not COMMENT_LINE.match(line(n))), symbol.end_line
             )  # the statement's first line, after the doc comment above it
-            return [Snippet(path, first, first, ATTRIBUTE, redact(line(first) + " ...")[0])]
-        return [Snippet(path, symbol.start_line, symbol.end_line, ATTRIBUTE, redact(text)[0])]
+            return [Snippet(path, first, first, ATTRIBUTE, line(first) + " ...")]
+        return [Snippet(path, symbol.start_line, symbol.end_line, ATTRIBUTE, text)]
 
     head_end = _summary_end(symbol, line)
     head = "\n".join(_doc_above(symbol, line) + [line(n) for n in range(code_start(symbol, line), head_end + 1)])
@@ -45,10 +44,10 @@ def render(path: str, symbol: Symbol, line: Callable[[int], str]) -> list[Snippe
         if symbol.end_line - symbol.start_line < MAX_WHOLE_TOKENS // 2:  # else surely too long
             whole = span(symbol.start_line, symbol.end_line)
             if estimate_tokens(whole) <= MAX_WHOLE_TOKENS:
-                options.append(Snippet(path, symbol.start_line, symbol.end_line, "definition", redact(whole)[0]))
+                options.append(Snippet(path, symbol.start_line, symbol.end_line, "definition", whole))
         indent = re.match(r"\s*", line(min(symbol.signature_end_line + 1, symbol.end_line))).group()
         head += f"\n{indent or '    '}..."
-    options.append(Snippet(path, symbol.start_line, head_end, "signature", redact(head)[0]))
+    options.append(Snippet(path, symbol.start_line, head_end, "signature", head))
     return options
 
 

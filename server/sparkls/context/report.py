@@ -11,11 +11,11 @@ from __future__ import annotations
 from typing import Any
 
 from sparkls.context.builder import EditContext
-from sparkls.context.prompt import Prompt
+from sparkls.guard import Wire
 from sparkls.context.tokens import estimate_tokens
 
 
-def context_report(ctx: EditContext, prompt: Prompt) -> dict[str, Any]:
+def context_report(ctx: EditContext, prompt: Wire) -> dict[str, Any]:
     snippets = [
         {"path": s.path, "start_line": s.start_line + 1, "end_line": s.end_line + 1, "kind": s.kind}
         for s in ctx.snippets
@@ -31,12 +31,12 @@ def context_report(ctx: EditContext, prompt: Prompt) -> dict[str, Any]:
     }
 
 
-def context_result(ctx: EditContext, prompt: Prompt) -> dict[str, Any]:
+def context_result(ctx: EditContext, prompt: Wire) -> dict[str, Any]:
     """The report and the prompt, as `sparkls.showContext` returns them."""
     return {**context_report(ctx, prompt), "prompt": {"instructions": prompt.instructions, "input": prompt.input}}
 
 
-def render_report(report: dict[str, Any], prompt: Prompt) -> str:
+def render_report(report: dict[str, Any], prompt: Wire) -> str:
     """The report as text: a summary line, then exactly what would be sent."""
     region = report["region"]
     summary = (

@@ -11,7 +11,7 @@ class Snippet:
     start_line: int  # 0-based, inclusive
     end_line: int
     kind: str  # "import", "container", "definition" (whole), "signature" (head only), "attribute"
-    text: str  # redacted
+    text: str  # as in the file: the guard redacts it on the way out
 
 
 # Kinds that show a definition the region uses (the rest: imports, container headers).

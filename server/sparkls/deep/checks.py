@@ -13,7 +13,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-from sparkls.guard.secrets import MARKER
+from sparkls.guard import MARKER
 from sparkls.deep.apply import FileChange
 from sparkls.documents.languages import grammar_record, language_id_for, new_parser
 from sparkls.edits.validate import count_syntax_errors

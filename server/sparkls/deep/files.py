@@ -8,7 +8,8 @@ relevant ones: files that define the symbols in play (the workspace index) and f
 that mention them (a word search over the files under the root that may be sent,
 code files only, at most MAX_SCAN_FILES of at most MAX_SCAN_BYTES each; the search
 runs in a worker thread). Open documents are read from their buffers, other files
-from disk. Every file is shown with secrets redacted.
+from disk. Each file goes to the guard as a confined file part: it checks it again
+and redacts its secrets.
 
 No LSP types; the caller gives the document store, the folders and the filter.
 """
@@ -25,7 +26,6 @@ from pygls.uris import from_fs_path, to_fs_path
 
 from sparkls.guard.confine import Confinement
 from sparkls.guard.exclusions import PathFilter, iter_files
-from sparkls.guard.secrets import redact
 from sparkls.deep import context
 from sparkls.deep.paths import ResolvedPath, display_path
 from sparkls.deep.pipeline import FileState
@@ -113,7 +113,7 @@ async def gather_files(env: TaskEnv, request: TaskRequest) -> ShownFiles:
     if names:
         mentions = await asyncio.to_thread(_scan_disk, env.root, env.path_filter, confine, names)
         _add_relevant(env, confine, names, mentions, texts, shown)
-    shown.files = [TaskFile(p, redact(texts[p])[0]) for p in shown.order]
+    shown.files = [TaskFile(p, texts[p], uri=_uri_of(env, p)) for p in shown.order]
     return shown
 
 
@@ -146,6 +146,16 @@ def _add_relevant(
         shown.order.append(path)
         shown.reasons[path] = chosen.reasons[path]
     shown.left_out = chosen.left_out
+
+
+def _uri_of(env: TaskEnv, display: str) -> str | None:
+    """The file a displayed path names (`paths.display_path` the other way round)."""
+    folders = list(env.folders)
+    if len(folders) == 1:
+        return from_fs_path(os.path.normpath(os.path.join(folders[0], display)))
+    name, _, rest = display.partition("/")
+    folder = next((f for f in folders if Path(f).name == name), None)
+    return from_fs_path(os.path.normpath(os.path.join(folder, rest))) if folder is not None else None
 
 
 def _display_of(env: TaskEnv, rel: str) -> str | None:

@@ -6,7 +6,9 @@ path on a line of its own and the file in a fence longer than any backtick run i
 it; the task, which changes every time, comes last. Files are shown with "\\n" line
 breaks whatever their own (the reply's lines carry no breaks; apply.py restores them).
 
-What to send (which files, redacted or refused) is the caller's decision. Pure.
+Which files to show is the caller's decision; this module makes the `Draft` (each
+file a file part, the task the user's words), and the guard decides what of it may
+be sent and redacts it. Pure.
 """
 
 from __future__ import annotations
@@ -16,8 +18,8 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Literal
 
-from sparkls.context.prompt import Prompt
 from sparkls.documents.languages import grammar_record, language_id_for
+from sparkls.guard import Draft, FromFile, FromUser, Section
 
 DEEP_EDIT_INSTRUCTIONS = """\
 You are the deep tier of sparkls, a coding assistant inside a programmer's editor.
@@ -72,6 +74,7 @@ class TaskFile:
     path: str  # workspace-relative, as paths.display_path gives it
     text: str
     language: str | None = None  # the fence's tag; guessed from the extension when None
+    uri: str | None = None  # where it was read (an editor's buffer or the file's own URI), for the guard
 
 
 @dataclass(frozen=True, slots=True)
@@ -97,22 +100,24 @@ def _fence_tag(file: TaskFile) -> str:
     return record.name if record is not None else ""
 
 
-def render_file(file: TaskFile) -> str:
-    """The path line, then the file in its fence."""
+def render_file(file: TaskFile) -> Section:
+    """The path line, then the file in its fence: a file of the workspace (confined)."""
     body = _LINE_BREAK.sub("\n", file.text)
     if body and not body.endswith("\n"):
         body += "\n"
     fence = fence_for(body)
-    return f"{file.path}\n{fence}{_fence_tag(file)}\n{body}{fence}"
+    return Section.of(
+        f"{file.path}\n{fence}{_fence_tag(file)}\n", FromFile(body, file.path, file.uri, confined=True), fence
+    )
 
 
 def render_task_prompt(
     files: Sequence[TaskFile], task: str, *, mode: PromptMode = "edit", selection: Selection | None = None
-) -> Prompt:
+) -> Draft:
     """The deep tier's instructions and input; `mode="plan"` asks for a plan instead."""
     instructions = DEEP_PLAN_INSTRUCTIONS if mode == "plan" else DEEP_EDIT_INSTRUCTIONS
-    parts = [render_file(f) for f in sorted(files, key=lambda f: f.path)]
+    sections = [render_file(f) for f in sorted(files, key=lambda f: f.path)]
     if selection is not None:
-        parts.append(f"Selection: {selection.path} lines {selection.start_line}-{selection.end_line}")
-    parts.append(f"Task: {task.strip()}")
-    return Prompt(instructions, "\n\n".join(parts))
+        sections.append(Section.of(f"Selection: {selection.path} lines {selection.start_line}-{selection.end_line}"))
+    sections.append(Section.of("Task: ", FromUser(task.strip())))
+    return Draft(instructions, tuple(sections))

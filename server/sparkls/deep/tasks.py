@@ -27,9 +27,9 @@ from pathlib import Path
 from typing import Any
 
 from sparkls.config import Settings
-from sparkls.context.definitions import Lookup
+from sparkls.context.lookup import Lookup
+from sparkls.context.prompt import prepare_edit
 from sparkls.guard.exclusions import PathFilter
-from sparkls.guard.secrets import redact
 from sparkls.deep.apply import FileChange
 from sparkls.deep.checks import check_changes
 from sparkls.deep.edit import DeepWorkspaceEdit, FileSource, build_workspace_edit
@@ -41,31 +41,60 @@ from sparkls.deep.files import ShownFiles, TaskRequest, gather_files, read_state
 from sparkls.documents.languages import language_id_for
 from sparkls.documents.positions import Encoding
 from sparkls.documents.store import Document, DocumentStore
-from sparkls.edits.reply import RegionView, new_region_text
-from sparkls.fastedit.engine import prepare_edit, with_surrogates
+from sparkls.edits.reply import RegionView
+from sparkls.edits.tail import read_region
 from sparkls.errors import DeepEditError, EditError, PathRefused, SparkError
 from sparkls.models.session import Reply, TierSession
 from sparkls.models.router import Route, RouteRequest, choose_tier
+from sparkls.request.environment import RequestEnv
 
 __all__ = ["TaskEnv", "TaskOutcome", "TaskRequest", "run_task"]
 
 
 @dataclass
 class TaskEnv:
-    """What a task needs from the session (the handler fills it from the server)."""
+    """A task's request environment (the deep tier configured), and how it reports."""
 
-    store: DocumentStore
-    settings: Settings
+    request: RequestEnv
     deep: TierSession
-    fast: TierSession
-    folders: list[str]  # absolute paths of the workspace folders
-    root: Path | None
-    path_filter: PathFilter
-    lookup: Lookup | None = None
-    encoding: Encoding = "utf-16"
     needs_confirmation: bool = False
     phase: Callable[[str], None] = lambda _: None  # "planning (4 files)", for the progress
-    notify: Callable[[str], None] | None = None  # rate-limit news and the like
+
+    @property
+    def store(self) -> DocumentStore:
+        return self.request.store
+
+    @property
+    def settings(self) -> Settings:
+        return self.request.settings
+
+    @property
+    def fast(self) -> TierSession:
+        return self.request.fast
+
+    @property
+    def folders(self) -> list[str]:
+        return list(self.request.folders)
+
+    @property
+    def root(self) -> Path | None:
+        return self.request.root
+
+    @property
+    def path_filter(self) -> PathFilter:
+        return self.request.guard.path_filter
+
+    @property
+    def lookup(self) -> Lookup | None:
+        return self.request.lookup
+
+    @property
+    def encoding(self) -> Encoding:
+        return self.request.encoding
+
+    @property
+    def notify(self) -> Callable[[str], None] | None:
+        return self.request.notify
 
 
 @dataclass
@@ -110,10 +139,10 @@ async def run_task(env: TaskEnv, request: TaskRequest) -> TaskOutcome:
     env.phase("reading files")
     shown = await gather_files(env, request)
     route = choose_tier(RouteRequest(files=len(shown.files), deep_requested=True))
-    instruction = redact(request.instruction)[0]
     delegate = env.settings.deep.delegate
-    prompt = render_task_prompt(shown.files, instruction, mode="plan" if delegate else "edit",
-                                selection=shown.selection)
+    prompt = env.request.seal(
+        render_task_prompt(shown.files, request.instruction, mode="plan" if delegate else "edit", selection=shown.selection)
+    )
     gathered = time.perf_counter()
     env.phase(f"{'planning' if delegate else 'writing the edit'} on the deep tier ({_files(len(shown.files))} shown)")
     reply = await env.deep.complete(prompt, notify=env.notify)
@@ -211,12 +240,12 @@ async def _run_step(env: TaskEnv, step: PlanStep, path: ResolvedPath, state: Fil
     where = f"Plan step {step.number} ({path.display})"
     try:
         ctx, prompt = prepare_edit(
-            doc, 0, len(text), path=path.display, settings=env.settings,
-            instruction=redact(step.instruction)[0], lookup=env.lookup,
+            doc, 0, len(text), guard=env.request.guard, settings=env.settings, instruction=step.instruction,
+            lookup=env.lookup,
         )
         reply = await env.fast.complete(prompt, notify=env.notify)
         view = RegionView.of(ctx, text, doc.language_id)
-        region = with_surrogates(ctx.region_text, new_region_text(reply.text, view), path.display)
+        region = read_region(reply.text, view, path.display)
     except (EditError, DeepEditError) as exc:
         raise type(exc)(f"{where}: {exc}") from None
     except SparkError:

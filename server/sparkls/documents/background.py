@@ -73,6 +73,9 @@ class Preparer:
                 return
             await asyncio.shield(task)
 
+    def held(self) -> int:
+        return len(self._jobs)
+
     def forget(self, uri: str) -> None:
         """The document closed: its job's result is not wanted."""
         job = self._jobs.pop(uri, None)

@@ -54,6 +54,9 @@ class DocumentStore:
         except KeyError:
             raise DocumentClosed(f"{uri} is not open in the editor.") from None
 
+    def __len__(self) -> int:
+        return len(self._docs)
+
     def is_open(self, uri: str, document: Document) -> bool:
         """True while `document` is still the open instance for `uri`."""
         return self._docs.get(uri) is document

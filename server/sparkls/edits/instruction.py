@@ -36,7 +36,7 @@ from sparkls.context.region import Region, find_region
 from sparkls.documents.store import Document
 from sparkls.edits.diff import Replacement, apply_replacements, diff_replacements
 from sparkls.edits.validate import check_region_parses
-from sparkls.fastedit.engine import EditOutcome, PositionedEdit
+from sparkls.edits.tail import EditOutcome, PositionedEdit
 from sparkls.errors import DocumentChanged, EditError
 
 _MARKER = re.compile(r"spark:", re.IGNORECASE)

@@ -1,8 +1,9 @@
 """One more try after a reply that does not parse: the same request, told what was wrong.
 
-`with_parse_error` appends a note to the request's input (the stable parts before it
+`with_parse_error` appends a note to the request's draft (the stable parts before it
 stay as they were, so the provider's prompt cache still hits) naming the first few
-syntax errors of the rejected region, by line of that region.
+syntax errors of the rejected region, by line of that region; the pieces of the
+model's answer it quotes are the model's words (`FromModel`) to the guard.
 """
 
 from __future__ import annotations
@@ -11,8 +12,9 @@ import textwrap
 
 from tree_sitter import Node
 
-from sparkls.context.prompt import Prompt
 from sparkls.documents.languages import new_parser
+from sparkls.guard import Draft, FromModel, Section
+from sparkls.guard.parts import Part
 
 RETRY_NOTE = "Your previous answer did not parse."
 MAX_ERRORS = 3
@@ -43,15 +45,14 @@ def syntax_errors(language_id: str, region: str, limit: int = MAX_ERRORS) -> lis
     return found
 
 
-def with_parse_error(prompt: Prompt, language_id: str, rejected_region: str) -> Prompt:
-    """`prompt` again, with a note saying why its last answer was rejected."""
+def with_parse_error(draft: Draft, language_id: str, rejected_region: str) -> Draft:
+    """`draft` again, with a note saying why its last answer was rejected."""
     problems = syntax_errors(language_id, rejected_region) or ["it has syntax errors"]
-    note = "\n".join(
-        [
-            RETRY_NOTE + " Syntax errors in the region you wrote:",
-            *(f"- {problem}" for problem in problems),
-            "Answer again with the complete new text of the editable region in one fenced code block, "
-            "and make sure it parses.",
-        ]
+    note: list[Part | str] = [RETRY_NOTE + " Syntax errors in the region you wrote:"]
+    for problem in problems:
+        note += ["\n- ", FromModel(problem)]
+    note.append(
+        "\nAnswer again with the complete new text of the editable region in one fenced code block, "
+        "and make sure it parses."
     )
-    return Prompt(prompt.instructions, f"{prompt.input}\n\n{note}")
+    return draft.then(Section.of(*note))

@@ -35,7 +35,8 @@ from typing import Any
 
 from sparkls.documents.store import DocumentStore
 from sparkls.edits.rebase import Change, rebase_region
-from sparkls.fastedit.engine import EditOutcome, EditRequest, rebase_outcome
+from sparkls.edits.tail import EditOutcome, rebase_outcome
+from sparkls.fastedit.engine import EditRequest
 from sparkls.errors import SparkError, StaleEdit
 
 logger = logging.getLogger(__name__)
@@ -86,6 +87,14 @@ class Speculation:
 
     def keys(self) -> list[JobKey]:
         return list(self._jobs)
+
+    def held(self) -> int:
+        """How many documents have a job."""
+        return len({key.uri for key in self._jobs})
+
+    def forget(self, uri: str) -> None:
+        """The document closed: its jobs are cancelled and dropped."""
+        self.discard(uri)
 
     def start(
         self,

@@ -11,7 +11,7 @@ import hashlib
 import logging
 from collections.abc import Awaitable, Coroutine
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, Protocol
 
 from lsprotocol import types
 from pygls.exceptions import (
@@ -45,10 +45,11 @@ if TYPE_CHECKING:
     from sparkls.refine.service import RefineBook
     from sparkls.fastedit.speculation import Speculation
     from sparkls.context.index.workspace import WorkspaceIndex
+    from sparkls.request.environment import RequestEnv
 
 # The modules a request reaches, loaded one at a time after `initialized`.
 PRELOAD = (
-    "sparkls.config", "sparkls.models.session", "sparkls.context.builder", "sparkls.context.definitions",
+    "sparkls.config", "sparkls.guard", "sparkls.request.environment", "sparkls.models.session", "sparkls.context.builder", "sparkls.context.definitions",
     "sparkls.fastedit.engine", "sparkls.fastedit.speculation", "sparkls.edits.instruction", "sparkls.completion",
     "sparkls.lsp.handlers.args", "sparkls.deep.tasks", "sparkls.deep.lsp", "sparkls.context.index.workspace", "sparkls.nextedit.service",
 )
@@ -78,6 +79,14 @@ _LOG_LEVELS = {
     types.MessageType.Info: logging.INFO,
     types.MessageType.Log: logging.DEBUG,
 }
+class PerDocument(Protocol):
+    """A store of per-document state: registered once, emptied on `didClose`."""
+
+    def forget(self, uri: str) -> None: ...
+
+    def held(self) -> int: ...
+
+
 PROTOCOL_NOISE = (JsonRpcInvalidParams, JsonRpcInvalidRequest, JsonRpcMethodNotFound, JsonRpcParseError, JsonRpcServerNotInitialized)
 
 
@@ -127,6 +136,9 @@ class SparkServer(LanguageServer):
         self._completions: CompletionService | None = None
         self._next_edits: NextEditService | None = None
         self._refines: RefineBook | None = None
+        # Every store of per-document state, by name: each forgets a document when it
+        # closes (`close_document`), and says how many documents it holds (`held`).
+        self.per_document: dict[str, PerDocument] = {}
         # Log records for the editor's log, as its trace asks (logs.py); the loop they go out on.
         self.client_log = ClientLog(self._log_to_client)
         self._log_loop: asyncio.AbstractEventLoop | None = None
@@ -157,7 +169,7 @@ class SparkServer(LanguageServer):
         if self._speculation is None:
             from sparkls.fastedit.speculation import Speculation
 
-            self._speculation = Speculation()
+            self._speculation = self._per_document("speculation", Speculation())
         return self._speculation
 
     @property
@@ -166,7 +178,7 @@ class SparkServer(LanguageServer):
         if self._refines is None:
             from sparkls.refine.service import RefineBook
 
-            self._refines = RefineBook()
+            self._refines = self._per_document("refines", RefineBook())
         return self._refines
 
     @property
@@ -175,7 +187,7 @@ class SparkServer(LanguageServer):
         if self._completions is None:
             from sparkls.completion.service import CompletionService
 
-            self._completions = CompletionService()
+            self._completions = self._per_document("completions", CompletionService())
         return self._completions
 
     @property
@@ -184,8 +196,59 @@ class SparkServer(LanguageServer):
         if self._next_edits is None:
             from sparkls.nextedit.service import NextEditService
 
-            self._next_edits = NextEditService()
+            self._next_edits = self._per_document("next_edits", NextEditService())
         return self._next_edits
+
+    def _per_document(self, name: str, store: Any) -> Any:
+        self.per_document[name] = store
+        return store
+
+    def close_document(self, uri: str) -> None:
+        """`didClose`: the document and everything kept about it, in every store."""
+        self.documents.close(uri)
+        for timers in (self._reparse_timers, self._index_timers):
+            if (timer := timers.pop(uri, None)) is not None:
+                timer.cancel()
+        self.preparer.forget(uri)
+        for store in self.per_document.values():
+            store.forget(uri)
+
+    def held_documents(self) -> dict[str, int]:
+        """How many documents each per-document store holds state for (0 once all are closed)."""
+        held = {name: store.held() for name, store in self.per_document.items()}
+        held |= {"documents": len(self.documents), "reparse_timers": len(self._reparse_timers),
+                 "index_timers": len(self._index_timers), "preparer": self.preparer.held()}
+        return held
+
+    def folders(self) -> list[str]:
+        """The workspace folders' absolute paths (the root when the editor named none)."""
+        from pygls.uris import to_fs_path
+
+        folders = [to_fs_path(f.uri) for f in self.workspace.folders.values()] if self.workspace else []
+        paths = [p for p in folders if p]
+        return paths or ([str(self.root)] if self.root is not None else [])
+
+    async def environment(self, uri: str | None = None) -> RequestEnv:
+        """Everything one request may use (request/environment.py), built once: the
+        document `uri` ready to read (a big text parsed off the loop), the settings in
+        force, the guard with the path filter built, the tier sessions, the index."""
+        from sparkls.guard import Guard
+        from sparkls.request.environment import RequestEnv
+
+        if uri is not None:
+            await self.ready(uri)
+        folders = self.folders()
+        return RequestEnv(
+            store=self.documents,
+            settings=self.settings,
+            guard=Guard(self.root, await self.path_filter(), folders),
+            fast=self.fast,
+            deep=self.deep_session(),
+            lookup=self.index_lookup(),
+            notify=lambda message: self.notify_user(message, types.MessageType.Warning),
+            folders=tuple(folders),
+            encoding=self.documents.encoding,
+        )
 
     async def preload(self) -> None:
         """Import what requests need, one module at a time, between messages: after
@@ -203,12 +266,13 @@ class SparkServer(LanguageServer):
 
     def _new_fast_session(self) -> TierSession:
         from sparkls.context.prompt import FAST_INSTRUCTIONS
+        from sparkls.guard import fixed_wire
         from sparkls.models.session import TierSession
 
         return TierSession(
             "fast",
             self.settings,
-            warm_instructions=FAST_INSTRUCTIONS,
+            warm=fixed_wire(FAST_INSTRUCTIONS),
             cache_key=workspace_cache_key(self.root),
             on_status=self.send_status,
         )

@@ -18,7 +18,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
-from sparkls.context.prompt import Prompt
+from sparkls.guard.wire import Wire
 
 if TYPE_CHECKING:
     from sparkls.models.websocket import ResponsesSocket
@@ -43,11 +43,11 @@ class Chain:
 @dataclass(frozen=True, slots=True)
 class FollowUp:
     chain: Chain | None
-    short: Prompt  # the new turn alone
-    full: Prompt  # the conversation so far and the new turn
+    short: Wire  # the new turn alone
+    full: Wire  # the conversation so far and the new turn
 
 
-def turn_for(follow_up: FollowUp | None, prompt: Prompt, sock: ResponsesSocket | None) -> tuple[Prompt, str | None]:
+def turn_for(follow_up: FollowUp | None, prompt: Wire, sock: ResponsesSocket | None) -> tuple[Wire, str | None]:
     """What to send on `sock` (None: HTTP): the short turn and the id it continues
     when the chain holds there, else `prompt` (the whole conversation) and no id."""
     chain = follow_up.chain if follow_up is not None else None
@@ -62,7 +62,7 @@ class Turn:
     sent (its `history` and `input`: the whole conversation), the reply's text, and
     where the response can be continued from."""
 
-    prompt: Prompt
+    prompt: Wire
     reply: str
     chain: Chain | None = None
     chained: bool = False  # this turn itself continued an earlier response

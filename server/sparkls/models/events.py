@@ -17,7 +17,7 @@ import re
 from dataclasses import dataclass, field
 from typing import Any
 
-from sparkls.context.prompt import Prompt
+from sparkls.guard.wire import Wire, require_wire
 from sparkls.documents.unicode import for_the_wire
 from sparkls.errors import (
     ApiError,
@@ -80,7 +80,7 @@ class Completed:
 
 Event = Created | TextDelta | RefusalDelta | ItemInfo | Completed
 
-def _input_items(prompt: Prompt) -> list[dict[str, Any]]:
+def _input_items(prompt: Wire) -> list[dict[str, Any]]:
     """The earlier turns (an assistant turn as a plain-string message, the SDK's
     `EasyInputMessageParam`), then the new user input."""
     items: list[dict[str, Any]] = [
@@ -94,8 +94,9 @@ def _input_items(prompt: Prompt) -> list[dict[str, Any]]:
 
 
 def _responses_fields(
-    model: str, prompt: Prompt, *, previous_response_id: str | None, cache_key: str | None, store: bool = False
+    model: str, prompt: Wire, *, previous_response_id: str | None, cache_key: str | None, store: bool = False
 ) -> dict[str, Any]:
+    require_wire(prompt)  # nothing but the guard's output goes out
     fields: dict[str, Any] = {
         "model": model,
         "instructions": for_the_wire(prompt.instructions),
@@ -111,7 +112,7 @@ def _responses_fields(
 
 def response_create(
     model: str,
-    prompt: Prompt,
+    prompt: Wire,
     *,
     previous_response_id: str | None = None,
     generate: bool | None = None,
@@ -132,7 +133,7 @@ def response_create(
 
 def responses_body(
     model: str,
-    prompt: Prompt,
+    prompt: Wire,
     *,
     cache_key: str | None = None,
     previous_response_id: str | None = None,
@@ -145,8 +146,9 @@ def responses_body(
     return {**fields, "stream": True}
 
 
-def chat_body(model: str, prompt: Prompt) -> dict[str, Any]:
+def chat_body(model: str, prompt: Wire) -> dict[str, Any]:
     """The body of `POST /chat/completions` with `stream: true` (OpenAI-compatible servers)."""
+    require_wire(prompt)  # nothing but the guard's output goes out
     return {
         "model": model,
         "messages": [

@@ -19,7 +19,7 @@ from dataclasses import asdict, dataclass, field, replace
 from typing import Any
 
 from sparkls.config import Settings, TierSettings
-from sparkls.context.prompt import Prompt
+from sparkls.guard.wire import Wire, require_wire
 from sparkls.errors import (
     ApiError,
     AuthError,
@@ -99,7 +99,7 @@ class TierSession:
         name: str,
         settings: Settings,
         *,
-        warm_instructions: str | None = None,
+        warm: Wire | None = None,
         cache_key: str | None = None,
         on_status: Callable[[TierStatus], None] | None = None,
     ) -> None:
@@ -108,7 +108,7 @@ class TierSession:
         self._settings = settings
         self.where = Where(name, self.tier.host, self.tier.model)
         self.cache_key = cache_key
-        self._warm_instructions = warm_instructions
+        self._warm_wire = warm
         self._on_status = on_status
         self._pool: SocketPool | None = None
         self._http: HTTPStreamer | None = None
@@ -152,15 +152,15 @@ class TierSession:
             self._pool = SocketPool(
                 make_socket,
                 tier.pool_size,
-                warm=self._warm_socket if self._warm_instructions is not None else None,
+                warm=self._warm_socket if self._warm_wire is not None else None,
                 max_age=tier.max_connection_age,
                 drain_budget=tier.drain_budget,
             )
         return self._pool
 
     async def _warm_socket(self, sock: ResponsesSocket) -> None:
-        assert self._warm_instructions is not None
-        await sock.warm(self.tier.model, self._warm_instructions, cache_key=self.cache_key)
+        assert self._warm_wire is not None
+        await sock.warm(self.tier.model, self._warm_wire, cache_key=self.cache_key)
 
     def _get_http(self) -> HTTPStreamer:
         if self._http is None:
@@ -211,12 +211,15 @@ class TierSession:
         return await self.complete(follow_up.full, notify=notify, follow_up=follow_up)
 
     async def complete(
-        self, prompt: Prompt, *, notify: Callable[[str], None] | None = None, follow_up: FollowUp | None = None
+        self, prompt: Wire, *, notify: Callable[[str], None] | None = None, follow_up: FollowUp | None = None
     ) -> Reply:
         """Send `prompt` and collect the whole reply, retrying what may be retried.
         With `follow_up`, its short turn goes instead where its chain can be continued;
         a chain the service no longer knows (`previous_response_not_found`) is resent
-        in full at once."""
+        in full at once. Only the guard's output (`Wire`) is accepted."""
+        require_wire(prompt)
+        if follow_up is not None:
+            require_wire(follow_up.short)
         delays = backoff()
         stream_retried = False
         attempt = 0
@@ -257,7 +260,7 @@ class TierSession:
             self._set_status(state=state, reason=self.status.reason if state == "degraded" else None, last=last)
             return reply
 
-    async def _complete_once(self, transport: str, prompt: Prompt, attempt: int, follow_up: FollowUp | None) -> Reply:
+    async def _complete_once(self, transport: str, prompt: Wire, attempt: int, follow_up: FollowUp | None) -> Reply:
         chain, store = (follow_up.chain if follow_up else None), self.tier.store
         try:
             async with asyncio.timeout(self.tier.request_timeout):

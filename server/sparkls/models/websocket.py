@@ -26,7 +26,7 @@ from websockets.asyncio.client import ClientConnection, connect
 from websockets.exceptions import ConnectionClosed, InvalidHandshake, InvalidStatus, InvalidURI
 
 from sparkls import __version__
-from sparkls.context.prompt import Prompt
+from sparkls.guard.wire import Wire
 from sparkls.errors import ApiError, ConnectError, HandshakeRefused, ModelError, StreamError
 from sparkls.models.events import Completed, Event, Where, api_error, classify, response_create, retry_after_from_headers
 
@@ -139,9 +139,10 @@ class ResponsesSocket:
         logger.info("connected to %s (%d connections so far)", self.url, self.connections_opened)
         return self._ws
 
-    async def warm(self, model: str, instructions: str, *, cache_key: str | None = None) -> str:
-        """Open if needed and send a `generate: false` request; returns its response id."""
-        message = response_create(model, Prompt(instructions, ""), generate=False, cache_key=cache_key)
+    async def warm(self, model: str, wire: Wire, *, cache_key: str | None = None) -> str:
+        """Open if needed and send `wire`'s instructions as a `generate: false` request;
+        returns its response id."""
+        message = response_create(model, wire, generate=False, cache_key=cache_key)
         message["input"] = []
         async for event in self.stream(message):
             if isinstance(event, Completed):

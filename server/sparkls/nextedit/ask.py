@@ -6,7 +6,8 @@ renders the prompt (`prompt.py`), asks the fast tier, reads which region the mod
 rewrote and its new text (`edits/reply.py`, as for any edit), checks that the text
 parses, and returns the rewrite as an `EditOutcome` for the document as it is now
 (rebased past typing elsewhere; `StaleEdit` when the typing touched the region).
-A candidate that holds what looks like a secret is never shown.
+A candidate that holds what looks like a secret is never shown; everything shown
+goes through the guard (`RequestEnv.seal`), the lines around a candidate included.
 """
 
 from __future__ import annotations
@@ -16,14 +17,14 @@ from dataclasses import dataclass
 import time
 
 from sparkls.context.region import Region
-from sparkls.guard.secrets import redact
-from sparkls.documents.store import Document, DocumentStore
+from sparkls.documents.store import Document
 from sparkls.edits.diff import Replacement, diff_replacements
-from sparkls.edits.reply import RegionView, new_region_text
+from sparkls.edits.reply import RegionView
+from sparkls.edits.tail import EditOutcome, PositionedEdit, read_region, rebase_outcome
 from sparkls.edits.validate import check_region_parses
-from sparkls.fastedit.engine import EditOutcome, PositionedEdit, rebase_outcome, with_surrogates
 from sparkls.errors import DocumentClosed
-from sparkls.models.session import TierSession
+from sparkls.guard import Guard
+from sparkls.request.environment import RequestEnv
 from sparkls.nextedit.candidates import find_candidates
 from sparkls.nextedit.history import Edit
 from sparkls.nextedit.prompt import ShownRegion, read_answer, render_next_edit_prompt
@@ -59,12 +60,12 @@ class Suggestion:
         return start, end, "".join(pieces) + text[at:end]
 
 
-def _shown(doc: Document, first: int, last: int, reason: str) -> tuple[ShownRegion, RegionView] | None:
+def _shown(guard: Guard, doc: Document, first: int, last: int, reason: str) -> tuple[ShownRegion, RegionView] | None:
     lines, text = doc.lines, doc.text
     start = lines.starts[first]
     end = lines.starts[last + 1] if last + 1 < lines.line_count else len(text)
     region = text[start:end]
-    if redact(region)[1]:
+    if guard.holds_secret(region):
         return None
     before = lines.line_text(first - 1).rstrip("\r\n") if first > 0 else ""
     after = lines.line_text(last + 1).rstrip("\r\n") if last + 1 < lines.line_count else ""
@@ -73,25 +74,26 @@ def _shown(doc: Document, first: int, last: int, reason: str) -> tuple[ShownRegi
 
 
 async def ask_next_edit(
-    store: DocumentStore,
+    env: RequestEnv,
     doc: Document,
     edits: list[Edit],
-    session: TierSession,
     *,
-    path: str,
     limit: int = 3,
     on_request: Callable[[], None] | None = None,
 ) -> Suggestion | None:
     """The next edit that follows from `edits` in `doc`, or None (no candidate, or
     the model sees nothing to do)."""
     started = time.perf_counter()
+    path, session = env.path(doc.uri), env.fast
     version, text = doc.version, doc.text
-    shown = [s for c in find_candidates(doc, edits, edits[-1].end, limit=limit) if (s := _shown(doc, c.first, c.last, c.reason))]
+    candidates = find_candidates(doc, edits, edits[-1].end, limit=limit)
+    shown = [s for c in candidates if (s := _shown(env.guard, doc, c.first, c.last, c.reason))]
     if not shown:
         return None
     lines = doc.lines
     diffs = [e.diff(text, lines.line_of(e.start)) for e in edits]
-    prompt = render_next_edit_prompt(path, doc.language_id, diffs, lines.line_of(edits[-1].end), [r for r, _ in shown])
+    draft = render_next_edit_prompt(path, doc.uri, doc.language_id, diffs, lines.line_of(edits[-1].end), [r for r, _ in shown])
+    prompt = env.seal(draft)
     if on_request is not None:
         on_request()
     context_done = time.perf_counter()
@@ -100,10 +102,10 @@ async def ask_next_edit(
     if answer is None:
         return None
     region, view = shown[answer[0]]
-    new_region = with_surrogates(view.old, new_region_text(answer[1], view), path)
+    new_region = read_region(answer[1], view, path)
     if new_region == view.old:
         return None
-    if not store.is_open(doc.uri, doc):
+    if not env.store.is_open(doc.uri, doc):
         raise DocumentClosed(f"{path} was closed; the next-edit suggestion was dropped.")
     replacements = [Replacement(view.start + r.start, view.start + r.end, r.text) for r in diff_replacements(view.old, new_region)]
     last_line = region.first_line + max(0, len(region.text.splitlines()) - 1)
@@ -117,7 +119,7 @@ async def ask_next_edit(
                     "total": (time.perf_counter() - started) * 1000},
         region_offsets=(view.start, view.end), replacements=replacements, text_length=len(text),
     )
-    outcome = rebase_outcome(store, outcome)  # StaleEdit when the user typed into the region meanwhile
+    outcome = rebase_outcome(env.store, outcome)  # StaleEdit when the user typed into the region meanwhile
     start, end = outcome.region_offsets
     check_region_parses(doc, Region(outcome.region_lines[0], outcome.region_lines[1], start, end, "lines"), new_region)
     return Suggestion(outcome, new_region, region.reason)

@@ -8,9 +8,11 @@ complete new text of that one region in one fenced code block; or `NO_EDIT` when
 nothing follows from the edits. The instructions are the same on every request (the
 provider's prompt cache hits); the variable part comes last.
 
-`read_answer` returns (region number, reply text for that region) or None for
-`NO_EDIT`; the region's new text is then read by `edits/reply.py` like any edit's.
-Pure: no LSP, no I/O.
+Every piece of the file (the diffs, each candidate and the lines around it) is a
+file part of the draft, so the guard checks and redacts each one; a candidate is
+the part to be rewritten. `read_answer` returns (region number, reply text for that
+region) or None for `NO_EDIT`; the region's new text is then read by the rewrite
+tail like any edit's. Pure: no LSP, no I/O.
 """
 
 from __future__ import annotations
@@ -18,9 +20,9 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
-from sparkls.context.prompt import REGION_END, REGION_START, Prompt, _fence, _fence_tag
-from sparkls.guard.secrets import redact
+from sparkls.context.prompt import REGION_END, REGION_START, fence_tag
 from sparkls.errors import NoUsableReply
+from sparkls.guard import Draft, FromFile, Section, fenced, joined
 
 NO_EDIT = "NO_EDIT"
 RECENT_EDITS = "Recent edits (oldest first):"
@@ -52,20 +54,24 @@ class ShownRegion:
 
 
 def render_next_edit_prompt(
-    path: str, language_id: str, diffs: list[str], cursor_line: int, regions: list[ShownRegion]
-) -> Prompt:
-    tag = _fence_tag(language_id)
-    parts = [f"File: {path}", RECENT_EDITS + "\n" + _fence("\n".join(redact(d)[0] for d in diffs), "diff")]
-    parts.append(f"Cursor: line {cursor_line + 1}")
+    path: str, uri: str, language_id: str, diffs: list[str], cursor_line: int, regions: list[ShownRegion]
+) -> Draft:
+    tag = fence_tag(language_id)
+    sections = [
+        Section.of(f"File: {path}"),
+        Section.of(RECENT_EDITS + "\n", *fenced(joined(FromFile(d, path, uri) for d in diffs), "diff")),
+        Section.of(f"Cursor: line {cursor_line + 1}"),
+    ]
     for number, region in enumerate(regions, 1):
         last = region.first_line + max(1, len(region.text.splitlines()))
-        shown = [region.before] if region.before else []
-        shown += [REGION_START, region.text.removesuffix("\n").removesuffix("\r"), REGION_END]
-        shown += [region.after] if region.after else []
-        parts.append(
-            f"Region {number} (lines {region.first_line + 1}-{last}, {region.reason}):\n" + _fence("\n".join(shown), tag)
-        )
-    return Prompt(NEXT_EDIT_INSTRUCTIONS, "\n\n".join(parts))
+        lines = (region.first_line, last - 1)
+        shown: list[FromFile | str] = [FromFile(region.before, path, uri)] if region.before else []
+        text = region.text.removesuffix("\n").removesuffix("\r")
+        shown += [REGION_START, FromFile(text, path, uri, lines, rewrite=True), REGION_END]
+        shown += [FromFile(region.after, path, uri)] if region.after else []
+        heading = f"Region {number} (lines {region.first_line + 1}-{last}, {region.reason}):\n"
+        sections.append(Section.of(heading, *fenced(joined(shown), tag)))
+    return Draft(NEXT_EDIT_INSTRUCTIONS, tuple(sections))
 
 
 def read_answer(reply: str, regions: int) -> tuple[int, str] | None:

@@ -179,6 +179,10 @@ class NextEditService:
         if self.on_offer is not None:
             self.on_offer(uri, suggestion)
 
+    def held(self) -> int:
+        """How many documents have a history, an offer or a question at work."""
+        return len(set(self.histories) | set(self._offers) | set(self.scheduler.uris()))
+
     def forget(self, uri: str) -> None:
         """The document closed: stop its question, drop its offer and its history."""
         self.scheduler.cancel(uri)

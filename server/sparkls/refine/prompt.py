@@ -3,14 +3,14 @@
 Continuing the response (`previous_response_id`), the model already has the file
 excerpt, the instruction and its own answer: the turn is the new instruction, and the
 region's current text when the user changed it since, marked as in the first request
-(DESIGN.md's model protocol). Resent in full, the same turn follows the conversation
-(`Prompt.history`). Pure.
+(docs/model-protocol.md). Resent in full, the same turn follows the conversation
+(the draft's earlier turns). Drafts of typed parts, for the guard. Pure.
 """
 
 from __future__ import annotations
 
-from sparkls.context.prompt import REGION_END, REGION_START, Prompt, fenced
-from sparkls.guard.secrets import redact
+from sparkls.context.prompt import REGION_END, REGION_START, fence_tag
+from sparkls.guard import Draft, Earlier, FromFile, FromUser, Section, fenced
 from sparkls.refine.record import LastEdit
 
 REVISE = "Revise your last answer (the editable region you rewrote) as follows: "
@@ -20,21 +20,25 @@ ANSWER_AGAIN = (
 )
 
 
-def refine_input(instruction: str, language_id: str, current: str | None) -> str:
-    """The new turn; `current`: the region's text when the user changed it."""
-    parts = []
+def refine_sections(record: LastEdit, instruction: str, current: FromFile | None) -> tuple[Section, ...]:
+    """The new turn; `current`: the region as the user changed it, to be rewritten."""
+    sections = []
     if current is not None:
-        region = current.removesuffix("\n").removesuffix("\r")
-        parts.append(
-            "The user has changed the editable region since your answer. It now reads:\n"
-            + fenced(f"{REGION_START}\n{region}\n{REGION_END}", language_id)
+        region = current.text.removesuffix("\n").removesuffix("\r")
+        body = (REGION_START + "\n", FromFile(region, current.path, current.uri, current.lines, rewrite=True), "\n" + REGION_END)
+        sections.append(
+            Section.of(
+                "The user has changed the editable region since your answer. It now reads:\n",
+                *fenced(body, fence_tag(record.language_id)),
+            )
         )
-    parts.append(REVISE + redact(instruction)[0].strip())
-    parts.append(ANSWER_AGAIN)
-    return "\n\n".join(parts)
+    sections.append(Section.of(REVISE, FromUser(instruction.strip())))
+    sections.append(Section.of(ANSWER_AGAIN))
+    return tuple(sections)
 
 
-def refine_prompts(record: LastEdit, instruction: str, current: str | None) -> tuple[Prompt, Prompt]:
+def refine_drafts(record: LastEdit, instruction: str, current: FromFile | None) -> tuple[Draft, Draft]:
     """(the short turn, the whole conversation with it) for revising `record`."""
-    turn = refine_input(instruction, record.language_id, current)
-    return Prompt(record.instructions, turn), Prompt(record.instructions, turn, record.history)
+    turn = refine_sections(record, instruction, current)
+    earlier = tuple(Earlier("user" if role == "user" else "assistant", text) for role, text in record.history)
+    return Draft(record.instructions, turn), Draft(record.instructions, turn, earlier)

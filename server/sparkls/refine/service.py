@@ -13,26 +13,19 @@ the typing touched the region. No LSP types.
 from __future__ import annotations
 
 import time
-from collections.abc import Callable
-from pathlib import Path
 
-from sparkls.guard.exclusions import PathFilter
-from sparkls.context.region import Region
-from sparkls.guard.secrets import redact
+from sparkls.context.prompt import MAX_REGION_CHARS
 from sparkls.documents.store import Document, DocumentStore
-from sparkls.edits.diff import Replacement, diff_replacements
 from sparkls.edits.instruction import CommentInstruction, model_instruction, strip_comment
-from sparkls.edits.reply import RegionView, new_region_text
-from sparkls.edits.validate import check_region_parses
-from sparkls.fastedit.engine import (
-    MAX_REGION_CHARS, EditOutcome, PositionedEdit, check_may_send, display_path, edit_timings, region_shift,
-    with_surrogates,
-)
+from sparkls.edits.reply import RegionView
+from sparkls.edits.tail import EditOutcome, edit_timings, finish, read_region, region_shift
 from sparkls.errors import EditError, NothingToRefine
+from sparkls.guard import FromFile
 from sparkls.models.chain import FollowUp, Turn
 from sparkls.models.session import TierSession
-from sparkls.refine.prompt import refine_prompts
+from sparkls.refine.prompt import refine_drafts
 from sparkls.refine.record import LastEdit, Located, conversation, locate, settled
+from sparkls.request.environment import RequestEnv
 
 
 class RefineBook:
@@ -40,6 +33,10 @@ class RefineBook:
 
     def __init__(self) -> None:
         self._last: dict[str, LastEdit] = {}
+        self._sessions: dict[str, TierSession] = {}  # the session holding each record's socket
+
+    def held(self) -> int:
+        return len(self._last)
 
     def remember(self, store: DocumentStore, outcome: EditOutcome, session: TierSession, path: str) -> None:
         """Keep `outcome` (about to be applied, or offered) as its document's last edit."""
@@ -59,13 +56,15 @@ class RefineBook:
             outcome.uri, path, doc.language_id, doc.version, start, end, text, before,
             turn.prompt.instructions, conversation(turn.prompt.history, turn.prompt.input, turn.reply), turn.chain,
         )
-        self.forget(outcome.uri, session)
+        self.forget(outcome.uri)
         session.hold(turn.chain)
         self._last[outcome.uri] = record
+        self._sessions[outcome.uri] = session
 
-    def forget(self, uri: str, session: TierSession) -> None:
-        old = self._last.pop(uri, None)
-        if old is not None:
+    def forget(self, uri: str) -> None:
+        """The document closed (or has a newer last edit): its socket is let go."""
+        old, session = self._last.pop(uri, None), self._sessions.pop(uri, None)
+        if old is not None and session is not None:
             session.release(old.chain)
 
     def get(self, uri: str) -> LastEdit | None:
@@ -89,79 +88,54 @@ class RefineBook:
 
 
 async def run_refine(
-    store: DocumentStore,
-    session: TierSession,
-    book: RefineBook,
-    uri: str,
-    instruction: str,
-    *,
-    root: Path | None = None,
-    path_filter: PathFilter | None = None,
-    notify: Callable[[str], None] | None = None,
-    comment: CommentInstruction | None = None,
+    env: RequestEnv, book: RefineBook, uri: str, instruction: str, *, comment: CommentInstruction | None = None,
 ) -> EditOutcome:
     """The last edit of `uri` revised by `instruction`, as an edit of the document now;
     or by `comment`, a `spark:` comment the user wrote on its lines (then removed by
     the same edit, as for a comment instruction)."""
     started = time.perf_counter()
-    path = display_path(uri, root)
-    doc = store.get(uri)
+    path = env.path(uri)
+    doc = env.document(uri)
     record, where = book.locate(doc, path)
     if not instruction.strip():
         raise EditError("A refine needs an instruction (what to change in the last edit); nothing was sent.")
-    check_may_send(uri, root, path_filter or PathFilter())
-    _check_sendable(where, doc, path)
+    env.guard.check_document(uri)
     if comment is not None:
         if not where.start <= comment.start < where.end:
             raise NothingToRefine(f"The `spark:` comment is not on the lines of the last Spark edit in {path}.")
         instruction = model_instruction(comment)
-    short, full = refine_prompts(record, instruction, where.text if where.changed else None)
+    short, full = (env.seal(d) for d in refine_drafts(record, instruction, _changed(where, doc, path)))
     version, length = doc.version, len(doc.text)
     context_done = time.perf_counter()
 
-    reply = await session.follow(FollowUp(record.chain, short, full), notify=notify)
+    reply = await env.fast.follow(FollowUp(record.chain, short, full), notify=env.notify)
     replied = time.perf_counter()
 
     start = where.start + region_shift(
-        store, doc, version, length, where.start, where.end, path=path, what="refine",
+        env.store, doc, version, length, where.start, where.end, path=path, what="refine",
         touched=f"You edited the lines of the last Spark edit in {path} while Spark was refining them; "
         "nothing was changed. Run the refine again.",
     )
-    end = start + len(where.text)
-    view = RegionView(doc.text, start, end, doc.language_id)
-    new = with_surrogates(where.text, new_region_text(reply.text, view), path)
+    new = read_region(reply.text, RegionView(doc.text, start, start + len(where.text), doc.language_id), path)
     if comment is not None:
         new = strip_comment(new, comment)
-    first, last = doc.position(start).line, doc.position(max(start, end - 1)).line
-    check_region_parses(doc, Region(first, last, start, end, "definition"), new)
-    replacements = [Replacement(start + r.start, start + r.end, r.text) for r in diff_replacements(where.text, new)]
-    finished = time.perf_counter()
-    return EditOutcome(
-        uri=uri,
-        version=doc.version,
-        edits=[PositionedEdit(doc.position(r.start), doc.position(r.end), r.text) for r in replacements],
-        tier=session.name,
-        model=session.tier.model,
-        transport=reply.transport,
-        attempts=reply.attempts,
-        region_lines=(first, last),
-        timings_ms=edit_timings(reply, started, context_done, replied, finished),
-        region_offsets=(start, end),
-        replacements=replacements,
-        text_length=len(doc.text),
+    outcome = finish(
+        doc, start, where.text, new, reply=reply, tier=env.fast.name, model=env.fast.tier.model, timings_ms={},
         turn=Turn(full, reply.text, reply.chain, reply.chained),
     )
+    outcome.timings_ms.update(edit_timings(reply, started, context_done, replied, time.perf_counter()))
+    return outcome
 
 
-def _check_sendable(where: Located, doc: Document, path: str) -> None:
-    """The region's current text goes to the model only if it may (as for an edit)."""
+def _changed(where: Located, doc: Document, path: str) -> FromFile | None:
+    """The region as the user changed it since the edit, to be rewritten (the guard
+    refuses it if it now holds a secret); None when unchanged."""
     if not where.changed:
-        return
-    lines = f"Lines {doc.position(where.start).line + 1}-{doc.position(max(where.start, where.end - 1)).line + 1}"
+        return None
+    lines = (doc.position(where.start).line, doc.position(max(where.start, where.end - 1)).line)
     if len(where.text) > MAX_REGION_CHARS:
-        raise EditError(f"{lines} of {path} are now {len(where.text):,} characters, more than sparkls sends; nothing was sent.")
-    if redact(where.text)[1]:
         raise EditError(
-            f"{lines} of {path} now hold what looks like a secret (a key, token or password); sparkls does not "
-            "send secrets, so nothing was sent."
+            f"Lines {lines[0] + 1}-{lines[1] + 1} of {path} are now {len(where.text):,} characters, "
+            "more than sparkls sends; nothing was sent."
         )
+    return FromFile(where.text, path, doc.uri, lines, rewrite=True)

@@ -53,6 +53,10 @@ class LatestOnly:
         if current is not None and current[1] is task:
             del self._current[key]
 
+    def uris(self) -> list[str]:
+        """The keys with work going (documents, for the per-document stores)."""
+        return list(self._current)
+
     def cancel(self, key: str) -> None:
         """Cancel the work for `key` (the document closed)."""
         current = self._current.pop(key, None)

@@ -1,7 +1,7 @@
 """`sparkls context FILE --line N`: print what the fast tier would get for an edit there.
 
 Reads the file from disk, with the workspace's `.sparkls.toml` and `.gitignore`, and
-goes through the same code as an edit in the editor (`engine.prepare_edit`), with the
+goes through the same code as an edit in the editor (`context.prompt.prepare_edit`), with the
 same lookup: the workspace index of `--root`, built or brought up to date (warm, a
 `stat` per file) by the index worker process, exactly as the server does after
 `initialized`, in the same database. Prints the report to stdout and nothing else: it
@@ -25,7 +25,8 @@ from sparkls.context.report import context_report, context_result, render_report
 from sparkls.documents.positions import Position
 from sparkls.documents.document import Document
 from sparkls.documents.store import DocumentStore
-from sparkls.fastedit.engine import check_may_send, display_path, prepare_edit
+from sparkls.context.prompt import prepare_edit
+from sparkls.guard import Guard
 from sparkls.errors import SparkError
 
 if TYPE_CHECKING:
@@ -118,13 +119,13 @@ def run(args: argparse.Namespace) -> int:
         last = max(line, min(args.end_line - 1, doc.lines.line_count - 1))
         end = doc.offset(Position(last, len(doc.lines.line_text(last))))
     try:
-        check_may_send(uri, root, PathFilter.from_root(root, settings.context.exclude))
+        guard = Guard(root, PathFilter.from_root(root, settings.context.exclude))
+        guard.check_document(uri)
         ctx, prompt = with_index(
             root,
             settings,
             lambda lookup: prepare_edit(
-                doc, start, end, path=display_path(uri, root), settings=settings,
-                instruction=args.instruction, lookup=lookup,
+                doc, start, end, guard=guard, settings=settings, instruction=args.instruction, lookup=lookup,
             ),
         )  # fmt: skip
     except SparkError as exc:

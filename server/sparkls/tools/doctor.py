@@ -25,14 +25,14 @@ from typing import Any
 
 from sparkls.config import PROJECT_FILE, Settings, TierSettings, load_settings, read_project_file
 from sparkls.endpoints import split_warning
-from sparkls.context.prompt import Prompt
+from sparkls.guard import fixed_wire
 from sparkls.errors import MissingApiKey, SparkError
 from sparkls.models.events import TextDelta, Where, chat_body, responses_body
 from sparkls.models.http import HTTPStreamer
 from sparkls.models.session import ssl_context_for
 from sparkls.models.websocket import ResponsesSocket
 
-PROBE = Prompt("Reply with the word OK.", "OK?")
+PROBE = fixed_wire("Reply with the word OK.", "OK?")
 TIERS = ("fast", "deep")
 
 
@@ -125,7 +125,7 @@ async def _websocket_checks(
     sock = ResponsesSocket(tier.websocket_url, key, where, connect_timeout=timeout, ssl_context=tls)
 
     async def warm() -> str:
-        await sock.warm(tier.model, PROBE.instructions)
+        await sock.warm(tier.model, PROBE)
         return "generate: false"
 
     try:

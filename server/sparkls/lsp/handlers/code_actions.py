@@ -35,7 +35,8 @@ from sparkls.lsp.server import SparkServer
 
 if TYPE_CHECKING:
     from sparkls.edits.instruction import CommentInstruction
-    from sparkls.fastedit.engine import EditOutcome, EditRequest
+    from sparkls.edits.tail import EditOutcome
+    from sparkls.fastedit.engine import EditRequest
     from sparkls.fastedit.speculation import JobKey
 
 QUICKFIX = types.CodeActionKind.QuickFix
@@ -109,7 +110,7 @@ def speculate(ls: SparkServer, doc: Document, fixes: list[dict[str, Any]]) -> No
     Jobs of this document that a change since touched are dropped first. The chosen
     fix is served by `codeAction/resolve`, or by `sparkls.edit` for clients without it.
     """
-    from sparkls.fastedit.engine import display_path
+    from sparkls.guard import display_path
     from sparkls.lsp.handlers.args import EditArgs
     from sparkls.fastedit.speculation import key_for
 

@@ -20,7 +20,8 @@ from sparkls.lsp.handlers.progress import with_progress
 from sparkls.lsp.server import SparkServer
 
 if TYPE_CHECKING:
-    from sparkls.fastedit.engine import EditOutcome, EditRequest
+    from sparkls.edits.tail import EditOutcome
+    from sparkls.fastedit.engine import EditRequest
 
 logger = logging.getLogger(__name__)
 
@@ -48,18 +49,7 @@ def failure(ls: SparkServer, error: Exception, *, tier: str = "fast") -> dict[st
 async def compute_edit(ls: SparkServer, request: EditRequest) -> EditOutcome:
     from sparkls.fastedit.engine import run_fast_edit
 
-    await ls.ready(request.uri)
-    return await run_fast_edit(
-        ls.documents,
-        ls.fast,
-        ls.settings,
-        request,
-        root=ls.root,
-        path_filter=await ls.path_filter(),
-        lookup=ls.index_lookup(),
-        notify=lambda message: ls.notify_user(message, types.MessageType.Warning),
-        escalate=ls.deep_session(),
-    )
+    return await run_fast_edit(await ls.environment(request.uri), request)
 
 
 def tell_warnings(ls: SparkServer, outcome: EditOutcome) -> None:
@@ -70,7 +60,7 @@ def tell_warnings(ls: SparkServer, outcome: EditOutcome) -> None:
 
 def remember_edit(ls: SparkServer, outcome: EditOutcome) -> None:
     """`outcome` becomes its document's last edit: the one `sparkls.refine` revises."""
-    from sparkls.fastedit.engine import display_path
+    from sparkls.guard import display_path
 
     ls.refines.remember(ls.documents, outcome, ls.fast, display_path(outcome.uri, ls.root))
 

@@ -61,7 +61,7 @@ def register(server: SparkServer) -> None:
 
         from sparkls.tools.context_cli import PLACEHOLDER
         from sparkls.context.report import context_result, render_report
-        from sparkls.fastedit.engine import check_may_send, display_path, prepare_edit
+        from sparkls.context.prompt import prepare_edit
         from sparkls.lsp.handlers.args import EditArgs
 
         try:
@@ -71,12 +71,13 @@ def register(server: SparkServer) -> None:
                 request = EditArgs.model_validate(raw).request()
             except ValidationError as exc:
                 raise SparkError(f"{SHOW_CONTEXT}: invalid argument: {exc.errors()[0]['msg']}") from exc
-            doc = await ls.ready(request.uri)
-            check_may_send(request.uri, ls.root, await ls.path_filter())
+            env = await ls.environment(request.uri)
+            env.guard.check_document(request.uri)
+            doc = env.document(request.uri)
             start, end = sorted((doc.offset(request.start), doc.offset(request.end)))
             ctx, prompt = prepare_edit(
-                doc, start, end, path=display_path(request.uri, ls.root), settings=ls.settings,
-                instruction=request.instruction, diagnostics=request.diagnostics, lookup=ls.index_lookup(),
+                doc, start, end, guard=env.guard, settings=env.settings,
+                instruction=request.instruction, diagnostics=request.diagnostics, lookup=env.lookup,
             )
         except Exception as exc:  # shown to the user; the server stays up
             return failure(ls, exc)

@@ -9,7 +9,7 @@ from lsprotocol import types
 from sparkls.documents.positions import Position
 
 if TYPE_CHECKING:
-    from sparkls.fastedit.engine import EditOutcome
+    from sparkls.edits.tail import EditOutcome
 
 
 def position(p: types.Position) -> Position:

@@ -89,9 +89,4 @@ def register(server: SparkServer) -> None:
 
     @server.feature(types.TEXT_DOCUMENT_DID_CLOSE)
     def did_close(ls: SparkServer, params: types.DidCloseTextDocumentParams) -> None:
-        ls.documents.close(params.text_document.uri)
-        ls.preparer.forget(params.text_document.uri)
-        ls.speculation.discard(params.text_document.uri)
-        ls.completions.forget(params.text_document.uri)
-        ls.next_edits.forget(params.text_document.uri)
-        ls.refines.forget(params.text_document.uri, ls.fast)
+        ls.close_document(params.text_document.uri)

@@ -42,13 +42,11 @@ _WORD_BEFORE = re.compile(r"\w*\Z")
 
 def _asker(ls: SparkServer) -> Ask:
     from sparkls.completion import ask_model
-    from sparkls.fastedit.engine import check_may_send, display_path
 
     async def ask(doc: Document, offset: int) -> Completion | None:
-        check_may_send(doc.uri, ls.root, await ls.path_filter())
-        return await ask_model(
-            doc, offset, ls.fast, ls.settings, path=display_path(doc.uri, ls.root), lookup=ls.index_lookup()
-        )
+        env = await ls.environment()
+        env.guard.check_document(doc.uri)
+        return await ask_model(env, doc, offset)
 
     return ask
 

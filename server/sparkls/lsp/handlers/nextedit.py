@@ -59,15 +59,14 @@ def _announce(ls: SparkServer, uri: str, suggestion: Suggestion | None) -> None:
 
 
 def _ask(ls: SparkServer):
-    from sparkls.fastedit.engine import check_may_send, display_path
     from sparkls.nextedit.ask import ask_next_edit
 
     async def ask(doc: Document, edits: list) -> Suggestion | None:
-        check_may_send(doc.uri, ls.root, await ls.path_filter())
-        await ls.fast.settled()  # a question this one superseded has stopped streaming
+        env = await ls.environment()
+        env.guard.check_document(doc.uri)
+        await env.fast.settled()  # a question this one superseded has stopped streaming
         return await ask_next_edit(
-            ls.documents, doc, edits, ls.fast, path=display_path(doc.uri, ls.root),
-            limit=ls.settings.next_edit.max_candidates, on_request=ls.next_edits.asked_model,
+            env, doc, edits, limit=ls.settings.next_edit.max_candidates, on_request=ls.next_edits.asked_model,
         )
 
     return ask

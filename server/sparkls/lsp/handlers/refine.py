@@ -31,7 +31,7 @@ from sparkls.lsp.server import SparkServer
 
 if TYPE_CHECKING:
     from sparkls.edits.instruction import CommentInstruction
-    from sparkls.fastedit.engine import EditOutcome
+    from sparkls.edits.tail import EditOutcome
 
 REFINE_COMMAND = "sparkls.refine"
 REFINE_KIND = "refactor.rewrite.sparkls.refine"
@@ -55,16 +55,12 @@ async def refine_outcome(ls: SparkServer, args: dict[str, Any]) -> EditOutcome:
     from sparkls.refine.service import run_refine
 
     given = one_argument(REFINE_COMMAND, (args,), RefineArgs, "uri, instruction")
-    doc = await ls.ready(given.uri)
+    env = await ls.environment(given.uri)
     comment = None
     if given.range is not None:
         max_lines = ls.settings.context.max_region_lines
-        comment = nearest_instruction(doc, given.instruction, given.range.start.line, max_lines=max_lines)
-    return await run_refine(
-        ls.documents, ls.fast, ls.refines, given.uri, given.instruction,
-        root=ls.root, path_filter=await ls.path_filter(), comment=comment,
-        notify=lambda message: ls.notify_user(message, types.MessageType.Warning),
-    )
+        comment = nearest_instruction(env.document(given.uri), given.instruction, given.range.start.line, max_lines=max_lines)
+    return await run_refine(env, ls.refines, given.uri, given.instruction, comment=comment)
 
 
 def refine_actions(ls: SparkServer, doc: Document, selection: types.Range) -> list[types.CodeAction]:

@@ -29,12 +29,6 @@ if TYPE_CHECKING:
 TASK_COMMAND = "sparkls.task"
 
 
-def _folders(ls: SparkServer) -> list[str]:
-    folders = [to_fs_path(f.uri) for f in ls.workspace.folders.values()] if ls.workspace else []
-    paths = [p for p in folders if p]
-    return paths or ([str(ls.root)] if ls.root is not None else [])
-
-
 async def _environment(ls: SparkServer, phase: list[str]) -> TaskEnv:
     from sparkls.deep.lsp import client_edit_support
     from sparkls.deep.tasks import TaskEnv
@@ -45,18 +39,10 @@ async def _environment(ls: SparkServer, phase: list[str]) -> TaskEnv:
     assert deep is not None
     support = client_edit_support(ls.client_capabilities)
     return TaskEnv(
-        store=ls.documents,
-        settings=ls.settings,
-        deep=deep,
-        fast=ls.fast,
-        folders=_folders(ls),
-        root=Path(ls.root) if ls.root is not None else None,
-        path_filter=await ls.path_filter(),
-        lookup=ls.index_lookup(),
-        encoding=ls.documents.encoding,
+        await ls.environment(),
+        deep,
         needs_confirmation=ls.settings.deep.confirm and support.change_annotations,
         phase=lambda text: phase.__setitem__(0, text),
-        notify=lambda message: ls.notify_user(message, types.MessageType.Warning),
     )
 
 

@@ -1,0 +1,186 @@
+"""THE guard: the one place where what a feature wants to send becomes wire text.
+
+`Guard.seal(draft)` walks a `Draft` (guard/parts.py) and, for every part that did
+not come from sparkls itself:
+
+- **a file** (`FromFile`): refuses it when it may never be sent (exclusions.py:
+  .git, the secret-file names, `context.exclude`, .gitignore), checked by the name
+  the editor or the model sees and by the real file a link leads to; a file read
+  from disk must also lie inside a workspace folder by its real path (confine.py);
+  its text is redacted (secrets.py); and a part the model is to rewrite that holds
+  a secret refuses the request (the marker would be written into the user's code);
+- **the user, the editor, a model** (`FromUser`, `FromEditor`, `FromModel`,
+  `Earlier`): redacted.
+
+A refused part refuses the request (`EditError`, naming the file and why), unless
+its section is optional: then that section is left out. What comes out is a `Wire`,
+the only type the model clients send (wire.py). Nothing else in sparkls imports
+the redaction, the exclusions' verdicts or the seal; a test holds it.
+
+`display_path` (how a file is named to the model) lives here too, so that the path
+shown and the path checked are one computation.
+"""
+
+from __future__ import annotations
+
+import logging
+import os
+from collections.abc import Sequence
+from pathlib import Path
+
+from pygls.uris import to_fs_path
+
+from sparkls.errors import EditError
+from sparkls.guard.confine import Confinement
+from sparkls.guard.exclusions import PathFilter
+from sparkls.guard.parts import Draft, Earlier, Fixed, FromFile, Part, Section
+from sparkls.guard.secrets import redact
+from sparkls.guard.wire import _SEAL, Wire
+
+logger = logging.getLogger(__name__)
+
+
+class NotSendable(EditError):
+    """A part the guard refused; the message names the file and why."""
+
+
+class Guard:
+    """Exclusions, confinement and redaction for one request's parts."""
+
+    __slots__ = ("root", "path_filter", "_confinement", "_folders", "_checked")
+
+    def __init__(self, root: Path | None, path_filter: PathFilter | None = None, folders: Sequence[str] | None = None) -> None:
+        self.root = root
+        self.path_filter = path_filter if path_filter is not None else PathFilter()
+        self._folders = list(folders) if folders is not None else ([str(root)] if root is not None else [])
+        self._confinement: Confinement | None = None
+        self._checked: dict[tuple[str, str | None, bool | None], str | None] = {}
+
+    # -- what may be sent -------------------------------------------------------------
+
+    def display_path(self, uri: str) -> str:
+        return display_path(uri, self.root)
+
+    def check_document(self, uri: str) -> None:
+        """Refuse an open document that may never be sent (`NotSendable`)."""
+        reason = self._refusal(self.display_path(uri), uri, False)
+        if reason is not None:
+            raise NotSendable(reason)
+
+    @staticmethod
+    def holds_secret(text: str) -> bool:
+        """Whether `text` holds what looks like a secret (it could not be rewritten)."""
+        return redact(text)[1] > 0
+
+    # -- the seal ---------------------------------------------------------------------
+
+    def seal(self, draft: Draft) -> Wire:
+        """The wire text of `draft`, every part checked (see the module doc)."""
+        sections = []
+        for section in draft.sections:
+            try:
+                sections.append(self._section(section))
+            except NotSendable as exc:
+                if not section.optional:
+                    raise
+                logger.info("left out of a prompt: %s", exc)
+        history = tuple((turn.role, self._earlier(turn)) for turn in draft.history)
+        return Wire(draft.instructions, "\n\n".join(sections), history, seal=_SEAL)
+
+    def _section(self, section: Section) -> str:
+        return "".join(self._part(part) for part in section.parts)
+
+    def _part(self, part: Part) -> str:
+        if isinstance(part, Fixed):
+            return part.text
+        if isinstance(part, FromFile):
+            reason = self._refusal(part.path, part.uri, part.confined)
+            if reason is not None:
+                raise NotSendable(reason)
+            text, found = redact(part.text)
+            if found and part.rewrite:
+                raise NotSendable(_secret_refusal(part))
+            return _marked(text, part) if part.marks else text
+        return redact(part.text)[0]
+
+    @staticmethod
+    def _earlier(turn: Earlier) -> str:
+        return redact(turn.text)[0]
+
+    def _refusal(self, path: str, uri: str | None, confined: bool | None) -> str | None:
+        key = (path, uri, confined)
+        if key not in self._checked:
+            self._checked[key] = self._file_refusal(path, uri, uri is None if confined is None else confined)
+        return self._checked[key]
+
+    def _file_refusal(self, path: str, uri: str | None, confined: bool) -> str | None:
+        """By the file's own name and by the file a link leads to (`notes.txt ->
+        ~/.aws/credentials`); when `confined`, inside a workspace folder by its real
+        path too. A buffer that is not a file (`untitled:`) has no name to check, and
+        cannot be confined."""
+        if uri is not None:
+            fs_path = to_fs_path(uri)
+            if fs_path is None:
+                return f"{uri} is not a file on disk; not sent." if confined else None
+            location = Path(fs_path)
+        else:
+            location = Path(path) if os.path.isabs(path) or self.root is None else self.root / path
+        if confined:
+            if self._confinement is None:
+                self._confinement = Confinement(self._folders)
+            refusal = self._confinement.refusal(location, shown=path)
+            if refusal is not None:
+                return refusal
+        return self._excluded(location)
+
+    def _excluded(self, path: Path) -> str | None:
+        root = self.root
+        real_root = Path(os.path.realpath(root)) if root is not None else None
+        for name in dict.fromkeys((_relative(path, root), _relative(Path(os.path.realpath(path)), real_root))):
+            reason = self.path_filter.reason(name)
+            if reason is not None:
+                return f"sparkls does not send {_relative(path, root)} ({reason}); nothing was sent."
+        return None
+
+
+def fixed_wire(instructions: str, text: str = "") -> Wire:
+    """A request of sparkls's own words only (a warm-up, the doctor's probe)."""
+    return Guard(None).seal(Draft(instructions, (Section((Fixed(text),)),) if text else ()))
+
+
+def display_path(uri: str, root: Path | None) -> str:
+    """Workspace-relative path of `uri` when it is inside `root`, else the path or URI."""
+    fs_path = to_fs_path(uri)
+    if fs_path is None:
+        return uri
+    path = Path(fs_path)
+    if root is not None:
+        try:
+            return path.relative_to(root).as_posix()
+        except ValueError:
+            pass
+    return path.as_posix()
+
+
+def _relative(path: Path, root: Path | None) -> str:
+    try:
+        return path.relative_to(root).as_posix() if root is not None else path.name
+    except ValueError:
+        return path.name  # outside the workspace: the built-in list still applies
+
+
+def _marked(text: str, part: FromFile) -> str:
+    """`text` with the part's markers in (a part to be rewritten: its text is unchanged)."""
+    if not part.rewrite:
+        raise ValueError("markers go only in a part to be rewritten")
+    for offset, mark in sorted(part.marks, reverse=True):
+        text = text[:offset] + mark + text[offset:]
+    return text
+
+
+def _secret_refusal(part: FromFile) -> str:
+    where = f"Lines {part.lines[0] + 1}-{part.lines[1] + 1} of {part.path}" if part.lines else part.path
+    return (
+        f"{where} hold what looks like a secret (a key, token or password); sparkls does not send secrets, "
+        "so nothing was sent. Move the secret to an environment variable, then try again."
+    )
