@@ -26,25 +26,18 @@ from __future__ import annotations
 import argparse
 import asyncio
 import json
-import os
-import sys
 from collections import defaultdict
 import time
 from pathlib import Path
 from typing import Any
 
-from common import pct  # bench/common.py
-from sparkls.tools.devclient import start_emulator
+from common import emulator, pct  # bench/common.py
+from rawlsp import SPARKLS, LspProcess, code_action, edit_command  # bench/rawlsp.py
 
 HERE = str(Path(__file__).resolve().parents[1] / "server")
 KEY = "sk-bench"
 A, B = "file:///bench/a.py", "file:///bench/big.py"
 FIX = "REPLACE raduis WITH radius"
-
-
-def frame(payload: dict[str, Any]) -> bytes:
-    body = json.dumps(payload).encode()
-    return b"Content-Length: %d\r\n\r\n" % len(body) + body
 
 
 def python_source(size: int) -> str:
@@ -57,117 +50,51 @@ def python_source(size: int) -> str:
     return "".join(parts) + "def area(radius):\n    return 3.14 * raduis ** 2\n"
 
 
-class Client:
-    """Requests by id, answered by a reader task; the server's own requests answered."""
-
-    def __init__(self, proc: asyncio.subprocess.Process) -> None:
-        self.proc = proc
-        self.pending: dict[int, asyncio.Future[Any]] = {}
-        self.next_id = 1
-        self.reader = asyncio.ensure_future(self._read())
-
-    @classmethod
-    async def start(cls, path: str, url: str) -> Client:
-        env = {**os.environ, "PYTHONPATH": path}
-        proc = await asyncio.create_subprocess_exec(
-            sys.executable, "-m", "sparkls", "--stdio", "--log-level", "WARNING",
-            stdin=asyncio.subprocess.PIPE, stdout=asyncio.subprocess.PIPE, stderr=asyncio.subprocess.DEVNULL, env=env,
-        )
-        client = cls(proc)
-        caps = {"window": {"workDoneProgress": False}, "workspace": {"applyEdit": True, "workspaceEdit": {"documentChanges": True}}}
-        options = {"fast": {"baseUrl": url, "apiKey": KEY}, "context": {"index": False}}
-        await client.request("initialize", {"processId": None, "rootUri": None, "capabilities": caps,
-                                             "initializationOptions": options})
-        client.notify("initialized", {})
-        return client
-
-    async def _read(self) -> None:
-        out = self.proc.stdout
-        assert out is not None
-        while True:
-            length = 0
-            while (line := await out.readline()) not in (b"\r\n", b""):
-                if line.lower().startswith(b"content-length:"):
-                    length = int(line.split(b":")[1])
-            if not line:
-                return
-            message = json.loads(await out.readexactly(length))
-            if "method" in message and "id" in message:  # the server asks: applyEdit and the like
-                result = {"applied": True} if message["method"] == "workspace/applyEdit" else None
-                self._write({"jsonrpc": "2.0", "id": message["id"], "result": result})
-            elif "id" in message and (future := self.pending.pop(message["id"], None)) is not None:
-                future.set_result(message)
-
-    def _write(self, payload: dict[str, Any]) -> None:
-        assert self.proc.stdin is not None
-        self.proc.stdin.write(frame(payload))
-
-    def notify(self, method: str, params: Any) -> None:
-        self._write({"jsonrpc": "2.0", "method": method, "params": params})
-
-    async def request(self, method: str, params: Any) -> Any:
-        msg_id, self.next_id = self.next_id, self.next_id + 1
-        future = asyncio.get_running_loop().create_future()
-        self.pending[msg_id] = future
-        self._write({"jsonrpc": "2.0", "id": msg_id, "method": method, "params": params})
-        return (await future).get("result")
-
-    async def timed(self, method: str, params: Any) -> float:
-        started = time.perf_counter()
-        await self.request(method, params)
-        return (time.perf_counter() - started) * 1000
-
-    def open(self, uri: str, text: str) -> None:
-        self.notify("textDocument/didOpen", {"textDocument": {"uri": uri, "languageId": "python", "version": 1, "text": text}})
-
-    def peak_rss_mb(self) -> float:
-        for line in Path(f"/proc/{self.proc.pid}/status").read_text().splitlines():
-            if line.startswith("VmHWM:"):
-                return int(line.split()[1]) / 1024
-        return float("nan")
-
-    async def stop(self) -> None:
-        self.proc.kill()
-        await self.proc.wait()
-        self.reader.cancel()
+async def start(path: str, url: str) -> LspProcess:
+    """sparkls from `path` (PYTHONPATH), initialized; it is told its edits were applied
+    (the client keeps no buffers and sends no didChange)."""
+    server = await LspProcess.spawn(SPARKLS, env={"PYTHONPATH": path})
+    server.handlers["workspace/applyEdit"] = lambda params: {"applied": True}
+    caps = {"window": {"workDoneProgress": False}, "workspace": {"applyEdit": True, "workspaceEdit": {"documentChanges": True}}}
+    options = {"fast": {"baseUrl": url, "apiKey": KEY}, "context": {"index": False}}
+    await server.request("initialize", {"processId": None, "rootUri": None, "capabilities": caps,
+                                        "initializationOptions": options})
+    server.notify("initialized", {})
+    return server
 
 
-def code_action(uri: str, line: int) -> dict[str, Any]:
-    rng = {"start": {"line": line, "character": 0}, "end": {"line": line, "character": 0}}
-    return {"textDocument": {"uri": uri}, "range": rng, "context": {"diagnostics": [], "triggerKind": 1}}
-
-
-def edit(uri: str, line: int) -> dict[str, Any]:
-    rng = {"start": {"line": line, "character": 0}, "end": {"line": line, "character": 0}}
-    return {"command": "sparkls.edit", "arguments": [{"uri": uri, "range": rng, "instruction": FIX}]}
+def peak_rss_mb(server: LspProcess) -> float:
+    return server.status("VmHWM") / 1024 or float("nan")
 
 
 async def one_round(path: str, url: str, size_mb: float, figures: dict[str, list[float]]) -> None:
     small = python_source(6_000)
     big = python_source(int(size_mb * 1e6))
-    client = await Client.start(path, url)
+    client = await start(path, url)
+    lightbulb = code_action(A, 3, trigger=1)
     try:
-        client.open(A, small)
+        client.did_open(A, small)
         last_a = small.count("\n") - 1
         for _ in range(5):  # warm-up
-            await client.timed("textDocument/codeAction", code_action(A, 3))
-        figures["idle: codeAction on A"] += [await client.timed("textDocument/codeAction", code_action(A, 3)) for _ in range(40)]
-        figures["idle: sparkls.edit on A"] += [await client.timed("workspace/executeCommand", edit(A, last_a)) for _ in range(10)]
-        figures["peak RSS before, MB"].append(client.peak_rss_mb())
+            await client.timed("textDocument/codeAction", lightbulb)
+        figures["idle: codeAction on A"] += [await client.timed("textDocument/codeAction", lightbulb) for _ in range(40)]
+        figures["idle: sparkls.edit on A"] += [await client.timed("workspace/executeCommand", edit_command(A, last_a, FIX))
+                                               for _ in range(10)]
+        figures["peak RSS before, MB"].append(peak_rss_mb(client))
         started = time.perf_counter()
-        client.open(B, big)
-        first = asyncio.ensure_future(client.request("workspace/executeCommand", edit(B, big.count("\n") - 1)))
+        client.did_open(B, big)
+        first = client.send("workspace/executeCommand", edit_command(B, big.count("\n") - 1, FIX))
         during = []
         while not first.done():
-            during.append(await client.timed("textDocument/codeAction", code_action(A, 3)))
-        result = first.result() or {}
+            during.append(await client.timed("textDocument/codeAction", lightbulb))
+        result = first.result().get("result") or {}
         figures["during the open: codeAction on A"] += during
         figures["time to first edit on B, ms"].append((time.perf_counter() - started) * 1000)
         figures["first edit applied (1 = yes)"].append(1.0 if result.get("applied") else 0.0)
         await asyncio.sleep(1.0)  # background work settles
-        figures["peak RSS after, MB"].append(client.peak_rss_mb())
+        figures["peak RSS after, MB"].append(peak_rss_mb(client))
     finally:
-        await client.stop()
+        await client.stop(kill=True)
 
 
 def show(label: str, values: list[float]) -> str:
@@ -185,21 +112,18 @@ async def main() -> None:
     parser.add_argument("--compare", help="the server/ directory of another sparkls to measure alongside")
     parser.add_argument("--json", type=Path)
     args = parser.parse_args()
-    proc, url = start_emulator("--api-key", KEY)
     builds = {"this": HERE, **({"compare": args.compare} if args.compare else {})}
     report: dict[str, Any] = {}
-    try:
+    with emulator("--api-key", KEY) as emu:
         for size in [float(s) for s in args.sizes.split(",")]:
             for name, path in builds.items():
                 report.setdefault(f"{size:g} MB", {}).setdefault(name, {})
             for _ in range(args.rounds):
                 for name, path in builds.items():
                     got: defaultdict[str, list[float]] = defaultdict(list)
-                    await one_round(path, url, size, got)
+                    await one_round(path, emu.url, size, got)
                     for key, values in got.items():
                         report[f"{size:g} MB"][name].setdefault(key, []).extend(values)
-    finally:
-        proc.terminate()
     for size, per_build in report.items():
         for name, figures in per_build.items():
             print(f"\nB = {size}, {name} build ({builds[name]})")

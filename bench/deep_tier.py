@@ -24,13 +24,10 @@ import time
 from pathlib import Path
 from typing import Any
 
-import httpx
-from lsprotocol import types
-from pygls.lsp.client import LanguageClient
 from pygls.uris import to_fs_path
 
-from common import pct
-from sparkls.tools.devclient import SERVER_COMMAND, start_emulator
+from common import emulator, pct  # bench/common.py
+from rawlsp import SPARKLS, LspProcess  # bench/rawlsp.py
 
 DEEP_MODEL, FAST_MODEL = "gpt-5.3-codex", "gpt-5.3-codex-spark"
 KEY = "sk-bench-deep"
@@ -52,86 +49,56 @@ def make_workspace(root: Path) -> None:
         )
 
 
-def apply_to_disk(edit: types.WorkspaceEdit) -> types.ApplyWorkspaceEditResult:
+def apply_to_disk(edit: dict[str, Any]) -> dict[str, Any]:
     """Apply a task's edit to files on disk (no buffers are open in this bench)."""
-    for change in edit.document_changes or []:
-        if isinstance(change, types.CreateFile):
-            Path(to_fs_path(change.uri)).write_text("")
+    for change in edit.get("documentChanges") or []:
+        if change.get("kind") == "create":
+            Path(to_fs_path(change["uri"])).write_text("")
             continue
-        path = Path(to_fs_path(change.text_document.uri))
+        path = Path(to_fs_path(change["textDocument"]["uri"]))
         lines = path.read_text().split("\n")
         starts = [0]
         for line in lines:
             starts.append(starts[-1] + len(line) + 1)
         text = path.read_text()
         spans = sorted(
-            ((starts[e.range.start.line] + e.range.start.character, starts[e.range.end.line] + e.range.end.character,
-              e.new_text) for e in change.edits),
+            ((starts[e["range"]["start"]["line"]] + e["range"]["start"]["character"],
+              starts[e["range"]["end"]["line"]] + e["range"]["end"]["character"], e["newText"]) for e in change["edits"]),
             reverse=True,
         )
         for start, end, new in spans:  # ASCII files: UTF-16 units are characters
             text = text[:start] + new + text[end:]
         path.write_text(text)
-    return types.ApplyWorkspaceEditResult(applied=True)
+    return {"applied": True}
 
 
 async def run_once(url: str, *, delegate: bool, pool_size: int) -> dict[str, Any]:
     with tempfile.TemporaryDirectory(prefix="sparkls-deep-bench-") as folder:
         root = Path(folder)
         make_workspace(root)
-        client = LanguageClient("deep-bench", "1")
-        ready = asyncio.Event()
-        client.feature(types.WORKSPACE_APPLY_EDIT)(lambda params: apply_to_disk(params.edit))
-        client.feature(types.WINDOW_SHOW_MESSAGE)(lambda params: None)  # the task's summary message
-
-        @client.feature("sparkls/status")
-        def status(params: Any) -> None:
-            fast = getattr(params.tiers, "fast", None)
-            if fast is not None and fast.state == "ready":
-                ready.set()
-
-        await client.start_io(*SERVER_COMMAND)
+        client = await LspProcess.spawn(SPARKLS)
+        client.handlers["workspace/applyEdit"] = lambda params: apply_to_disk(params["edit"])
+        ready = client.expect("sparkls/status", lambda params: ((params.get("tiers") or {}).get("fast") or {}).get("state") == "ready")
         tier = {"baseUrl": url, "apiKey": KEY}
         options = {
             "fast": {**tier, "poolSize": pool_size},
             "deep": {**tier, "transport": "http", "delegate": delegate, "confirm": False},
             "context": {"index": False},
         }
-        caps = types.ClientCapabilities(workspace=types.WorkspaceClientCapabilities(
-            apply_edit=True,
-            workspace_edit=types.WorkspaceEditClientCapabilities(
-                document_changes=True, resource_operations=[types.ResourceOperationKind.Create]),
-        ))
-        await client.initialize_async(types.InitializeParams(
-            capabilities=caps, root_uri=root.as_uri(), initialization_options=options))
-        client.initialized(types.InitializedParams())
-        await asyncio.wait_for(ready.wait(), 30)
+        caps = {"workspace": {"applyEdit": True, "workspaceEdit": {"documentChanges": True, "resourceOperations": ["create"]}}}
+        await client.initialize(root, options, caps)
+        await asyncio.wait_for(ready, 30)
         instruction = "Rename compute_total to grand_total everywhere: REPLACE compute_total WITH grand_total"
-        params = types.ExecuteCommandParams(
-            command="sparkls.task",
-            arguments=[{"instruction": instruction, "uris": [(root / "core.py").as_uri()]}],
-        )
+        params = {"command": "sparkls.task", "arguments": [{"instruction": instruction, "uris": [(root / "core.py").as_uri()]}]}
         started = time.perf_counter()
-        result = await client.workspace_execute_command_async(params)
+        result = await client.request("workspace/executeCommand", params) or {}
         wall = (time.perf_counter() - started) * 1000
-        await client.shutdown_async(None)
-        client.exit(None)
         await client.stop()
         renamed = sum("grand_total" in (root / f"{n}.py").read_text() for n in ("core", *CALLERS))
-    result = _plain(result)
     if not result.get("applied") or renamed != 5:
         raise RuntimeError(f"the task did not change the 5 files: {result}")
     timings = result["timings_ms"]
     return {"wall": wall, "deep": timings.get("plan", timings.get("deep")), "steps": timings.get("steps", 0.0)}
-
-
-def _plain(value: Any) -> Any:
-    """pygls hands untyped results over as named tuples or dicts: make them dicts."""
-    if hasattr(value, "_asdict"):
-        return {k: _plain(v) for k, v in value._asdict().items()}
-    if isinstance(value, dict):
-        return {k: _plain(v) for k, v in value.items()}
-    return value
 
 
 def _row(name: str, runs: list[dict[str, Any]]) -> str:
@@ -147,10 +114,8 @@ async def main() -> None:
     parser.add_argument("--runs", type=int, default=3)
     parser.add_argument("--json", type=Path)
     args = parser.parse_args()
-    proc, url = start_emulator("--api-key", KEY)
-    try:
-        faults = {"models": {DEEP_MODEL: {"tokens_per_second": 70}, FAST_MODEL: {"tokens_per_second": 1000}}}
-        httpx.post(url.removesuffix("/v1") + "/_emulator/faults", json=faults, timeout=10).raise_for_status()
+    with emulator("--api-key", KEY) as emu:
+        emu.faults({"models": {DEEP_MODEL: {"tokens_per_second": 70}, FAST_MODEL: {"tokens_per_second": 1000}}})
         modes = {
             "deep tier alone": {"delegate": False, "pool_size": 2},
             "plan, then delegate (fast pool 2)": {"delegate": True, "pool_size": 2},
@@ -159,10 +124,7 @@ async def main() -> None:
         results: dict[str, list[dict[str, Any]]] = {name: [] for name in modes}
         for _ in range(args.runs):  # round-robin, so machine drift hits every mode alike
             for name, mode in modes.items():
-                results[name].append(await run_once(url, **mode))
-    finally:
-        proc.terminate()
-        proc.wait(timeout=10)
+                results[name].append(await run_once(emu.url, **mode))
     print(f"5-file rename, deep tier at 70 tokens/s, fast tier at 1,000 tokens/s; p50 (min-max) of {args.runs} runs, ms")
     print("| mode | request -> applied | deep request (plan) | fast-tier steps |")
     print("|---|---|---|---|")

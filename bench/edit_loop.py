@@ -29,40 +29,13 @@ from typing import Any
 
 from websockets.asyncio.client import connect
 
-from common import pct  # bench/common.py
+from common import emulator, pct  # bench/common.py
+from generated import make_source  # bench/generated.py
 from sparkls.context.builder import build_edit_context
 from sparkls.context.prompt import render_edit_prompt
-from sparkls.tools.devclient import edit_params, start_emulator, start_session, stop_session
+from sparkls.tools.devclient import edit_params, start_session, stop_session
 from sparkls.documents.store import DocumentStore, TextChange
 from sparkls.models.events import response_create
-
-FUNCTION = '''\
-def step_{k}(items, factor={k}):
-    """Scale and sum the items (step {k})."""
-    total = 0
-    for item in items:
-        if item % {m} == 0:
-            total += item * factor
-        else:
-            total -= item
-    return total
-
-
-'''
-HEADER = '"""Generated benchmark input."""\nimport math\nfrom typing import Any\n\n\n'
-
-
-def make_source(lines: int) -> str:
-    """A fixed Python file of exactly `lines` lines made of small functions."""
-    parts, count, k = [HEADER], HEADER.count("\n"), 0
-    while count < lines:
-        block = FUNCTION.format(k=k, m=k % 7 + 2)
-        parts.append(block)
-        count += block.count("\n")
-        k += 1
-    return "".join("".join(parts).splitlines(keepends=True)[:lines])
-
-
 
 class BareClient:
     """The emulator's own time: one kept-open WebSocket, no LSP, no context work."""
@@ -120,7 +93,7 @@ def prompt_for(text: str, uri: str, line: int, instruction: str, root: Path) -> 
 
 
 async def run_file(
-    url: str, lines: int, edits: int, warmup: int, pause_ms: float, profile: str | None = None
+    url: str, ws_url: str, lines: int, edits: int, warmup: int, pause_ms: float, profile: str | None = None
 ) -> dict[str, Any]:
     root = Path(tempfile.mkdtemp(prefix="sparkls-bench-"))
     path = root / f"module_{lines}.py"
@@ -135,7 +108,6 @@ async def run_file(
     samples: dict[str, list[float]] = {k: [] for k in keys}
     reparse_doc = DocumentStore().open(editor.uri, editor.text, 1)
     assert reparse_doc.tree is not None
-    ws_url = url.replace("http://", "ws://") + "/responses"
     async with BareClient(ws_url) as bare:
         targets = [i for i, text in enumerate(editor.text.splitlines()) if text == "    total = 0"]
         for i in range(warmup + edits):
@@ -187,15 +159,11 @@ def report(result: dict[str, Any]) -> None:
 
 
 async def main_async(args: argparse.Namespace) -> list[dict[str, Any]]:
-    proc, url = start_emulator()
-    try:
+    with emulator() as emu:
         return [
-            await run_file(url, lines, args.edits, args.warmup, args.pause_ms, args.profile_server)
+            await run_file(emu.url, emu.ws_url, lines, args.edits, args.warmup, args.pause_ms, args.profile_server)
             for lines in (200, 5000)
         ]
-    finally:
-        proc.terminate()
-        proc.wait(timeout=10)
 
 
 def main() -> int:

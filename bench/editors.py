@@ -31,19 +31,17 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))  # for tests.editors (the flow is shared with the tests)
 
-from sparkls.tools.devclient import start_emulator
-
+from common import emulator  # bench/common.py
 from tests.editors.nvim_driver import run_flow
 from tests.editors.workspace import EXPECTED
 
 
 def measure(nvim: str, runs: int) -> dict[str, list[float]]:
     figures: dict[str, list[float]] = {"initialize_ms": [], "warm_ms": [], "edit_total_ms": []}
-    proc, url = start_emulator()  # no key: local tiers need none
-    try:
+    with emulator() as emu:  # no key: local tiers need none
         for n in range(runs):
             with tempfile.TemporaryDirectory(prefix="sparkls-bench-nvim-") as tmp:
-                run, path = run_flow(nvim, Path(tmp), url)
+                run, path = run_flow(nvim, Path(tmp), emu.url)
                 if run.returncode != 0 or "error" in run.result or path.read_text(encoding="utf-8") != EXPECTED:
                     raise SystemExit(f"run {n + 1} failed:\n{run.explain()}")
                 figures["initialize_ms"].append(run.result["timings_ms"]["initialize"])
@@ -54,9 +52,6 @@ def measure(nvim: str, runs: int) -> dict[str, list[float]]:
                     f"warm {figures['warm_ms'][-1]:7.1f} ms",
                     flush=True,
                 )
-    finally:
-        proc.terminate()
-        proc.wait(timeout=10)
     return figures
 
 

@@ -40,9 +40,8 @@ from pathlib import Path
 from typing import Any
 
 import sparkls
-from common import make_certificate, pct, proxied  # bench/common.py
+from common import emulator, make_certificate, pct, rtts  # bench/common.py
 from sparkls.context.prompt import Prompt
-from sparkls.tools.devclient import start_emulator
 from sparkls.models.events import Completed, Event, TextDelta, Where, response_create, responses_body
 from sparkls.models.http import HTTPStreamer
 from sparkls.models.websocket import ResponsesSocket
@@ -161,23 +160,14 @@ async def main_async(args: argparse.Namespace) -> dict[str, Any]:
     results: dict[str, Any] = {"openssl": ssl.OPENSSL_VERSION, "delay_ms": args.delay_ms}
     with tempfile.TemporaryDirectory(prefix="sparkls-bench-handshake-") as folder:
         cert, key = make_certificate(Path(folder))
-        proc, url = start_emulator("--api-key", API_KEY, "--tls-cert", str(cert), "--tls-key", str(key),
-                                   "--delay-ms", str(args.delay_ms))
-        target = url.split("://", 1)[1].split("/", 1)[0]
-        try:
+        with emulator("--api-key", API_KEY, "--tls-cert", str(cert), "--tls-key", str(key),
+                      "--delay-ms", str(args.delay_ms)) as emu:
             for version in args.tls.split(","):
                 ctx = client_context(cert, version)
-                name = f"TLS {version}, loopback, no proxy"
-                results[name] = await measure(url, ctx, args.requests, args.warmup, args.delay_ms)
-                report(name, results[name])
-                for rtt in [float(r) for r in args.rtts.split(",")]:
-                    name = f"TLS {version}, RTT {rtt:g} ms"
-                    with proxied(target, rtt) as port:
-                        results[name] = await measure(f"https://127.0.0.1:{port}/v1", ctx, args.requests, args.warmup, args.delay_ms)
+                for rtt, url in emu.networks(rtts(args.rtts)):
+                    name = f"TLS {version}, " + ("loopback, no proxy" if rtt is None else f"RTT {rtt:g} ms")
+                    results[name] = await measure(url, ctx, args.requests, args.warmup, args.delay_ms)
                     report(name, results[name])
-        finally:
-            proc.terminate()
-            proc.wait(timeout=10)
     return results
 
 

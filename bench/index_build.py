@@ -51,11 +51,10 @@ import time
 from pathlib import Path
 from typing import Any
 
-from common import pct  # bench/common.py
+from common import emulator, pct  # bench/common.py
 from corpus import corpus_roots  # bench/corpus.py
-from rawlsp import CAPABILITIES, Buffer, LspProcess, rng  # bench/rawlsp.py
-from vs_floor import make_source, make_workspace  # bench/vs_floor.py
-from sparkls.tools.devclient import start_emulator
+from generated import make_source, make_workspace  # bench/generated.py
+from rawlsp import CAPABILITIES, SPARKLS, Buffer, LspProcess, code_action, rng  # bench/rawlsp.py
 from sparkls.guard.exclusions import PathFilter, iter_files
 from sparkls.context.index import SymbolIndex
 from sparkls.context.symbols import extract_symbols
@@ -63,7 +62,6 @@ from sparkls.documents.languages import grammar_record, language_id_for, new_par
 
 
 HERE = str(Path(__file__).resolve().parents[1] / "server")
-SPARKLS = [sys.executable, "-m", "sparkls", "--stdio", "--log-level", "WARNING"]
 KEY = "sk-bench-index"
 EDITED, EDITED_LINES = "edited.py", 2_000  # the file open in the editor
 TYPED_AT = 40  # the line typed on: a comment of its own
@@ -229,9 +227,7 @@ async def type_and_ask(server: LspProcess, buffer: Buffer, keys: list[tuple[dict
         started = time.perf_counter()
         buffer.change([(key_range, text)])
         cursor = key_range["start"]
-        await server.request("textDocument/codeAction", {
-            "textDocument": {"uri": buffer.uri}, "range": rng(cursor["line"], cursor["character"]),
-            "context": {"diagnostics": [], "triggerKind": 2}})
+        await server.request("textDocument/codeAction", code_action(buffer.uri, cursor["line"], cursor["character"], trigger=2))
         elapsed = time.perf_counter() - started
         samples.append(elapsed * 1000)
         await asyncio.sleep(max(0.0, KEY_INTERVAL - elapsed))
@@ -244,13 +240,7 @@ async def index_session(source: str, root: Path, scratch: Path, url: str, *, key
     cache = Path(tempfile.mkdtemp(prefix="cache-", dir=scratch))
     server = await LspProcess.spawn(SPARKLS, env={"XDG_CACHE_HOME": str(cache), "PYTHONPATH": source},
                                     stderr=scratch / "sparkls.stderr.log")
-    built: asyncio.Future[float] = asyncio.get_running_loop().create_future()
-
-    def progress(params: Any) -> None:
-        if (params or {}).get("value", {}).get("kind") == "end" and not built.done():
-            built.set_result(time.perf_counter())
-
-    server.watched["$/progress"] = progress
+    built = server.expect("$/progress", lambda params: (params or {}).get("value", {}).get("kind") == "end")
     try:
         options = {"fast": {"baseUrl": url, "apiKey": KEY}, "context": {"index": True}}
         await server.initialize(root, options, {**CAPABILITIES, "window": {"workDoneProgress": True}})
@@ -261,7 +251,7 @@ async def index_session(source: str, root: Path, scratch: Path, url: str, *, key
             text = (root / EDITED).read_text()
             buffer = server.open((root / EDITED).as_uri(), text)
             during = (await type_and_ask(server, buffer, typing_keys(TYPED_AT, 100_000), until=built))[WARMUP_KEYS:]
-        seconds = await asyncio.wait_for(built, 1800) - started
+        seconds = (await asyncio.wait_for(built, 1800))[0] - started
         if keys:
             await server.settle(quiet=0.3, timeout=10)
             idle = await type_and_ask(server, buffer, typing_keys(TYPED_AT, max(keys, len(during))))
@@ -290,33 +280,30 @@ def summary(values: list[float]) -> dict[str, float]:
 
 
 async def server_part(file_counts: list[int], rounds: int, keys: int, builds: dict[str, str]) -> dict[str, Any]:
-    emulator, url = start_emulator("--api-key", KEY)
     results: dict[str, Any] = {}
-    try:
-        with tempfile.TemporaryDirectory(prefix="sparkls-index-server-") as tmp:
-            scratch = Path(tmp)
-            for files in file_counts:
-                root = scratch / f"workspace_{files}"
-                make_index_workspace(root, files)
-                got: dict[str, dict[str, list[float]]] = {name: {"quiet_s": [], "typing_s": [], "during": [], "idle": []}
-                                                          for name in builds}
-                for _ in range(rounds):
-                    for name, source in builds.items():
-                        quiet = await index_session(source, root, scratch, url, keys=0)
-                        typing = await index_session(source, root, scratch, url, keys=keys)
-                        got[name]["quiet_s"].append(quiet["build_s"])
-                        got[name]["typing_s"].append(typing["build_s"])
-                        got[name]["during"] += typing["during"]
-                        got[name]["idle"] += typing["idle"]
-                        print(f"  {files:,} files, {name}: cold index {quiet['build_s']:.1f} s "
-                              f"({typing['build_s']:.1f} s while typing, {len(typing['during'])} keys)", file=sys.stderr)
-                results[str(files)] = {
-                    name: {"quiet_s": statistics.median(g["quiet_s"]), "typing_s": statistics.median(g["typing_s"]),
-                           "during": summary(g["during"]), "idle": summary(g["idle"])}
-                    for name, g in got.items()
-                }
-    finally:
-        emulator.terminate()
+    with emulator("--api-key", KEY) as emu, tempfile.TemporaryDirectory(prefix="sparkls-index-server-") as tmp:
+        url = emu.url
+        scratch = Path(tmp)
+        for files in file_counts:
+            root = scratch / f"workspace_{files}"
+            make_index_workspace(root, files)
+            got: dict[str, dict[str, list[float]]] = {name: {"quiet_s": [], "typing_s": [], "during": [], "idle": []}
+                                                      for name in builds}
+            for _ in range(rounds):
+                for name, source in builds.items():
+                    quiet = await index_session(source, root, scratch, url, keys=0)
+                    typing = await index_session(source, root, scratch, url, keys=keys)
+                    got[name]["quiet_s"].append(quiet["build_s"])
+                    got[name]["typing_s"].append(typing["build_s"])
+                    got[name]["during"] += typing["during"]
+                    got[name]["idle"] += typing["idle"]
+                    print(f"  {files:,} files, {name}: cold index {quiet['build_s']:.1f} s "
+                          f"({typing['build_s']:.1f} s while typing, {len(typing['during'])} keys)", file=sys.stderr)
+            results[str(files)] = {
+                name: {"quiet_s": statistics.median(g["quiet_s"]), "typing_s": statistics.median(g["typing_s"]),
+                       "during": summary(g["during"]), "idle": summary(g["idle"])}
+                for name, g in got.items()
+            }
     print("\ncold index of a generated workspace in a real server, and a key + lightbulb (ms) during it vs idle")
     print("| files | build | cold index s (while typing) | during: p50 / p95 / p99 / max (n) | idle: p50 / p95 / p99 / max | × p50 / p95 |")
     print("|---|---|---|---|---|---|")

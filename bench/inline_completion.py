@@ -28,11 +28,10 @@ import time
 from pathlib import Path
 from typing import Any
 
-import httpx
 from lsprotocol import types
 
-from common import pct  # bench/common.py
-from sparkls.tools.devclient import start_emulator, start_session, stop_session
+from common import Emulator, emulator, pct  # bench/common.py
+from sparkls.tools.devclient import start_session, stop_session
 
 SUGGESTIONS = [
     "total += item * factor",
@@ -64,25 +63,25 @@ def typed_text(k: int) -> str:
     return suggestion[:third] + suggestion[third:].upper()  # same length, different from a third on
 
 
-def stats(url: str) -> dict[str, Any]:
-    return httpx.get(url.removesuffix("/v1") + "/_emulator/stats", timeout=10).json()
-
-
 async def run(args: argparse.Namespace) -> dict[str, Any]:
-    proc, url = start_emulator("--tokens-per-second", str(args.tokens_per_second))
+    with emulator("--tokens-per-second", str(args.tokens_per_second)) as emu:
+        return await session(args, emu)
+
+
+async def session(args: argparse.Namespace, emu: Emulator) -> dict[str, Any]:
     root = Path(tempfile.mkdtemp(prefix="sparkls-bench-inline-"))
     functions = 1
     while sum(1 + len(typed_text(k)) for k in range(functions)) < args.keystrokes:
         functions += 1
     path = root / "typing.py"
     path.write_text(make_source(functions))
-    options = {"fast": {"baseUrl": url, "apiKey": "bench"}, "completion": {"debounceMs": args.debounce_ms}}
+    options = {"fast": {"baseUrl": emu.url, "apiKey": "bench"}, "completion": {"debounceMs": args.debounce_ms}}
     client, editor = await start_session(root, path, options)
     try:
         ends = [i for i, line in enumerate(editor.text.split("\n")) if line == "    result = []"]
         # Warm-up: one request, so the first figure is not the pool opening.
         await request(client, editor.uri, ends[-1], len("    result = []"))
-        before = stats(url)["responses"]
+        before = emu.stats()["responses"]
         samples: dict[str, list[float]] = {"all": [], "cache": [], "model": []}
         keystrokes = 0
         for k, end in enumerate(ends):
@@ -92,7 +91,7 @@ async def run(args: argparse.Namespace) -> dict[str, Any]:
             for at_line, column, text in script:
                 if keystrokes == args.keystrokes:
                     break
-                responses = stats(url)["responses"]
+                responses = emu.stats()["responses"]
                 started = time.perf_counter()
                 type_text(client, editor, at_line, column, text)
                 after = (at_line + 1, 4) if "\n" in text else (at_line, column + len(text))
@@ -100,12 +99,10 @@ async def run(args: argparse.Namespace) -> dict[str, Any]:
                 elapsed = (time.perf_counter() - started) * 1000
                 keystrokes += 1
                 samples["all"].append(elapsed)
-                samples["model" if stats(url)["responses"] > responses else "cache"].append(elapsed)
-        model_calls = stats(url)["responses"] - before
+                samples["model" if emu.stats()["responses"] > responses else "cache"].append(elapsed)
+        model_calls = emu.stats()["responses"] - before
     finally:
         await stop_session(client)
-        proc.terminate()
-        proc.wait(timeout=10)
     figures: dict[str, Any] = {
         "keystrokes": keystrokes,
         "model_calls": model_calls,

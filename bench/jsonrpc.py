@@ -24,30 +24,19 @@ from __future__ import annotations
 import argparse
 import asyncio
 import json
-import os
 import statistics
 import sys
 import time
 from pathlib import Path
-from typing import Any
+
+from rawlsp import SPARKLS, LspProcess, code_action, frame, rng  # bench/rawlsp.py
 
 HERE = str(Path(__file__).resolve().parents[1] / "server")
 URI = "file:///bench/big.py"
 SMALL_URI = "file:///bench/typing.py"
 
 
-def frame(payload: dict[str, Any]) -> bytes:
-    body = json.dumps(payload).encode()
-    return b"Content-Length: %d\r\n\r\n" % len(body) + body
-
-
-def ping(msg_id: int) -> bytes:
-    params = {
-        "textDocument": {"uri": "file:///bench/not-open.py"},
-        "range": {"start": {"line": 0, "character": 0}, "end": {"line": 0, "character": 0}},
-        "context": {"diagnostics": []},
-    }
-    return frame({"jsonrpc": "2.0", "id": msg_id, "method": "textDocument/codeAction", "params": params})
+PING = code_action("file:///bench/not-open.py", 0)  # a cheap real request: the document is not open
 
 
 def did_open(uri: str, text: str) -> bytes:
@@ -56,7 +45,7 @@ def did_open(uri: str, text: str) -> bytes:
 
 
 def did_change(uri: str, version: int, line: int) -> bytes:
-    change = {"range": {"start": {"line": line, "character": 0}, "end": {"line": line, "character": 0}}, "text": "x"}
+    change = {"range": rng(line, 0), "text": "x"}
     params = {"textDocument": {"uri": uri, "version": version}, "contentChanges": [change]}
     return frame({"jsonrpc": "2.0", "method": "textDocument/didChange", "params": params})
 
@@ -70,64 +59,35 @@ def source(lines: int) -> str:
     return "".join(out[:lines])
 
 
-class Server:
-    def __init__(self, proc: asyncio.subprocess.Process) -> None:
-        self.proc = proc
-        self.next_id = 1
+async def start(path: str) -> LspProcess:
+    """sparkls from `path` (PYTHONPATH), no key in its environment, `initialize` answered
+    (no `initialized`: it connects to no model)."""
+    server = await LspProcess.spawn(SPARKLS, env={"PYTHONPATH": path, "OPENAI_API_KEY": None})
+    await server.request("initialize", {"processId": None, "rootUri": None, "capabilities": {}})
+    return server
 
-    @classmethod
-    async def start(cls, path: str) -> Server:
-        env = {**os.environ, "PYTHONPATH": path}
-        env.pop("OPENAI_API_KEY", None)
-        proc = await asyncio.create_subprocess_exec(
-            sys.executable, "-m", "sparkls", "--stdio", "--log-level", "WARNING",
-            stdin=asyncio.subprocess.PIPE, stdout=asyncio.subprocess.PIPE, stderr=asyncio.subprocess.DEVNULL, env=env,
-        )
-        server = cls(proc)
-        params = {"processId": None, "rootUri": None, "capabilities": {}}
-        await server.request(frame({"jsonrpc": "2.0", "id": 0, "method": "initialize", "params": params}), 0)
-        return server
 
-    async def message(self) -> dict[str, Any]:
-        length = 0
-        while (line := await self.proc.stdout.readline()) not in (b"\r\n", b""):
-            if line.lower().startswith(b"content-length:"):
-                length = int(line.split(b":")[1])
-        return json.loads(await self.proc.stdout.readexactly(length))
-
-    async def request(self, data: bytes, msg_id: int) -> None:
-        self.proc.stdin.write(data)
-        await self.proc.stdin.drain()
-        while (await self.message()).get("id") != msg_id:
-            pass
-
-    async def timed_ping(self, before: bytes = b"") -> float:
-        msg_id, self.next_id = self.next_id, self.next_id + 1
-        start = time.perf_counter()
-        await self.request(before + ping(msg_id), msg_id)
-        return (time.perf_counter() - start) * 1000
-
-    async def stop(self) -> None:
-        self.proc.kill()
-        await self.proc.wait()
+async def timed_ping(server: LspProcess, before: bytes = b"") -> float:
+    """A ping written right behind `before`: ms until it is answered."""
+    return await server.timed("textDocument/codeAction", PING, before=before)
 
 
 async def measure(path: str, args: argparse.Namespace, figures: dict[str, list[float]]) -> None:
-    server = await Server.start(path)
+    server = await start(path)
     try:
         for _ in range(20):  # warm-up
-            await server.timed_ping()
-        figures["round trip"] += [await server.timed_ping() for _ in range(args.pings)]
-        await server.request(did_open(SMALL_URI, source(5000)) + ping(-1), -1)
+            await timed_ping(server)
+        figures["round trip"] += [await timed_ping(server) for _ in range(args.pings)]
+        await timed_ping(server, did_open(SMALL_URI, source(5000)))
         version = 1
         for _ in range(args.bursts):
             burst = b"".join(did_change(SMALL_URI, version + i + 1, (i * 37) % 5000) for i in range(200))
             version += 200
-            figures["typing burst (200 changes)"].append(await server.timed_ping(burst))
+            figures["typing burst (200 changes)"].append(await timed_ping(server, burst))
         for _ in range(2):
-            figures["big didOpen (10 MB)"].append(await server.timed_ping(did_open(URI, BIG)))
+            figures["big didOpen (10 MB)"].append(await timed_ping(server, did_open(URI, BIG)))
     finally:
-        await server.stop()
+        await server.stop(kill=True)
 
 
 BIG = source(10 * 2**20 // 40)

@@ -34,6 +34,7 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))  # for tests.editors (the Neovim flow is shared with the tests)
 
+from common import emulator  # bench/common.py
 from tests.editors.nvim_driver import run_flow
 from tests.editors.workspace import EXPECTED
 
@@ -62,6 +63,8 @@ def timed(label: str, argv: list[str], *, cwd: Path, env: dict[str, str], log: P
 
 
 def start_emulator(clone: Path, env: dict[str, str]) -> tuple[subprocess.Popen[str], str, float]:
+    """The clone's own `sparkls emulate` (not this checkout's, as `common.emulator` starts),
+    timed to the line with its address."""
     start = time.perf_counter()
     proc = subprocess.Popen(
         [str(clone / ".venv" / "bin" / "sparkls"), "emulate", "--port", "0"],
@@ -94,13 +97,10 @@ def main() -> int:
         steps["clone"] = timed("git clone", ["git", "clone", "-q", str(ROOT), str(clone)], cwd=tmp, env=env, log=log)
         steps["demo"] = timed("make demo (bootstrap .venv + the demo)", ["make", "demo"], cwd=clone, env=env, log=log)
         proc, url, steps["emulate"] = start_emulator(clone, env)
-        try:
+        with emulator(started=(proc, url)):
             start = time.perf_counter()
             run, path = run_flow(shutil.which("nvim") or "nvim", tmp / "nvim", url, sparkls_bin=clone / ".venv" / "bin")
             wall = time.perf_counter() - start
-        finally:
-            proc.terminate()
-            proc.wait(timeout=10)
         if run.returncode != 0 or "error" in run.result or path.read_text(encoding="utf-8") != EXPECTED:
             raise SystemExit(f"the Neovim flow failed:\n{run.explain()}")
         first_edit = run.result["timings_ms"]["first_edit"] / 1000

@@ -1,7 +1,7 @@
 """Benchmark: next-edit suggestions on a scripted 20-step rename/refactor session.
 
 A real sparkls process over stdio, the emulator paced at `--tokens-per-second`
-behind the latency proxy (`--rtt-ms`, bench/latency_proxy.py), `next_edit` on with
+behind the latency proxy in its own process (`--rtt-ms`, bench/latency_proxy.py), `next_edit` on with
 its default debounce. The file is generated and fixed: functions whose misspelt
 parameter `valeu` is used on two separate lines of the body, and enums each with two
 `match` statements over their members. The user, at `--key-ms` per keystroke:
@@ -39,12 +39,10 @@ import time
 from pathlib import Path
 from typing import Any
 
-import httpx
 from lsprotocol import types
 
-from common import pct  # bench/common.py
-from latency_proxy import LatencyProxy  # bench/latency_proxy.py
-from sparkls.tools.devclient import start_emulator, start_session, stop_session
+from common import Emulator, emulator, pct  # bench/common.py
+from sparkls.tools.devclient import start_session, stop_session
 
 RENAMES, ENUMS = 8, 2
 FUNCTION = '''def scale_{k}(valeu, factor):
@@ -87,8 +85,8 @@ def make_source() -> str:
 class Session:
     """The editor's side: the buffer, keystrokes as didChange, `sparkls/nextEdit` as they come."""
 
-    def __init__(self, args: argparse.Namespace, url: str) -> None:
-        self.args, self.url = args, url
+    def __init__(self, args: argparse.Namespace, emu: Emulator) -> None:
+        self.args, self.emu = args, emu
         self.offers: list[tuple[float, dict[str, Any] | None]] = []
         self.offered = asyncio.Event()
         self.client: Any = None
@@ -100,7 +98,7 @@ class Session:
         self.offered.set()
 
     def responses(self) -> int:
-        return httpx.get(self.url.removesuffix("/v1") + "/_emulator/stats", timeout=10).json()["responses"]
+        return self.emu.stats()["responses"]
 
     def line_of(self, needle: str, after: int = 0) -> int:
         lines = self.editor.text.split("\n")
@@ -158,14 +156,15 @@ class Session:
 
 
 async def run(args: argparse.Namespace) -> dict[str, Any]:
-    proc, url = start_emulator("--tokens-per-second", str(args.tokens_per_second))
-    host, port = url.split("//")[1].split("/")[0].rsplit(":", 1)
-    proxy = await LatencyProxy.start(host, int(port), rtt_ms=args.rtt_ms)
-    proxied = f"http://127.0.0.1:{proxy.port}/v1"
+    with emulator("--tokens-per-second", str(args.tokens_per_second)) as emu, emu.proxied(args.rtt_ms) as proxied:
+        return await run_session(args, emu, proxied)
+
+
+async def run_session(args: argparse.Namespace, emu: Emulator, proxied: str) -> dict[str, Any]:
     root = Path(tempfile.mkdtemp(prefix="sparkls-bench-next-edit-"))
     path = root / "refactor.py"
     path.write_text(make_source())
-    session = Session(args, url)
+    session = Session(args, emu)
     options = {"fast": {"baseUrl": proxied, "apiKey": "bench"}, "next_edit": {"enabled": True}}
     steps: list[dict[str, Any]] = []
     client = None
@@ -205,9 +204,6 @@ async def run(args: argparse.Namespace) -> dict[str, Any]:
     finally:
         if client is not None:
             await stop_session(client)
-        await proxy.close()
-        proc.terminate()
-        proc.wait(timeout=10)
     accepted = sum(s["accepted"] for s in steps)
     ready = [s for s in steps if s["ready"]]
     waits = [s["suggestion_ms"] for s in steps if "suggestion_ms" in s]

@@ -25,8 +25,8 @@ from typing import Any
 
 from lsprotocol import types
 
-from common import pct  # bench/common.py
-from sparkls.tools.devclient import start_emulator, start_session, stop_session
+from common import emulator, pct  # bench/common.py
+from sparkls.tools.devclient import start_session, stop_session
 
 FUNCTION = '''\
 def summarise_{k}(records, threshold={k}):
@@ -109,25 +109,15 @@ async def run_mode(url: str, speculation: bool, trials: int, warmup: int, pause_
     }
 
 
-def _stats(url: str) -> dict[str, Any]:
-    import httpx
-
-    return httpx.get(url.removesuffix("/v1") + "/_emulator/stats", timeout=10).json()
-
-
 async def main_async(args: argparse.Namespace) -> list[dict[str, Any]]:
-    proc, url = start_emulator("--tokens-per-second", str(args.tokens_per_second))
-    try:
+    with emulator("--tokens-per-second", str(args.tokens_per_second)) as emu:
         results = []
         for speculation in (False, True):
-            before = _stats(url)["responses"]
-            result = await run_mode(url, speculation, args.trials, args.warmup, args.pause_ms)
-            result["model_requests"] = _stats(url)["responses"] - before
+            before = emu.stats()["responses"]
+            result = await run_mode(emu.url, speculation, args.trials, args.warmup, args.pause_ms)
+            result["model_requests"] = emu.stats()["responses"] - before
             results.append(result)
         return results
-    finally:
-        proc.terminate()
-        proc.wait(timeout=10)
 
 
 def main() -> int:

@@ -41,10 +41,9 @@ from typing import Any
 
 import httpx
 
-from common import pct, proxied  # bench/common.py
+from common import emulator, pct, rtts  # bench/common.py
 from sparkls.config import Settings
 from sparkls.context.prompt import FAST_INSTRUCTIONS
-from sparkls.tools.devclient import start_emulator
 from sparkls.documents.positions import Position
 from sparkls.documents.store import DocumentStore, TextChange
 from sparkls.fastedit.engine import EditOutcome, EditRequest, run_fast_edit
@@ -152,20 +151,11 @@ def report(name: str, figures: dict[str, Any]) -> None:
 
 async def main_async(args: argparse.Namespace) -> dict[str, Any]:
     results: dict[str, Any] = {}
-    proc, url = start_emulator("--api-key", API_KEY)
-    root = url.removesuffix("/v1")
-    target = url.split("://", 1)[1].split("/", 1)[0]
-    try:
-        results["loopback"] = await measure(url, root, args.rounds, args.warmup)
-        report("loopback, no proxy", results["loopback"])
-        for rtt in [float(r) for r in args.rtts.split(",") if r]:
-            name = f"RTT {rtt:g} ms"
-            with proxied(target, rtt) as port:
-                results[name] = await measure(f"http://127.0.0.1:{port}/v1", root, args.rounds, args.warmup)
-            report(name, results[name])
-    finally:
-        proc.terminate()
-        proc.wait(timeout=10)
+    with emulator("--api-key", API_KEY) as emu:
+        for rtt, url in emu.networks(rtts(args.rtts)):
+            name = "loopback" if rtt is None else f"RTT {rtt:g} ms"
+            results[name] = await measure(url, emu.root, args.rounds, args.warmup)
+            report("loopback, no proxy" if rtt is None else name, results[name])
     return results
 
 

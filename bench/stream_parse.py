@@ -32,9 +32,8 @@ from typing import Any
 
 from websockets.asyncio.client import connect
 
-from common import pct  # bench/common.py
+from common import emulator, pct  # bench/common.py
 from sparkls.context.prompt import Prompt
-from sparkls.tools.devclient import start_emulator
 from sparkls.models.events import TextDelta, Where, classify, response_create
 from sparkls.models.websocket import ResponsesSocket
 
@@ -125,10 +124,9 @@ async def bench_bare(ws_url: str, message: dict[str, Any], runs: int) -> dict[st
 
 
 async def main_async(args: argparse.Namespace) -> dict[str, Any]:
-    proc, url = start_emulator("--api-key", API_KEY)
-    try:
-        ws_url = "ws" + url[len("http"):] + "/responses"
-        where = Where("fast", url.split("://", 1)[1].split("/", 1)[0], MODEL)
+    with emulator("--api-key", API_KEY) as emu:
+        ws_url = emu.ws_url
+        where = Where("fast", emu.target, MODEL)
         message = response_create(MODEL, long_prompt(args.lines))
         frames = await capture_frames(ws_url, message)
         text, deltas = parse_frames(frames, where)
@@ -141,9 +139,6 @@ async def main_async(args: argparse.Namespace) -> dict[str, Any]:
             "end_to_end": await bench_end_to_end(ws_url, message, where, args.runs),
             "bare_recv": await bench_bare(ws_url, message, args.runs),
         }
-    finally:
-        proc.terminate()
-        proc.wait(timeout=10)
 
 
 def report(results: dict[str, Any]) -> None:

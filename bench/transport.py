@@ -37,9 +37,8 @@ from typing import Any
 
 import httpx
 
-from common import make_certificate, pct  # bench/common.py
+from common import emulator, make_certificate, pct  # bench/common.py
 from sparkls.context.prompt import Prompt
-from sparkls.tools.devclient import start_emulator
 from sparkls.models.events import Completed, TextDelta, Where, response_create, responses_body
 from sparkls.models.http import HTTPStreamer
 from sparkls.models.websocket import ResponsesSocket
@@ -179,12 +178,8 @@ def report(mode: str, figures: dict[str, Any]) -> None:
 
 async def main_async(args: argparse.Namespace) -> dict[str, Any]:
     results: dict[str, Any] = {}
-    proc, url = start_emulator("--api-key", API_KEY)
-    try:
-        results["plain"] = summarize(await run_mode(url, None, args))
-    finally:
-        proc.terminate()
-        proc.wait(timeout=10)
+    with emulator("--api-key", API_KEY) as emu:
+        results["plain"] = summarize(await run_mode(emu.url, None, args))
     report("plain: http:// and ws://", results["plain"])
     if shutil.which("openssl") is None:
         print("\ntls: skipped (the openssl command is not on PATH)")
@@ -192,12 +187,8 @@ async def main_async(args: argparse.Namespace) -> dict[str, Any]:
     with tempfile.TemporaryDirectory(prefix="sparkls-bench-tls-") as folder:
         cert, key = make_certificate(Path(folder))
         ctx = ssl.create_default_context(cafile=str(cert))
-        proc, url = start_emulator("--api-key", API_KEY, "--tls-cert", str(cert), "--tls-key", str(key))
-        try:
-            results["tls"] = summarize(await run_mode(url, ctx, args))
-        finally:
-            proc.terminate()
-            proc.wait(timeout=10)
+        with emulator("--api-key", API_KEY, "--tls-cert", str(cert), "--tls-key", str(key)) as emu:
+            results["tls"] = summarize(await run_mode(emu.url, ctx, args))
     report(f"tls: https:// and wss:// ({ssl.OPENSSL_VERSION}, P-256 certificate)", results["tls"])
     return results
 

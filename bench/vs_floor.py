@@ -50,16 +50,15 @@ import time
 from pathlib import Path
 from typing import Any
 
-from common import pct  # bench/common.py
+from common import emulator, pct  # bench/common.py
 from generated import FIRST, FUNCTION_LINES, functions_in, make_source, make_workspace
-from rawlsp import CAPABILITIES, Buffer, LspProcess, rng
-from sparkls.tools.devclient import start_emulator
+from rawlsp import CAPABILITIES, SPARKLS, Buffer, LspProcess, code_action, edit_command  # bench/rawlsp.py
 
 KEY = "sk-bench-floor"
 BENCH = Path(__file__).resolve().parent
 COMMANDS = {
     "floor": [sys.executable, str(BENCH / "floor_server.py")],
-    "sparkls": [sys.executable, "-m", "sparkls", "--stdio", "--log-level", "WARNING"],
+    "sparkls": SPARKLS,
 }
 JEDI = Path(sys.executable).parent / "jedi-language-server"
 TYPED = "    seen = len(items) + factor\n"
@@ -69,8 +68,7 @@ def edit_params(buffer: Buffer, k: int) -> dict[str, Any]:
     """Function k's one-line edit: its docstring's `(step k)` to `(stage k)`, or back."""
     line = next(i for i in range(FIRST + k * FUNCTION_LINES, len(buffer.lines)) if buffer.lines[i].startswith('    """'))
     old, new = (f"(step {k})", f"(stage {k})") if f"(step {k})" in buffer.lines[line] else (f"(stage {k})", f"(step {k})")
-    argument = {"uri": buffer.uri, "range": rng(line, 0), "instruction": f'REPLACE "{old}" WITH "{new}"'}
-    return {"command": "sparkls.edit", "arguments": [argument]}
+    return edit_command(buffer.uri, line, f'REPLACE "{old}" WITH "{new}"')
 
 
 class Run:
@@ -179,10 +177,7 @@ async def typing(run: Run, sizes: list[int], keys: int, block: int = 20, interva
             for key in chunk:
                 started = time.perf_counter()
                 cursors[name] = buffer.type_key(*cursors[name], key)
-                line, character = cursors[name]
-                params = {"textDocument": {"uri": buffer.uri}, "range": rng(line, character),
-                          "context": {"diagnostics": [], "triggerKind": 2}}
-                await server.request("textDocument/codeAction", params)
+                await server.request("textDocument/codeAction", code_action(buffer.uri, *cursors[name], trigger=2))
                 elapsed = time.perf_counter() - started
                 if record:
                     samples[name].append(elapsed * 1000)
@@ -213,18 +208,12 @@ async def index(run: Run, file_counts: list[int], lines: int = 5_000) -> dict[st
         text = make_source(lines)
         (root / "edited.py").write_text(text)
         cache = Path(tempfile.mkdtemp(prefix="cache-", dir=run.scratch))  # a cold index
-        done = asyncio.get_running_loop().create_future()
         capabilities = {**CAPABILITIES, "window": {"workDoneProgress": True}}
         started = time.perf_counter()
         server = await LspProcess.spawn(COMMANDS["sparkls"], env={"XDG_CACHE_HOME": str(cache)},
                                         stderr=run.scratch / "sparkls-index.stderr.log")
         run.profile(server, f"index-{files}")
-
-        def progress(params: Any) -> None:
-            if (params or {}).get("value", {}).get("kind") == "end" and not done.done():
-                done.set_result(time.perf_counter())
-
-        server.watched["$/progress"] = progress
+        done = server.expect("$/progress", lambda params: (params or {}).get("value", {}).get("kind") == "end")
         logs: list[str] = []
         server.watched["window/logMessage"] = lambda params: logs.append(str((params or {}).get("message", "")))
         await server.initialize(root, run.options(index=True), capabilities)
@@ -238,7 +227,7 @@ async def index(run: Run, file_counts: list[int], lines: int = 5_000) -> dict[st
             while not done.done() and i < 5_000:
                 during.append((await run.edit(server, buffer, (i * 37 + 3) % functions))[0])
                 i += 1
-            built = await asyncio.wait_for(done, 600)
+            built, _ = await asyncio.wait_for(done, 600)
             await server.settle(quiet=0.3, timeout=10)
             for j in range(max(30, min(len(during), 60))):
                 idle.append((await run.edit(server, buffer, (j * 37 + 3) % functions))[0])
@@ -377,27 +366,22 @@ async def main_async(args: argparse.Namespace) -> dict[str, Any]:
     only = set(args.only.split(","))
     ints = lambda text: [int(x) for x in text.split(",") if x]  # noqa: E731
     results: dict[str, Any] = {"commit": commit(), "load_average_before": os.getloadavg()[0]}
-    proc, url = start_emulator("--api-key", KEY)
-    try:
-        with tempfile.TemporaryDirectory(prefix="sparkls-vs-floor-") as scratch:
-            run = Run(url, Path(scratch), args.py_spy)
-            if "start" in only:
-                results["start"] = await start(run, args.starts)
-            if "edits" in only:
-                results["edits"] = await edits(run, ints(args.sizes), args.edits)
-            if "typing" in only:
-                results["typing"] = await typing(run, ints(args.typing_sizes), args.keys)
-            if "rss" in only:
-                results["rss"] = await rss(run, ints(args.sizes))
-            if "index" in only:
-                results["index"] = await index(run, ints(args.index_files))
-            results["failures"] = run.failures
-            results["load_average_after"] = os.getloadavg()[0]
-            for profiler in run.profilers:
-                profiler.wait(timeout=30)
-    finally:
-        proc.terminate()
-        proc.wait(timeout=10)
+    with emulator("--api-key", KEY) as emu, tempfile.TemporaryDirectory(prefix="sparkls-vs-floor-") as scratch:
+        run = Run(emu.url, Path(scratch), args.py_spy)
+        if "start" in only:
+            results["start"] = await start(run, args.starts)
+        if "edits" in only:
+            results["edits"] = await edits(run, ints(args.sizes), args.edits)
+        if "typing" in only:
+            results["typing"] = await typing(run, ints(args.typing_sizes), args.keys)
+        if "rss" in only:
+            results["rss"] = await rss(run, ints(args.sizes))
+        if "index" in only:
+            results["index"] = await index(run, ints(args.index_files))
+        results["failures"] = run.failures
+        results["load_average_after"] = os.getloadavg()[0]
+        for profiler in run.profilers:
+            profiler.wait(timeout=30)
     return results
 
 

@@ -19,19 +19,15 @@ import asyncio
 import json
 import shutil
 import statistics
-import sys
 import tempfile
 import time
 from pathlib import Path
 from typing import Any
 
-from lsprotocol import types
-from pygls.lsp.client import LanguageClient
-
-from common import make_certificate, pct  # bench/common.py
+from common import emulator, make_certificate, pct  # bench/common.py
+from rawlsp import SPARKLS, LspProcess, edit_command  # bench/rawlsp.py
 from sparkls.config import TierSettings
 from sparkls.context.prompt import Prompt
-from sparkls.tools.devclient import BufferEditor, edit_params, editor_capabilities, start_emulator, stop_session
 from sparkls.models.events import TextDelta, Where, response_create
 from sparkls.models.session import ssl_context_for
 from sparkls.models.websocket import ResponsesSocket
@@ -45,41 +41,23 @@ async def one_run(url: str, ca_file: str | None) -> dict[str, Any]:
     root = Path(tempfile.mkdtemp(prefix="sparkls-warm-"))
     path = root / "m.py"
     path.write_text(SOURCE)
-    client = LanguageClient("bench-warmup", "1")
-    editor = BufferEditor(client, path.as_uri(), SOURCE)
-    ready = asyncio.get_running_loop().create_future()
-
-    @client.feature(types.WORKSPACE_APPLY_EDIT)
-    def apply_edit(params: types.ApplyWorkspaceEditParams) -> types.ApplyWorkspaceEditResult:
-        return editor.apply(params.edit)
-
-    @client.feature("sparkls/status")
-    def status(params: Any) -> None:
-        if params.tiers.fast.state == "ready" and not ready.done():
-            ready.set_result(time.perf_counter())
-
-    await client.start_io(sys.executable, "-m", "sparkls", "--stdio", "--log-level", "WARNING")
+    client = await LspProcess.spawn(SPARKLS)
+    ready = client.expect("sparkls/status", lambda params: params["tiers"]["fast"]["state"] == "ready")
     fast: dict[str, Any] = {"baseUrl": url, "apiKey": "bench"}
     if ca_file:
         fast["caFile"] = ca_file
-    await client.initialize_async(
-        types.InitializeParams(
-            capabilities=editor_capabilities(),
-            root_uri=root.as_uri(),
-            initialization_options={"fast": fast, "context": {"index": False}},
-        )
-    )
+    await client.initialize(root, {"fast": fast, "context": {"index": False}}, initialized=False)
     sent = time.perf_counter()
-    client.initialized(types.InitializedParams())
-    warm_ms = (await asyncio.wait_for(ready, 30) - sent) * 1000
-    editor.open()
+    client.notify("initialized", {})
+    warm_ms = ((await asyncio.wait_for(ready, 30))[0] - sent) * 1000
+    editor = client.open(path.as_uri(), SOURCE)
     ttfts = []
     for i in range(10):  # a different function each time, so every edit changes something
-        summary = await client.workspace_execute_command_async(edit_params(editor.uri, 5 * i + 1, "REPLACE total WITH acc"))
+        summary = await client.request("workspace/executeCommand", edit_command(editor.uri, 5 * i + 1, "REPLACE total WITH acc"))
         if not summary.get("applied"):
             raise SystemExit(f"edit {i} failed: {summary}")
         ttfts.append(summary["timings_ms"]["ttft"])
-    await stop_session(client)
+    await client.stop()
     return {"warm_ms": warm_ms, "ttft": ttfts}
 
 
@@ -124,19 +102,13 @@ async def measure(label: str, url: str, ca_file: str | None, runs: int) -> dict[
 
 async def main_async(args: argparse.Namespace) -> dict[str, Any]:
     out: dict[str, Any] = {}
-    proc, url = start_emulator()
-    try:
-        out["plain"] = await measure("plain ws://", url, None, args.runs)
-    finally:
-        proc.terminate()
+    with emulator() as emu:
+        out["plain"] = await measure("plain ws://", emu.url, None, args.runs)
     if shutil.which("openssl"):
         folder = Path(tempfile.mkdtemp(prefix="sparkls-cert-"))
         cert, key = make_certificate(folder)
-        proc, url = start_emulator("--tls-cert", str(cert), "--tls-key", str(key))
-        try:
-            out["tls"] = await measure("TLS wss://", url, str(cert), args.runs)
-        finally:
-            proc.terminate()
+        with emulator("--tls-cert", str(cert), "--tls-key", str(key)) as emu:
+            out["tls"] = await measure("TLS wss://", emu.url, str(cert), args.runs)
     return out
 
 

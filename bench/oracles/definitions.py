@@ -188,8 +188,7 @@ async def _gopls(root: Path, opened: dict[str, str], requests: list[tuple[str, i
     try:
         await server.initialize(root, {})
         for uri, text in opened.items():
-            server.notify("textDocument/didOpen",
-                          {"textDocument": {"uri": uri, "languageId": "go", "version": 1, "text": text}})
+            server.did_open(uri, text, "go")
         answers: list[Any] = []
         for chunk in range(0, len(requests), 200):
             futures = [server.send("textDocument/definition",
