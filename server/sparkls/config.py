@@ -100,7 +100,7 @@ class TierSettings(_Model):
 
     @property
     def websocket_url(self) -> str:
-        """`https` -> `wss`, `http` -> `ws`, plus `/responses` (DESIGN.md)."""
+        """`https` -> `wss`, `http` -> `ws`, plus `/responses` (docs/configuration.md)."""
         scheme, rest = self.base_url.split("://", 1)
         return f"{'wss' if scheme == 'https' else 'ws'}://{rest}/responses"
 

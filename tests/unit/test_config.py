@@ -7,7 +7,7 @@ from sparkls.errors import MissingApiKey
 
 
 def test_defaults_match_design():
-    """With no sources, the tiers are DESIGN.md's defaults."""
+    """With no sources, the tiers are the documented defaults (docs/configuration.md)."""
     settings, problems = load_settings()
     assert problems == []
     assert settings.fast.model == "gpt-5.3-codex-spark"

@@ -18,7 +18,7 @@ def main():
 
 
 def test_plain_block_gives_path_search_and_replace():
-    """The DESIGN.md form reads as one block with its lines."""
+    """The documented form (docs/model-protocol.md) reads as one block with its lines."""
     [block] = parse_blocks(PLAIN)
     assert block.path == "src/app.py"
     assert block.search == ("def main():", "    return 1")

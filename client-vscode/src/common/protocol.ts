@@ -1,6 +1,6 @@
 /**
  * What the extension sends to sparkls and reads back, beyond plain LSP: the command
- * names and arguments (DESIGN.md "Commands"), and the shapes of their results.
+ * names and arguments (README.md, "What you get"), and the shapes of their results.
  *
  * Pure: positions and URIs arrive already converted to protocol values.
  */

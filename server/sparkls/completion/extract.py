@@ -1,6 +1,6 @@
 """What the model's new region says at the cursor: the completion, if there is one.
 
-The fast tier answers with the complete new text of the region (DESIGN.md); an inline
+The fast tier answers with the complete new text of the region (docs/model-protocol.md); an inline
 completion is only the part of it that changed *at the cursor*. `completion_at_cursor`
 finds it by comparing the old and the new region: everything before the cursor must be
 unchanged, and the text after the cursor ends the same way in both; what is left is

@@ -1,4 +1,4 @@
-"""The deep-tier prompt, in the model protocol of DESIGN.md and docs/deep-tier.md.
+"""The deep-tier prompt, in the model protocol of docs/model-protocol.md and docs/deep-tier.md.
 
 Stable parts come first so the provider's prompt cache hits: the instructions (one
 constant text per mode), then the files in path order, each as its workspace-relative

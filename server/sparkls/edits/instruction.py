@@ -32,11 +32,10 @@ from dataclasses import dataclass, replace
 
 from tree_sitter import Node
 
-from sparkls.context.region import Region, find_region
+from sparkls.context.region import find_region
 from sparkls.documents.store import Document
-from sparkls.edits.diff import Replacement, apply_replacements, diff_replacements
-from sparkls.edits.validate import check_region_parses
-from sparkls.edits.tail import EditOutcome, PositionedEdit
+from sparkls.edits.diff import Replacement, apply_replacements
+from sparkls.edits.tail import EditOutcome, rewrite
 from sparkls.errors import DocumentChanged, EditError
 
 _MARKER = re.compile(r"spark:", re.IGNORECASE)
@@ -250,9 +249,4 @@ def finish_outcome(doc: Document, outcome: EditOutcome, item: CommentInstruction
     if strip_comment(old, item) == old:
         raise EditError("The `spark:` comment is not in the edited region; nothing was changed.")
     new = strip_comment(apply_replacements(old, replacements), item)
-    check_region_parses(doc, Region(first, last, start, end, "definition"), new)
-    edits = [
-        PositionedEdit(doc.position(start + r.start), doc.position(start + r.end), r.text)
-        for r in diff_replacements(old, new)
-    ]
-    return replace(outcome, edits=edits)
+    return replace(outcome, edits=rewrite(doc, start, old, new)[2])

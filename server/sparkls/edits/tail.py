@@ -67,6 +67,19 @@ def read_region(reply_text: str, view: RegionView, path: str) -> str:
     return with_surrogates(view.old, new_region_text(reply_text, view), path)
 
 
+def rewrite(
+    doc: Document, start: int, old: str, new: str, *, kind: str = "definition", check: bool = True,
+) -> tuple[Region, list[Replacement], list[PositionedEdit]]:
+    """`old` at `start` of `doc` becoming `new`: the region, checked to parse (when
+    `check`), and the smallest replacements, as offsets and as LSP positions."""
+    end = start + len(old)
+    region = Region(doc.position(start).line, doc.position(max(start, end - 1)).line, start, end, kind)
+    if check:
+        check_region_parses(doc, region, new)
+    replacements = [Replacement(start + r.start, start + r.end, r.text) for r in diff_replacements(old, new)]
+    return region, replacements, [PositionedEdit(doc.position(r.start), doc.position(r.end), r.text) for r in replacements]
+
+
 def finish(
     doc: Document, start: int, old: str, new: str, *, reply: Reply, tier: str, model: str,
     timings_ms: dict[str, float], kind: str = "definition", check: bool = True,
@@ -75,20 +88,16 @@ def finish(
     """`old` (at `start` of `doc` as it is now) becoming `new`: checked to parse (when
     `check`), as the smallest replacements, an outcome of the document's version."""
     end = start + len(old)
-    first, last = doc.position(start).line, doc.position(max(start, end - 1)).line
-    region = Region(first, last, start, end, kind)
-    if check:
-        check_region_parses(doc, region, new)
-    replacements = [Replacement(start + r.start, start + r.end, r.text) for r in diff_replacements(old, new)]
+    region, replacements, edits = rewrite(doc, start, old, new, kind=kind, check=check)
     return EditOutcome(
         uri=doc.uri,
         version=doc.version,
-        edits=[PositionedEdit(doc.position(r.start), doc.position(r.end), r.text) for r in replacements],
+        edits=edits,
         tier=tier,
         model=model,
         transport=reply.transport,
         attempts=reply.attempts,
-        region_lines=(first, last),
+        region_lines=(region.start_line, region.end_line),
         timings_ms=timings_ms,
         region_offsets=(start, end),
         replacements=replacements,

@@ -1,7 +1,7 @@
 """The emulator's scripted "model": request text in, answer text out.
 
 This module owns what the emulator *says*; it knows nothing of HTTP, WebSocket or
-events, and does no I/O. It follows the fast-tier model protocol (docs/, DESIGN.md):
+events, and does no I/O. It follows the fast-tier model protocol (docs/model-protocol.md):
 
 - The editable region is the text between a line ``<|editable_region_start|>`` and a
   line ``<|editable_region_end|>`` (the marker lines excluded, as is the newline that

@@ -1,6 +1,6 @@
 """The fast-tier model protocol's markers, as the emulator reads them. Pure.
 
-This module owns the few pieces of the model protocol (DESIGN.md, docs/) that both
+This module owns the few pieces of the model protocol (docs/model-protocol.md) that both
 the scripted model (``model.py``) and the reply shapes (``shapes.py``) need: the
 region and cursor markers, finding the editable region in a request, and the plain
 fence. It sits below both so that neither imports the other.

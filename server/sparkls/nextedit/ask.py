@@ -5,7 +5,8 @@ None without asking the model (a burst of plain typing costs nothing). Otherwise
 renders the prompt (`prompt.py`), asks the fast tier, reads which region the model
 rewrote and its new text (`edits/reply.py`, as for any edit), checks that the text
 parses, and returns the rewrite as an `EditOutcome` for the document as it is now
-(rebased past typing elsewhere; `StaleEdit` when the typing touched the region).
+(the rewrite tail, edits/tail.py: rebased past typing elsewhere, `StaleEdit` when
+the typing touched the region).
 A candidate that holds what looks like a secret is never shown; everything shown
 goes through the guard (`RequestEnv.seal`), the lines around a candidate included.
 """
@@ -16,13 +17,9 @@ from collections.abc import Callable
 from dataclasses import dataclass
 import time
 
-from sparkls.context.region import Region
 from sparkls.documents.store import Document
-from sparkls.edits.diff import Replacement, diff_replacements
 from sparkls.edits.reply import RegionView
-from sparkls.edits.tail import EditOutcome, PositionedEdit, read_region, rebase_outcome
-from sparkls.edits.validate import check_region_parses
-from sparkls.errors import DocumentClosed
+from sparkls.edits.tail import EditOutcome, finish, read_region, region_shift
 from sparkls.guard import Guard
 from sparkls.request.environment import RequestEnv
 from sparkls.nextedit.candidates import find_candidates
@@ -105,21 +102,14 @@ async def ask_next_edit(
     new_region = read_region(answer[1], view, path)
     if new_region == view.old:
         return None
-    if not env.store.is_open(doc.uri, doc):
-        raise DocumentClosed(f"{path} was closed; the next-edit suggestion was dropped.")
-    replacements = [Replacement(view.start + r.start, view.start + r.end, r.text) for r in diff_replacements(view.old, new_region)]
-    last_line = region.first_line + max(0, len(region.text.splitlines()) - 1)
-    current = doc.version == version
-    outcome = EditOutcome(
-        uri=doc.uri, version=version,
-        edits=[PositionedEdit(doc.position(r.start), doc.position(r.end), r.text) for r in replacements] if current else [],
-        tier=session.name, model=session.tier.model, transport=reply.transport, attempts=reply.attempts,
-        region_lines=(region.first_line, last_line),
-        timings_ms={"context": (context_done - started) * 1000, "ttft": reply.ttft_ms, "stream": reply.stream_ms,
-                    "total": (time.perf_counter() - started) * 1000},
-        region_offsets=(view.start, view.end), replacements=replacements, text_length=len(text),
+    start = view.start + region_shift(
+        env.store, doc, version, len(text), view.start, view.end, path=path, what="next-edit suggestion",
+        touched=f"{path} changed where the next edit was to go; the suggestion was dropped.",
     )
-    outcome = rebase_outcome(env.store, outcome)  # StaleEdit when the user typed into the region meanwhile
-    start, end = outcome.region_offsets
-    check_region_parses(doc, Region(outcome.region_lines[0], outcome.region_lines[1], start, end, "lines"), new_region)
+    timings = {"context": (context_done - started) * 1000, "ttft": reply.ttft_ms, "stream": reply.stream_ms,
+               "total": (time.perf_counter() - started) * 1000}
+    outcome = finish(
+        doc, start, view.old, new_region, reply=reply, tier=session.name, model=session.tier.model,
+        timings_ms=timings, kind="lines",
+    )
     return Suggestion(outcome, new_region, region.reason)

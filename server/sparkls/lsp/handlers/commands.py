@@ -1,6 +1,6 @@
 """`sparkls.edit`: a fast-tier edit of the region around a range, applied for the user.
 
-Argument: one object `{"uri", "range", "instruction"}` (DESIGN.md). Result: a summary
+Argument: one object `{"uri", "range", "instruction"}` (README.md, "What you get"). Result: a summary
 (`applied`, `tier`, `model`, `timings_ms`, ...). Every failure is shown to the user
 with `window/showMessage` and returned as `{"applied": false, "error": {...}}`; the
 document is never touched by a failed edit.

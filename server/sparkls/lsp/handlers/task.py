@@ -12,11 +12,9 @@ included, is shown with `window/showMessage` and returned as
 from __future__ import annotations
 
 import time
-from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from lsprotocol import types
-from pygls.uris import to_fs_path
 
 from sparkls.errors import EditRejected
 from sparkls.lsp.handlers.commands import failure
