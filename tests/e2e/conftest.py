@@ -11,6 +11,7 @@ import pytest_lsp
 from lsprotocol import types
 from pytest_lsp import ClientServerConfig, LanguageClient
 
+from tests import canaries
 from tests.e2e.editor import capabilities, make_editor_client
 
 SERVER = ClientServerConfig(
@@ -39,7 +40,13 @@ async def start(
     position_encodings: list[str] | None = None,
     client_name: str | None = None,
 ) -> types.InitializeResult:
-    """Initialize the session against the emulator (override any tier key with `fast`)."""
+    """Initialize the session against the emulator (override any tier key with `fast`).
+
+    The workspace gets the canaries first (tests/canaries.py: files under
+    `zz_canaries/` and a line in `.gitignore`); a request holding one fails the test.
+    """
+    if root.is_dir():
+        canaries.plant(root)
     init_options = {"fast": {"baseUrl": emulator.url, "apiKey": emulator.api_key, **(fast or {})}}
     init_options.update(options or {})
     result = await client.initialize_session(

@@ -6,7 +6,7 @@ TCP connections (plain, or TLS with an ``ssl_context``), reading HTTP requests w
 every other request to ``routes.py``, checking the API key (a request without
 ``Authorization: Bearer <key>``, when a key is set, gets 401 ``invalid_api_key``; the
 WebSocket handshake too), and the state all connections share: faults, stats, ids of
-stored responses, the prompt cache.
+stored responses, the prompt cache, the canary net (``canaries.py``).
 
 :meth:`Emulator.serve_response` is the one Responses API request flow, used by both
 WebSocket mode and SSE. A malformed HTTP request gets a 4xx and the connection closes.
@@ -25,6 +25,7 @@ import time
 from typing import Any, Callable
 
 from sparkls.emulator import behaviours, followup, httpwire, model, routes
+from sparkls.emulator.canaries import CanaryNet
 from sparkls.emulator.control import INVALID_API_KEY, Faults, FaultState, Stats, check_request, refusal
 from sparkls.emulator.events import http_error_body
 from sparkls.emulator.replies import stream_response, stream_warmup
@@ -75,6 +76,8 @@ class Emulator:
         self.fault_state = FaultState(faults or Faults())
         self.counters = Stats()
         self.prompt_cache = model.PromptCache()
+        # Strings no request may hold (canaries.py); kept across resets.
+        self.canary_net = CanaryNet()
         self._stored: collections.OrderedDict[str, None] = collections.OrderedDict()
         # The text of recent answers, by response id, for a request that continues one.
         self._answers: collections.OrderedDict[str, str] = collections.OrderedDict()
@@ -113,7 +116,8 @@ class Emulator:
         self.fault_state.set(faults)
 
     def reset(self) -> None:
-        """Zero the counters and return to the default faults and connection limit."""
+        """Zero the counters (the canaries found too; not the canaries) and return to
+        the default faults and connection limit."""
         self.counters.reset()
         self.fault_state.reset()
         self.prompt_cache.clear()

@@ -6,7 +6,8 @@ transport and by the control endpoint (``/_emulator/...``):
 - :class:`Faults`, a value object (pacing, delay, drop, injected error, reply shape,
   behaviour, chat flavour, and per-model changes to them), and :class:`FaultState`, which holds the startup
   defaults plus an optional override that lasts ``count`` responses;
-- :class:`Stats`, the counters served by ``GET /_emulator/stats``;
+- :class:`Stats`, the counters served by ``GET /_emulator/stats`` (the canary net's
+  findings too, ``canaries.py``);
 - :func:`check_request`, the checks every model request passes
   (model named and known, ``previous_response_id`` resolvable), with the exact
   error codes the emulator answers.
@@ -236,6 +237,9 @@ class Stats:
     # Model requests served, by model and transport ("websocket", "http" for Responses
     # over HTTP, "chat" for Chat Completions): {"gpt-5.3-codex": {"http": 1}}.
     by_model: dict[str, dict[str, int]] = dataclasses.field(default_factory=dict)
+    # The canary net (canaries.py): request bodies checked, and each canary found.
+    canary_checked: int = 0
+    canary_hits: list[dict[str, Any]] = dataclasses.field(default_factory=list)
 
     def to_json(self) -> dict[str, Any]:
         return dataclasses.asdict(self)
@@ -253,6 +257,7 @@ class Stats:
         self.ws_open, self.streaming = ws_open, streaming
         self.max_streaming = streaming
         self.by_model = {}
+        self.canary_hits = []
 
 
 def check_request(

@@ -2,7 +2,8 @@
 
 This module owns what tests, benchmarks and the demo can ask of a running emulator
 over HTTP: ``GET stats``, ``GET``/``POST faults``, ``POST reset``, ``POST
-disconnect``, ``POST refuse_websocket`` and ``GET``/``POST connection_limit``. No key
+disconnect``, ``POST refuse_websocket``, ``GET``/``POST connection_limit`` and
+``GET``/``POST canaries`` (the canary net, ``canaries.py``). No key
 is needed, and these requests are not counted in the stats. Answers are JSON; a bad
 request gets 400 ``invalid_faults``, an unknown name 404.
 """
@@ -12,6 +13,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING, Any
 
 from sparkls.emulator import httpwire
+from sparkls.emulator.canaries import checked_canaries
 from sparkls.emulator.control import INVALID_FAULTS, UNKNOWN_URL
 from sparkls.emulator.events import http_error_body
 
@@ -79,6 +81,11 @@ def serve_control(emulator: Emulator, name: str, request: httpwire.HttpRequest, 
             result = _connection_limit(emulator, None)
         elif route == ("POST", "connection_limit"):
             result = _connection_limit(emulator, _object(request))
+        elif route == ("POST", "canaries"):
+            emulator.canary_net.set(checked_canaries(_object(request).get("canaries")))
+            result = {"canaries": list(emulator.canary_net.canaries)}
+        elif route == ("GET", "canaries"):
+            result = {"canaries": list(emulator.canary_net.canaries)}
         else:
             message = f"Invalid URL ({request.method} {request.path})"
             status, result = 404, http_error_body(404, UNKNOWN_URL, message)

@@ -44,6 +44,7 @@ async def serve_http(emulator: Emulator, request: httpwire.HttpRequest, wire: Wi
     stats = emulator.counters
     stats.http_requests += 1
     stats.bytes_in += request.size
+    emulator.canary_net.check(request.body, f"{request.method} {request.path}", stats)
     keep_alive = request.keep_alive
     if not emulator.authorized(request.headers):
         write_error(emulator, wire, ApiError(401, INVALID_API_KEY, ""), keep_alive,

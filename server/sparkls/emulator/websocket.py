@@ -203,6 +203,7 @@ class WebSocketSession:
 
     def on_message(self, message: bytes) -> None:
         """Handle one client message; replies are streamed by a task of their own."""
+        self.emulator.canary_net.check(message, "WebSocket message", self.emulator.counters)
         try:
             body: Any = json.loads(message)
         except ValueError:
