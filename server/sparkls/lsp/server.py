@@ -139,6 +139,10 @@ class SparkServer(LanguageServer):
         # Every store of per-document state, by name: each forgets a document when it
         # closes (`close_document`), and says how many documents it holds (`held`).
         self.per_document: dict[str, PerDocument] = {}
+        # The code-action menu, as each feature contributes to it (lsp/handlers/actions.py),
+        # and the kinds advertised at `initialize`.
+        self.code_action_contributions: list[Any] = []
+        self.code_action_options = types.CodeActionOptions(code_action_kinds=[], resolve_provider=True)
         # Log records for the editor's log, as its trace asks (logs.py); the loop they go out on.
         self.client_log = ClientLog(self._log_to_client)
         self._log_loop: asyncio.AbstractEventLoop | None = None

@@ -9,7 +9,10 @@ if TYPE_CHECKING:
 
 
 def register_all(server: SparkServer) -> None:
-    from sparkls.lsp.handlers import code_actions, commands, context, documents, inline, lifecycle, nextedit, refine, task
+    from sparkls.lsp.handlers import (
+        actions, code_actions, commands, context, documents, inline, lifecycle, nextedit, refine, task,
+    )
 
-    for module in (lifecycle, documents, commands, context, code_actions, inline, task, nextedit, refine):
+    # Each module registers its own requests and contributes its own code actions.
+    for module in (lifecycle, documents, commands, actions, code_actions, context, inline, task, nextedit, refine):
         module.register(server)

@@ -1,5 +1,6 @@
-"""Code actions: "Fix with Spark" per diagnostic, rewrite presets on a selection, and
-"Spark: apply instruction" on a `spark:` comment.
+"""The fast edit's code actions: "Fix with Spark" per diagnostic, rewrite presets on a
+selection, and "Spark: apply instruction" on a `spark:` comment (contributed to the
+menu through actions.py, as every feature's are).
 
 Listing actions never waits on the model. Quick fixes are computed speculatively as
 soon as they are listed (`speculation.py`, setting `speculation`), so that resolving
@@ -23,14 +24,10 @@ from lsprotocol import types
 
 from sparkls.documents.store import Document
 from sparkls.errors import EditError
-from sparkls.lsp.handlers import nextedit
-from sparkls.lsp.handlers.commands import EDIT_COMMAND, apply_outcome, compute_edit, failure, remember_edit, tell_warnings
-from sparkls.lsp.handlers.context import SHOW_CONTEXT
-from sparkls.lsp.handlers.convert import position, workspace_edit
+from sparkls.lsp.handlers.actions import FIX_TAG, Contribution, action, contribute, range_json
+from sparkls.lsp.handlers.commands import apply_outcome, compute_edit, failure, tell_warnings
+from sparkls.lsp.handlers.convert import position
 from sparkls.lsp.handlers.progress import with_progress
-from sparkls.lsp.handlers.refine import (
-    REFINE_COMMAND, REFINE_COMMENT_TITLE, REFINE_DATA, on_last_edit, refine_actions, refine_outcome,
-)
 from sparkls.lsp.server import SparkServer
 
 if TYPE_CHECKING:
@@ -41,11 +38,6 @@ if TYPE_CHECKING:
 
 QUICKFIX = types.CodeActionKind.QuickFix
 REWRITE = types.CodeActionKind.RefactorRewrite
-SHOW_CONTEXT_KIND = "source.sparkls.showContext"
-TASK_KIND = "refactor.sparkls.task"
-# The VS Code extension's command that asks for the instruction, then runs sparkls.task.
-# Other editors have no input box behind a code action: they use their keymaps.
-VSCODE_TASK_COMMAND = "spark.multiFileTask"
 INSTRUCTION_COMMAND = "sparkls.applyInstruction"
 INSTRUCTION_TITLE = "Spark: apply instruction"
 INSTRUCTION_DATA = "instruction"  # the `spark` field of a comment instruction's data
@@ -58,46 +50,12 @@ REWRITE_PRESETS: list[tuple[str, str]] = [
 ]
 
 
-def _wanted(kind: str, only: list[str] | None) -> bool:
-    return not only or any(kind == k or kind.startswith(k + ".") for k in only)
-
-
-def _resolves_edit(ls: SparkServer) -> bool:
-    text = ls.client_capabilities.text_document
-    action = text.code_action if text else None
-    support = action.resolve_support if action else None
-    return bool(action and action.data_support and support and "edit" in support.properties)
-
-
-def _action(
-    ls: SparkServer,
-    title: str,
-    kind: str,
-    args: dict[str, Any],
-    diagnostic: types.Diagnostic | None,
-    command: str = EDIT_COMMAND,
-) -> types.CodeAction:
-    action = types.CodeAction(title=title, kind=kind, diagnostics=[diagnostic] if diagnostic else None)
-    if _resolves_edit(ls):
-        action.data = args
-    else:
-        action.command = types.Command(title=title, command=command, arguments=[args])
-    return action
-
-
-def _range_json(r: types.Range) -> dict[str, Any]:
-    return {
-        "start": {"line": r.start.line, "character": r.start.character},
-        "end": {"line": r.end.line, "character": r.end.character},
-    }
-
-
 def _fix_args(uri: str, d: types.Diagnostic) -> dict[str, Any]:
     return {
         "uri": uri,
-        "range": _range_json(d.range),
+        "range": range_json(d.range),
         "instruction": f"Fix this problem: {d.message}",
-        "diagnostics": [{"range": _range_json(d.range), "message": d.message, "source": d.source, "code": d.code}],
+        "diagnostics": [{"range": range_json(d.range), "message": d.message, "source": d.source, "code": d.code}],
     }
 
 
@@ -175,10 +133,7 @@ def _instruction_actions(ls: SparkServer, doc: Document, selection: types.Range)
     for item in found:
         title = INSTRUCTION_TITLE if len(found) == 1 else f"{INSTRUCTION_TITLE} (line {item.line + 1})"
         args = _instruction_args(doc.uri, doc, item)
-        actions.append(_action(ls, title, REWRITE, args, None, command=INSTRUCTION_COMMAND))
-        if on_last_edit(ls, doc, item):  # the comment is about the edit just made: revise it
-            refine = {**args, "spark": REFINE_DATA}
-            actions.append(_action(ls, f"{REFINE_COMMENT_TITLE}: {item.instruction}", REWRITE, refine, None, command=REFINE_COMMAND))
+        actions.append(action(ls, title, REWRITE, args, None, command=INSTRUCTION_COMMAND))
     return actions
 
 
@@ -202,80 +157,44 @@ async def instruction_outcome(ls: SparkServer, args: dict[str, Any]) -> EditOutc
     return finish_outcome(ls.documents.get(given.uri), outcome, item)
 
 
-# -- handlers -------------------------------------------------------------------------
+# -- the menu -------------------------------------------------------------------------
+
+
+def _fixes(ls: SparkServer, doc: Document, params: types.CodeActionParams) -> list[types.CodeAction]:
+    """"Fix with Spark: <message>" per diagnostic in the request, computed ahead when
+    the user opened the menu."""
+    actions, fixes = [], []
+    for d in params.context.diagnostics:
+        args = _fix_args(doc.uri, d)
+        fixes.append(args)
+        first_line = d.message.splitlines()[0] if d.message else "problem"
+        actions.append(action(ls, f"Fix with Spark: {first_line}", QUICKFIX, args, d))
+    # VS Code also asks on its own, for the lightbulb, at every cursor move:
+    # speculating then would spend model calls on menus nobody opened.
+    if params.context.trigger_kind != types.CodeActionTriggerKind.Automatic:
+        speculate(ls, doc, fixes)
+    return actions
+
+
+def _rewrites(ls: SparkServer, doc: Document, params: types.CodeActionParams) -> list[types.CodeAction]:
+    """The rewrite presets on a selection, then the `spark:` comments' instructions."""
+    selection, actions = params.range, []
+    if selection.start != selection.end:
+        for title, instruction in REWRITE_PRESETS:
+            args = {"uri": doc.uri, "range": range_json(selection), "instruction": instruction}
+            actions.append(action(ls, title, REWRITE, args, None))
+    return actions + _instruction_actions(ls, doc, selection)
+
+
+async def _fix(ls: SparkServer, data: dict[str, Any]) -> EditOutcome:
+    from sparkls.lsp.handlers.args import EditArgs
+
+    return await fix_outcome(ls, EditArgs.model_validate(data).request())
 
 
 def register(server: SparkServer) -> None:
-    @server.feature(
-        types.TEXT_DOCUMENT_CODE_ACTION,
-        types.CodeActionOptions(code_action_kinds=[QUICKFIX, REWRITE, SHOW_CONTEXT_KIND, TASK_KIND], resolve_provider=True),
-    )
-    async def code_action(ls: SparkServer, params: types.CodeActionParams) -> list[types.CodeAction]:
-        uri = params.text_document.uri
-        if not ls.documents.has(uri):
-            return []
-        doc = await ls.ready(uri)  # a big file just opened: its lines and tree come off the loop first
-        only = params.context.only
-        actions: list[types.CodeAction] = []
-        if _wanted(QUICKFIX, only):
-            fixes = []
-            for d in params.context.diagnostics:
-                args = _fix_args(uri, d)
-                fixes.append(args)
-                first_line = d.message.splitlines()[0] if d.message else "problem"
-                actions.append(_action(ls, f"Fix with Spark: {first_line}", QUICKFIX, args, d))
-            # VS Code also asks on its own, for the lightbulb, at every cursor move:
-            # speculating then would spend model calls on menus nobody opened.
-            if params.context.trigger_kind != types.CodeActionTriggerKind.Automatic:
-                speculate(ls, doc, fixes)
-        selection = params.range
-        if _wanted(REWRITE, only):
-            if selection.start != selection.end:
-                for title, instruction in REWRITE_PRESETS:
-                    args = {"uri": uri, "range": _range_json(selection), "instruction": instruction}
-                    actions.append(_action(ls, title, REWRITE, args, None))
-            actions.extend(_instruction_actions(ls, doc, selection))
-            actions.extend(refine_actions(ls, doc, selection))
-            actions.extend(nextedit.code_actions(ls, doc))
-        if _wanted(TASK_KIND, only) and (ls.client_name or "").startswith("Visual Studio Code"):
-            title = "Spark: multi-file task…"
-            args = {"uris": [uri], "range": _range_json(selection)}
-            command = types.Command(title=title, command=VSCODE_TASK_COMMAND, arguments=[args])
-            actions.append(types.CodeAction(title=title, kind=TASK_KIND, command=command))
-        if _wanted(SHOW_CONTEXT_KIND, only):
-            args = {"uri": uri, "range": _range_json(selection)}
-            title = "Show Spark context"
-            actions.append(
-                types.CodeAction(
-                    title=title, kind=SHOW_CONTEXT_KIND, command=types.Command(title=title, command=SHOW_CONTEXT, arguments=[args])
-                )
-            )
-        return actions
-
-    @server.feature(types.CODE_ACTION_RESOLVE)
-    async def resolve(ls: SparkServer, action: types.CodeAction) -> types.CodeAction:
-        if not isinstance(action.data, dict) or action.edit is not None:
-            return action
-        try:
-            from sparkls.lsp.handlers.args import EditArgs
-
-            if action.data.get("spark") == INSTRUCTION_DATA:
-                work = instruction_outcome(ls, action.data)
-            elif action.data.get("spark") == REFINE_DATA:
-                work = refine_outcome(ls, action.data)
-            else:
-                work = fix_outcome(ls, EditArgs.model_validate(action.data).request())
-            outcome = await with_progress(ls, "Spark fix", work)
-        except Exception as exc:  # shown to the user; the action resolves with no edit
-            failure(ls, exc)
-            return action
-        if not outcome.edits:
-            ls.notify_user("the model proposed no change.", types.MessageType.Info)
-        action.edit = workspace_edit(outcome, ls.client_capabilities)
-        remember_edit(ls, outcome)
-        action.data = {**action.data, "timings_ms": {k: round(v, 3) for k, v in outcome.timings_ms.items()}}
-        tell_warnings(ls, outcome)
-        return action
+    contribute(server, Contribution((QUICKFIX,), _fixes, rank=10, tag=FIX_TAG, resolve=_fix))
+    contribute(server, Contribution((REWRITE,), _rewrites, rank=20, tag=INSTRUCTION_DATA, resolve=instruction_outcome))
 
     @server.command(INSTRUCTION_COMMAND)
     async def apply_instruction(ls: SparkServer, *args: Any) -> dict[str, Any]:

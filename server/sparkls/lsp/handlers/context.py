@@ -15,10 +15,13 @@ from typing import Any
 from lsprotocol import types
 
 from sparkls.errors import SparkError
+from sparkls.documents.store import Document
+from sparkls.lsp.handlers.actions import Contribution, contribute, range_json
 from sparkls.lsp.handlers.commands import failure
 from sparkls.lsp.server import SparkServer
 
 SHOW_CONTEXT = "sparkls.showContext"
+SHOW_CONTEXT_KIND = "source.sparkls.showContext"
 
 
 def _can_show_documents(ls: SparkServer) -> bool:
@@ -54,7 +57,17 @@ def where_logged(client_name: str | None, root: Path | None) -> str:
     return "the editor's log of the server's messages (window/logMessage)"
 
 
+def _menu(ls: SparkServer, doc: Document, params: types.CodeActionParams) -> list[types.CodeAction]:
+    """"Show Spark context" for the selection, in every client."""
+    args = {"uri": doc.uri, "range": range_json(params.range)}
+    title = "Show Spark context"
+    command = types.Command(title=title, command=SHOW_CONTEXT, arguments=[args])
+    return [types.CodeAction(title=title, kind=SHOW_CONTEXT_KIND, command=command)]
+
+
 def register(server: SparkServer) -> None:
+    contribute(server, Contribution((SHOW_CONTEXT_KIND,), _menu, rank=90))
+
     @server.command(SHOW_CONTEXT)
     async def show_context(ls: SparkServer, *args: Any) -> dict[str, Any]:
         from pydantic import ValidationError

@@ -23,6 +23,7 @@ from lsprotocol import types
 
 from sparkls.documents.store import Document
 from sparkls.errors import EditError
+from sparkls.lsp.handlers.actions import Contribution, contribute
 from sparkls.lsp.handlers.convert import lsp_range, workspace_edit
 from sparkls.lsp.server import SparkServer
 
@@ -120,6 +121,8 @@ def _uri_argument(command: str, args: tuple[Any, ...]) -> str:
 
 
 def register(server: SparkServer) -> None:
+    contribute(server, Contribution((REWRITE,), lambda ls, doc, _params: code_actions(ls, doc), rank=40))
+
     @server.command(NEXT_EDIT_COMMAND)
     def next_edit(ls: SparkServer, *args: Any) -> dict[str, Any] | None:
         uri = _uri_argument(NEXT_EDIT_COMMAND, args)

@@ -23,6 +23,7 @@ from typing import TYPE_CHECKING, Any
 from lsprotocol import types
 
 from sparkls.documents.store import Document
+from sparkls.lsp.handlers.actions import Contribution, action, contribute
 from sparkls.lsp.handlers.commands import apply_outcome, failure, tell_warnings
 from sparkls.lsp.handlers.convert import position
 from sparkls.lsp.handlers.progress import with_progress
@@ -78,7 +79,29 @@ def refine_actions(ls: SparkServer, doc: Document, selection: types.Range) -> li
     return [types.CodeAction(title=REFINE_TITLE, kind=REFINE_KIND, command=command)]
 
 
+def _menu(ls: SparkServer, doc: Document, params: types.CodeActionParams) -> list[types.CodeAction]:
+    """A `spark:` comment on the last edit's lines is offered as a refine of it (any
+    client); VS Code also gets "Refine last edit…", which asks for the words."""
+    from sparkls.edits.instruction import instructions_at
+
+    selection, actions = params.range, []
+    start, end = sorted((doc.offset(position(selection.start)), doc.offset(position(selection.end))))
+    for item in instructions_at(doc, start, end, max_lines=ls.settings.context.max_region_lines):
+        if on_last_edit(ls, doc, item):
+            first, last = doc.position(item.start), doc.position(item.end)
+            rng = {"start": {"line": first.line, "character": first.character},
+                   "end": {"line": last.line, "character": last.character}}
+            args = {"spark": REFINE_DATA, "uri": doc.uri, "range": rng, "instruction": item.instruction}
+            title = f"{REFINE_COMMENT_TITLE}: {item.instruction}"
+            actions.append(action(ls, title, types.CodeActionKind.RefactorRewrite, args, None, command=REFINE_COMMAND))
+    return actions + refine_actions(ls, doc, selection)
+
+
 def register(server: SparkServer) -> None:
+    contribute(
+        server,
+        Contribution((types.CodeActionKind.RefactorRewrite,), _menu, rank=30, tag=REFINE_DATA, resolve=refine_outcome),
+    )
     @server.command(REFINE_COMMAND)
     async def refine(ls: SparkServer, *args: Any) -> dict[str, Any]:
         try:

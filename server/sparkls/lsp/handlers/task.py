@@ -17,6 +17,8 @@ from typing import TYPE_CHECKING, Any
 from lsprotocol import types
 
 from sparkls.errors import EditRejected
+from sparkls.documents.store import Document
+from sparkls.lsp.handlers.actions import Contribution, contribute, range_json
 from sparkls.lsp.handlers.commands import failure
 from sparkls.lsp.handlers.progress import with_progress
 from sparkls.lsp.server import SparkServer
@@ -25,6 +27,9 @@ if TYPE_CHECKING:
     from sparkls.deep.tasks import TaskEnv, TaskOutcome
 
 TASK_COMMAND = "sparkls.task"
+TASK_KIND = "refactor.sparkls.task"
+# The VS Code extension's command that asks for the instruction, then runs sparkls.task.
+VSCODE_TASK_COMMAND = "spark.multiFileTask"
 
 
 async def _environment(ls: SparkServer, phase: list[str]) -> TaskEnv:
@@ -77,7 +82,20 @@ def _tell(ls: SparkServer, outcome: TaskOutcome) -> None:
         ls.notify_user(warning, types.MessageType.Warning)
 
 
+def _menu(ls: SparkServer, doc: Document, params: types.CodeActionParams) -> list[types.CodeAction]:
+    """VS Code's "Spark: multi-file task…" (its input box asks for the instruction);
+    other editors have no input box behind a code action: they use their keymaps."""
+    if not (ls.client_name or "").startswith("Visual Studio Code"):
+        return []
+    title = "Spark: multi-file task…"
+    args = {"uris": [doc.uri], "range": range_json(params.range)}
+    command = types.Command(title=title, command=VSCODE_TASK_COMMAND, arguments=[args])
+    return [types.CodeAction(title=title, kind=TASK_KIND, command=command)]
+
+
 def register(server: SparkServer) -> None:
+    contribute(server, Contribution((TASK_KIND,), _menu, rank=50))
+
     @server.command(TASK_COMMAND)
     async def task(ls: SparkServer, *args: Any) -> dict[str, Any]:
         try:
