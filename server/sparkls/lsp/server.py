@@ -14,22 +14,16 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any, Protocol
 
 from lsprotocol import types
-from pygls.exceptions import (
-    JsonRpcException,
-    JsonRpcInvalidParams,
-    JsonRpcInvalidRequest,
-    JsonRpcMethodNotFound,
-    JsonRpcParseError,
-    JsonRpcServerNotInitialized,
-)
-from pygls.lsp.server import LanguageServer
 
 from sparkls import __version__
 from sparkls.documents.background import Preparer
 from sparkls.documents.store import Document, DocumentStore
 from sparkls.errors import DocumentClosed, SparkError
-from sparkls.logs import SHOWN_TO_CLIENT, ClientLog
+from sparkls.logs import ClientLog
+from sparkls.lsp.indexing import IndexKeeper
+from sparkls.lsp.messages import Messages
 from sparkls.lsp.protocol import SparkProtocol
+from sparkls.lsp.status import StatusBoard
 
 # What a request needs beyond the documents (settings, the model clients, context,
 # speculation, completions, the index) is imported when first used, never at start-up:
@@ -38,13 +32,11 @@ from sparkls.lsp.protocol import SparkProtocol
 if TYPE_CHECKING:
     from sparkls.completion.service import CompletionService
     from sparkls.config import Settings
-    from sparkls.context.definitions import Lookup
     from sparkls.guard.exclusions import PathFilter
-    from sparkls.models.session import TierSession, TierStatus
+    from sparkls.models.session import TierSession
     from sparkls.nextedit.service import NextEditService
     from sparkls.refine.service import RefineBook
     from sparkls.fastedit.speculation import Speculation
-    from sparkls.context.index.workspace import WorkspaceIndex
     from sparkls.request.environment import RequestEnv
 
 # The modules a request reaches, loaded one at a time after `initialized`.
@@ -56,38 +48,19 @@ PRELOAD = (
 
 logger = logging.getLogger(__name__)
 
-STATUS_NOTIFICATION = "sparkls/status"
-STATUS_DELAY = 0.05  # seconds: status updates are coalesced, never ahead of an edit
 REPARSE_DELAY = 0.02  # seconds of quiet after a change before the tree is refreshed
 # A big document's refresh holds the worker (and, in stretches, the GIL) for a whole-file
 # parse and extraction; requests need none of it (its tree is edited forward, its facts
 # carried), so it waits for a real pause in the typing.
 BIG_REPARSE_DELAY = 0.3
-INDEX_DELAY = 1.0  # seconds of quiet after a change before the buffer is reindexed
-# Errors about a message, not about our work: logged, never shown. (A failed handler
-# arrives as JsonRpcInternalError and is shown.)
-# A log record's level -> the editor's message type (LSP's Debug type is 3.18: Log for older clients).
-_MESSAGE_TYPES = (
-    (logging.ERROR, types.MessageType.Error),
-    (logging.WARNING, types.MessageType.Warning),
-    (logging.INFO, types.MessageType.Info),
-    (logging.NOTSET, types.MessageType.Log),
-)
-_LOG_LEVELS = {
-    types.MessageType.Error: logging.ERROR,
-    types.MessageType.Warning: logging.WARNING,
-    types.MessageType.Info: logging.INFO,
-    types.MessageType.Log: logging.DEBUG,
-}
+
+
 class PerDocument(Protocol):
     """A store of per-document state: registered once, emptied on `didClose`."""
 
     def forget(self, uri: str) -> None: ...
 
     def held(self) -> int: ...
-
-
-PROTOCOL_NOISE = (JsonRpcInvalidParams, JsonRpcInvalidRequest, JsonRpcMethodNotFound, JsonRpcParseError, JsonRpcServerNotInitialized)
 
 
 def _warm(doc: Document) -> None:
@@ -99,7 +72,7 @@ def _warm(doc: Document) -> None:
     file_symbols(doc)  # ...and the definitions, before a request needs them
 
 
-class SparkServer(LanguageServer):
+class SparkServer(Messages):
     def __init__(self) -> None:
         super().__init__(
             "sparkls",
@@ -120,17 +93,11 @@ class SparkServer(LanguageServer):
         self._fast: TierSession | None = None
         self._deep: tuple[tuple[Any, ...], TierSession] | None = None
         self.client_name: str | None = None  # the editor's clientInfo.name, from initialize
-        self._reporting = False  # in report_server_error (no reporting an error about reporting)
         self.pending_problems: list[str] = []  # found before the client could be told
         self._initialized = False  # notifications wait for the client to be ready
         self._reparse_timers: dict[str, asyncio.TimerHandle] = {}
         self._path_filter: asyncio.Future[PathFilter] | None = None
-        self.workspace_index: WorkspaceIndex | None = None
-        self._index_timers: dict[str, asyncio.TimerHandle] = {}
-        self._status_pending: dict[str, dict[str, Any]] = {}
-        self._status_known: dict[str, dict[str, Any]] = {}  # every tier's latest, as last sent
-        self._split_warned: str | None = None  # the split warning last shown (shown once)
-        self._status_timer: asyncio.TimerHandle | None = None
+        self.status_board = StatusBoard(self)  # `sparkls/status`, the split warning
         self._tasks: set[asyncio.Task[Any]] = set()
         self._speculation: Speculation | None = None
         self._completions: CompletionService | None = None
@@ -139,13 +106,13 @@ class SparkServer(LanguageServer):
         # Every store of per-document state, by name: each forgets a document when it
         # closes (`close_document`), and says how many documents it holds (`held`).
         self.per_document: dict[str, PerDocument] = {}
+        self.indexing = self._per_document("indexing", IndexKeeper(self))  # the workspace index and its refreshes
         # The code-action menu, as each feature contributes to it (lsp/handlers/actions.py),
         # and the kinds advertised at `initialize`.
         self.code_action_contributions: list[Any] = []
         self.code_action_options = types.CodeActionOptions(code_action_kinds=[], resolve_provider=True)
         # Log records for the editor's log, as its trace asks (logs.py); the loop they go out on.
         self.client_log = ClientLog(self._log_to_client)
-        self._log_loop: asyncio.AbstractEventLoop | None = None
 
     @property
     def settings(self) -> Settings:
@@ -210,9 +177,8 @@ class SparkServer(LanguageServer):
     def close_document(self, uri: str) -> None:
         """`didClose`: the document and everything kept about it, in every store."""
         self.documents.close(uri)
-        for timers in (self._reparse_timers, self._index_timers):
-            if (timer := timers.pop(uri, None)) is not None:
-                timer.cancel()
+        if (timer := self._reparse_timers.pop(uri, None)) is not None:
+            timer.cancel()
         self.preparer.forget(uri)
         for store in self.per_document.values():
             store.forget(uri)
@@ -221,7 +187,7 @@ class SparkServer(LanguageServer):
         """How many documents each per-document store holds state for (0 once all are closed)."""
         held = {name: store.held() for name, store in self.per_document.items()}
         held |= {"documents": len(self.documents), "reparse_timers": len(self._reparse_timers),
-                 "index_timers": len(self._index_timers), "preparer": self.preparer.held()}
+                 "preparer": self.preparer.held()}
         return held
 
     def folders(self) -> list[str]:
@@ -248,7 +214,7 @@ class SparkServer(LanguageServer):
             guard=Guard(self.root, await self.path_filter(), folders),
             fast=self.fast,
             deep=self.deep_session(),
-            lookup=self.index_lookup(),
+            lookup=self.indexing.lookup(),
             notify=lambda message: self.notify_user(message, types.MessageType.Warning),
             folders=tuple(folders),
             encoding=self.documents.encoding,
@@ -278,22 +244,8 @@ class SparkServer(LanguageServer):
             self.settings,
             warm=fixed_wire(FAST_INSTRUCTIONS),
             cache_key=workspace_cache_key(self.root),
-            on_status=self.send_status,
+            on_status=self.status_board.send,
         )
-
-    def report_server_error(self, error: Exception, source: Any) -> None:
-        """pygls's hook for errors no request owns: logged, and shown to the user only
-        for a failure of our own handlers. Protocol noise (a message that could not be
-        read, a JSON-RPC error) is never a popup; nor is a failed write, while reporting
-        it by writing would fail again and loop."""
-        logger.error("server error (%s): %s", getattr(source, "__name__", source), error)
-        if self._reporting or isinstance(error, (OSError, ValueError, *PROTOCOL_NOISE)) or source is JsonRpcException:
-            return
-        self._reporting = True
-        try:
-            super().report_server_error(error, source)
-        finally:
-            self._reporting = False
 
     def deep_session(self) -> TierSession | None:
         """The deep tier, when it is configured (its key resolves); made on first use
@@ -308,59 +260,9 @@ class SparkServer(LanguageServer):
         if self._deep is None or self._deep[0] != identity:
             if self._deep is not None:
                 self.spawn(self._deep[1].close(), "closing the old deep-tier connection")
-            session = TierSession("deep", self.settings, cache_key=workspace_cache_key(self.root), on_status=self.send_status)
+            session = TierSession("deep", self.settings, cache_key=workspace_cache_key(self.root), on_status=self.status_board.send)
             self._deep = (identity, session)
         return self._deep[1]
-
-    def send_status(self, status: TierStatus) -> None:
-        """`sparkls/status`: the state of each tier, for the editor's status bar.
-
-        Updates are coalesced and sent STATUS_DELAY seconds later, so a status bar never
-        costs the edit it reports on (its applyEdit goes out first). Each notification
-        carries every tier known so far, at its latest (`location` says local or remote).
-        """
-        self._status_pending[status.tier] = status.to_json()
-        if self._status_timer is None:
-            self._status_timer = asyncio.get_running_loop().call_later(STATUS_DELAY, self._flush_status)
-
-    def _flush_status(self) -> None:
-        self._status_timer = None
-        pending, self._status_pending = self._status_pending, {}
-        self._status_known.update(pending)
-        if pending and self._initialized:
-            self.protocol.notify(STATUS_NOTIFICATION, {"tiers": dict(self._status_known)})
-
-    def announce_deep(self) -> None:
-        """The deep tier's status before any task: where it goes, and whether it can serve."""
-        from sparkls.models.session import TierStatus
-
-        try:
-            self.settings.api_key_for("deep")
-        except SparkError as exc:  # no key for a remote deep tier: the reason names the variable
-            deep = self.settings.deep
-            self.send_status(
-                TierStatus("deep", deep.model, deep.host, "failing", deep.transport, str(exc), location=deep.location)
-            )
-            return
-        session = self.deep_session()
-        if session is not None:
-            self.send_status(session.status)
-
-    def warn_if_split(self) -> None:
-        """Once, a warning when one tier is local and the other remote and would be sent
-        code (its key resolves): whoever believes they are on a local server must not
-        learn later that their tasks went to OpenAI."""
-        from sparkls.endpoints import split_tiers, split_warning
-
-        split, message = split_tiers(self.settings), split_warning(self.settings)
-        if split is None or message is None or message == self._split_warned:
-            return
-        try:
-            self.settings.api_key_for(split[1])
-        except SparkError:
-            return  # nothing can be sent there; a request says which key is missing
-        self._split_warned = message
-        self.notify_user(message, types.MessageType.Warning)
 
     def spawn(self, coro: Coroutine[Any, Any, Any], what: str) -> asyncio.Task[Any]:
         """Run `coro` in the background, keeping a reference and logging its failure."""
@@ -374,6 +276,10 @@ class SparkServer(LanguageServer):
 
         task.add_done_callback(done)
         return task
+
+    def forget_path_filter(self) -> None:
+        """What may be sent changed (a .gitignore, `context.exclude`): rebuilt on next use."""
+        self._path_filter = None
 
     def path_filter(self) -> Awaitable[PathFilter]:
         """What may never be sent: built once in a thread (it reads every .gitignore).
@@ -421,40 +327,6 @@ class SparkServer(LanguageServer):
             raise DocumentClosed(f"{uri} was closed before Spark could read it; nothing was sent.")
         return doc
 
-    def notify_user(self, message: str, kind: types.MessageType = types.MessageType.Error) -> None:
-        self.window_show_message(types.ShowMessageParams(type=kind, message=f"Spark: {message}"))
-
-    def log(self, message: str, kind: types.MessageType = types.MessageType.Info) -> None:
-        """A line for the editor's log whatever its trace level (what the user asked to
-        see, a problem with this session), recorded in the server's own log too (a
-        warning on stderr). Everything else goes through `logging` (logs.py)."""
-        logger.log(_LOG_LEVELS.get(kind, logging.INFO), "%s", message, extra={SHOWN_TO_CLIENT: True})
-        self.window_log_message(types.LogMessageParams(type=kind, message=message))
-
-    def set_trace(self, value: types.TraceValue | str | None) -> None:
-        """The client's trace level (`initialize`, `$/setTrace`) decides which log
-        records reach its log: off none, messages INFO and up, verbose DEBUG too."""
-        self._log_loop = asyncio.get_running_loop()
-        self.client_log.set_trace(value.value if isinstance(value, types.TraceValue) else value)
-
-    def _log_to_client(self, levelno: int, text: str) -> None:
-        """Send a log record to the editor, on the loop's thread (records come from any)."""
-        loop = self._log_loop
-        if loop is None or loop.is_closed():
-            return
-        try:
-            running = asyncio.get_running_loop()
-        except RuntimeError:
-            running = None
-        if running is not loop:
-            try:
-                loop.call_soon_threadsafe(self._log_to_client, levelno, text)
-            except RuntimeError:  # the loop closed meanwhile: the session is over
-                pass
-            return
-        kind = next(kind for level, kind in _MESSAGE_TYPES if levelno >= level)
-        self.window_log_message(types.LogMessageParams(type=kind, message=text))
-
     def reload_settings(self, *, renew: bool = False) -> list[str]:
         """Recompute settings from all sources; reconnect a tier whose settings changed."""
         from sparkls.config import load_settings
@@ -471,7 +343,7 @@ class SparkServer(LanguageServer):
             if self._initialized:
                 self.warm_up()
         if renew or _tier_identity(settings, "deep") != _tier_identity(old_settings, "deep"):
-            self.announce_deep()
+            self.status_board.announce_deep()
         return problems
 
     def warm_up(self) -> None:
@@ -479,81 +351,13 @@ class SparkServer(LanguageServer):
         self._initialized = True
         self.spawn(self.fast.warm(), "warming the fast tier")
         self.spawn(self.path_filter(), "reading .gitignore files")
-        if self.root is not None and self.settings.context.index and self.workspace_index is None:
-            from sparkls.context.index.workspace import WorkspaceIndex
-
-            self.workspace_index = WorkspaceIndex(self.root)
-            self.spawn(self._build_index(self.workspace_index), "indexing the workspace")
-
-    async def _build_index(self, index: WorkspaceIndex) -> None:
-        """Index the workspace in the index worker process, with progress the editor can show."""
-        from sparkls.context.index.process import IndexClosed
-
-        token = None
-        window = self.client_capabilities.window
-        if window and window.work_done_progress:
-            token = "sparkls-index"
-            await self.work_done_progress.create_async(token)
-            self.work_done_progress.begin(
-                token, types.WorkDoneProgressBegin(title="Spark: indexing the workspace", percentage=0)
-            )
-
-        def progress(done: int, total: int) -> None:
-            if token is not None and total:
-                self.work_done_progress.report(
-                    token, types.WorkDoneProgressReport(message=f"{done}/{total} files", percentage=done * 100 // total)
-                )
-
-        try:
-            stats = await index.build(self.settings.context.exclude, progress)
-        except IndexClosed:
-            return  # shutting down
-        finally:
-            if token is not None:
-                self.work_done_progress.end(token, types.WorkDoneProgressEnd())
-        self.log(f"workspace index: {stats.scanned} files, {stats.parsed} parsed, {stats.symbols} symbols")
-
-    def rules_changed(self) -> None:
-        """A .gitignore changed: rebuild the path filter, then bring the index in line."""
-        self._path_filter = None
-        if self.workspace_index is not None:
-            self.spawn(self._build_index(self.workspace_index), "reindexing the workspace")
-
-    def index_lookup(self) -> Lookup | None:
-        """Definitions from other files, once the workspace index is built."""
-        index = self.workspace_index
-        return index if index is not None and index.ready else None
-
-    def schedule_index_refresh(self, uri: str, path: Path, *, delay: float = INDEX_DELAY) -> None:
-        """Reindex an open buffer from its document's own symbols (no parse of its
-        text for the index) once it has been quiet for `delay` seconds."""
-        index = self.workspace_index
-        if index is None or not index.ready:
-            return
-        if (timer := self._index_timers.pop(uri, None)) is not None:
-            timer.cancel()
-
-        async def refresh() -> None:
-            try:
-                doc = await self.ready(uri)  # a big text is parsed off the loop first
-            except DocumentClosed:
-                return
-            await index.store_buffer(path, doc, await self.path_filter())
-
-        def run() -> None:
-            self._index_timers.pop(uri, None)
-            if self.documents.has(uri):
-                self.spawn(refresh(), "indexing a buffer")
-
-        self._index_timers[uri] = asyncio.get_running_loop().call_later(delay, run)
+        self.indexing.start()
 
     async def close_sessions(self) -> None:
         await self.fast.close()
         if self._deep is not None:
             await self._deep[1].close()
-        if self.workspace_index is not None:
-            self.workspace_index.close()  # ends the index worker, mid-build or not
-            await self.workspace_index.wait_closed()
+        await self.indexing.close()
 
 
 def workspace_cache_key(root: Path | None) -> str | None:

@@ -27,11 +27,11 @@ def _path(uri: str) -> Path | None:
 def _reindex(ls: SparkServer, uri: str, path: Path) -> None:
     """A file was saved or changed on disk: an open one is reindexed from its document's
     own symbols, any other is reread in the index worker process."""
-    index = ls.workspace_index
+    index = ls.indexing.index
     if index is None or not index.ready:
         return
     if ls.documents.has(uri):
-        ls.schedule_index_refresh(uri, path, delay=0)
+        ls.indexing.schedule_refresh(uri, path, delay=0)
     else:
         ls.spawn(index.refresh_file(path), "indexing a changed file")
 
@@ -63,7 +63,7 @@ def register(server: SparkServer) -> None:
         nextedit.changed(ls, doc, before, version_before)
         ls.schedule_reparse(uri)
         if (path := _path(uri)) is not None:
-            ls.schedule_index_refresh(uri, path)
+            ls.indexing.schedule_refresh(uri, path)
 
     @server.feature(types.TEXT_DOCUMENT_DID_SAVE)
     def did_save(ls: SparkServer, params: types.DidSaveTextDocumentParams) -> None:
@@ -73,9 +73,9 @@ def register(server: SparkServer) -> None:
     @server.feature(types.WORKSPACE_DID_CHANGE_WATCHED_FILES)
     def did_change_watched_files(ls: SparkServer, params: types.DidChangeWatchedFilesParams) -> None:
         if any(c.uri.endswith("/.gitignore") for c in params.changes):
-            ls.rules_changed()  # what may be sent changed: refilter and reindex
+            ls.indexing.rules_changed()  # what may be sent changed: refilter and reindex
             return
-        index = ls.workspace_index
+        index = ls.indexing.index
         if index is None or not index.ready:
             return
         for change in params.changes:

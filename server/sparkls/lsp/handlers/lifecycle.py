@@ -106,7 +106,7 @@ def register(server: SparkServer) -> None:
                 await _pull_configuration(ls)
             except Exception as exc:  # a client that fails the request keeps our settings
                 ls.log(f"workspace/configuration failed: {exc}", types.MessageType.Warning)
-        ls.warn_if_split()  # the settings are complete now
+        ls.status_board.warn_if_split()  # the settings are complete now
 
     @server.feature(types.SET_TRACE)
     def set_trace(ls: SparkServer, params: types.SetTraceParams) -> None:
@@ -120,7 +120,7 @@ def register(server: SparkServer) -> None:
             _show_problems(ls, ls.reload_settings())
         elif _supports_configuration(ls):
             await _pull_configuration(ls)
-        ls.warn_if_split()
+        ls.status_board.warn_if_split()
 
     @server.feature(types.SHUTDOWN)
     async def shutdown(ls: SparkServer, params: None) -> None:
