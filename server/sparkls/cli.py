@@ -131,7 +131,7 @@ def main(argv: list[str] | None = None) -> int:
 
         return run_demo(force_emulator=args.emulator)
 
-    from sparkls.lsp.server import build_server
+    from sparkls.lsp import build_server
     from sparkls.lsp.stdio import serve
 
     if sys.stdin is not None and sys.stdin.isatty():  # a person, not an editor: say what this is, then serve anyway

@@ -13,7 +13,7 @@ from lsprotocol import types
 
 from tests.unit.fuzzing import fuzz_settings
 from sparkls.lsp.rpc import Answer, Deliver, Drop, Exit, Phase
-from sparkls.lsp.server import build_server
+from sparkls.lsp import build_server
 
 FUZZ = fuzz_settings(300)
 

@@ -263,16 +263,9 @@ def cycles(kinds: set[str]) -> list[str]:
     return found
 
 
-# -- known offenders: xfail(strict) until fixed, so that the fix turns the test red ------
+# -- known offenders: a capability's entry here makes its test xfail(strict) ----------
 
-DOCUMENTS_OFFENDER = (
-    "documents/document.py imports sparkls.edits.diff.Replacement (the type of its change history)"
-)
 CAPABILITY_OFFENDERS: dict[str, str] = {}  # folder -> "its offending import", when one is known
-LAZY_CYCLE = (
-    "sparkls.lsp.server -(lazy, build_server)-> sparkls.lsp.handlers -> each handler module "
-    "-> sparkls.lsp.server (SparkServer, at module level)"
-)
 
 
 # -- the tests ---------------------------------------------------------------------------
@@ -296,7 +289,6 @@ def test_errors_imports_nothing_of_sparkls():
     assert offenders == [], _report(offenders)
 
 
-@pytest.mark.xfail(strict=True, reason=DOCUMENTS_OFFENDER)
 def test_documents_imports_nothing_above_it():
     """documents/ imports nothing of sparkls outside documents/ but the error tree (errors.py)."""
     offenders = [
@@ -353,7 +345,6 @@ def test_no_import_cycle_at_module_level():
     assert found == [], "import cycles at module level:\n" + "\n".join(found)
 
 
-@pytest.mark.xfail(strict=True, reason=LAZY_CYCLE)
 def test_no_import_cycle_with_lazy_imports():
     """No cycle either once the lazy imports (inside functions) count too."""
     found = cycles({"module", "lazy"})

@@ -7,7 +7,7 @@ import asyncio
 from lsprotocol import types
 
 from sparkls.completion.extract import Completion
-from sparkls.lsp.server import build_server
+from sparkls.lsp import build_server
 
 TEXT = "def area(radius):\n    return 3.14 * radius * radius\n"
 

@@ -15,7 +15,7 @@ from pygls.exceptions import FeatureNotificationError, JsonRpcException, JsonRpc
 from pygls.protocol.json_rpc import JsonRPCProtocol
 
 from sparkls.lsp.protocol import SparkProtocol
-from sparkls.lsp.server import build_server
+from sparkls.lsp import build_server
 
 TESTED_PYGLS = "2.1."  # the pygls whose internals protocol.py was written against
 

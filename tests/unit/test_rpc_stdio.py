@@ -7,7 +7,7 @@ import io
 import json
 
 from sparkls.lsp.rpc import encode_frame
-from sparkls.lsp.server import build_server
+from sparkls.lsp import build_server
 from sparkls.lsp.stdio import serve
 
 

@@ -2,7 +2,7 @@
 
 import io
 
-from sparkls.lsp.server import build_server
+from sparkls.lsp import build_server
 from sparkls.lsp.stdio import _StdoutWriter
 
 

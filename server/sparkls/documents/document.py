@@ -38,9 +38,8 @@ from sparkls.documents.positions import (
     shift_lines,
     tree_bytes,
 )
-from sparkls.documents.text import minimal_change, parse_yielding, utf8_size_over
+from sparkls.documents.text import Replacement, minimal_change, parse_yielding, utf8_size_over
 from sparkls.documents.window import MAX_WINDOW_LINES, Outline, parse_window
-from sparkls.edits.diff import Replacement
 
 
 T = TypeVar("T")

@@ -1,12 +1,23 @@
-"""Whole-text helpers for the document store: parsing a big text a chunk at a time,
-the minimal change between two texts, the UTF-8 size of a text. Pure, no state."""
+"""Whole-text helpers for the document store: a replacement, parsing a big text a chunk
+at a time, the minimal change between two texts, the UTF-8 size of a text. Pure, no state."""
 
 from __future__ import annotations
 
 import time
+from dataclasses import dataclass
 from typing import Any
 
 from tree_sitter import Parser, Tree
+
+@dataclass(frozen=True, slots=True)
+class Replacement:
+    """Replace old[start:end] with `text` (code-point offsets): a change in a
+    document's history, and the unit of every edit (edits/diff.py)."""
+
+    start: int
+    end: int
+    text: str
+
 
 PARSE_CHUNK = 16 * 1024  # bytes a background parse reads between two yields of the GIL
 

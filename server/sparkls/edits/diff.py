@@ -8,17 +8,11 @@ them to LSP positions is the caller's job (see documents/positions.py). Pure.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
 from difflib import SequenceMatcher
 
+from sparkls.documents.text import Replacement
 
-@dataclass(frozen=True, slots=True)
-class Replacement:
-    """Replace old[start:end] with `text`."""
-
-    start: int
-    end: int
-    text: str
+__all__ = ["Replacement", "apply_replacements", "diff_replacements"]
 
 
 def _common_prefix(a: str, b: str) -> int:

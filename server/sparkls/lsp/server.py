@@ -1,7 +1,7 @@
 """The language server: state for one editor session, and the services it owns.
 
-`build_server()` makes a `SparkServer` and registers the handlers (handlers/); no
-state exists at import time. Handlers reach everything through their `ls` argument.
+`sparkls.lsp.build_server()` makes a `SparkServer` and registers the handlers
+(handlers/); no state exists at import time. Handlers reach everything through their `ls` argument.
 """
 
 from __future__ import annotations
@@ -374,11 +374,3 @@ def _tier_identity(settings: Settings, tier: str) -> tuple[Any, ...]:
 
 def _fast_identity(settings: Settings) -> tuple[Any, ...]:
     return _tier_identity(settings, "fast")
-
-
-def build_server() -> SparkServer:
-    from sparkls.lsp.handlers import register_all
-
-    server = SparkServer()
-    register_all(server)
-    return server
