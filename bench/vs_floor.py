@@ -10,7 +10,10 @@ of small 11-line functions, the same every run.
   and back), the client applying each edit and sending didChange before the next;
   with a client sending ranged changes and one sending the whole text (full sync).
   The two servers run in alternating blocks of 5 edits; before a block, the other
-  server is left to finish its background work (no CPU tick for 150 ms).
+  server is left to finish its background work (no CPU tick for 150 ms). Also printed:
+  each server's CPU time per edit over its timed blocks, and the round trip split by
+  the servers' own `timings_ms` (context, model, after the reply, the rest).
+  `--cprofile DIR` profiles each server's timed blocks alone (bench/cprofile_server.py).
 - **typing**: at 50,000 and 200,000 lines, a line typed into the middle function one
   key at a time, each key a ranged didChange and a lightbulb (`textDocument/codeAction`
   at the cursor, triggerKind Automatic); a key every 30 ms, but never before the last
@@ -27,7 +30,7 @@ of small 11-line functions, the same every run.
 
     python bench/vs_floor.py [--only edits,typing,index,start,rss] [--edits 40] [--keys 120]
         [--sizes 200,5000,50000,200000] [--typing-sizes 50000,200000] [--index-files 1000,10000]
-        [--starts 7] [--json out.json] [--py-spy DIR]
+        [--kinds ranged,full] [--starts 7] [--json out.json] [--py-spy DIR [--py-spy-rate 250]] [--cprofile DIR]
 
 With `PYTHONPATH=DIR` (a `server/` folder, e.g. from `git archive REV server`), the
 bench, the emulator and sparkls all run that build: the way to measure one commit
@@ -42,6 +45,7 @@ import argparse
 import asyncio
 import json
 import os
+import signal
 import statistics
 import subprocess
 import sys
@@ -74,8 +78,9 @@ def edit_params(buffer: Buffer, k: int) -> dict[str, Any]:
 class Run:
     """The emulator, a scratch folder, and every sample taken."""
 
-    def __init__(self, url: str, scratch: Path, profiles: Path | None = None) -> None:
-        self.url, self.scratch, self.profiles = url, scratch, profiles
+    def __init__(self, url: str, scratch: Path, profiles: Path | None = None, *, rate: int = 250,
+                 cprofile: Path | None = None) -> None:
+        self.url, self.scratch, self.profiles, self.rate, self.cprofile = url, scratch, profiles, rate, cprofile
         self.failures: list[str] = []
         self.profilers: list[subprocess.Popen[bytes]] = []
 
@@ -84,16 +89,31 @@ class Run:
         if self.profiles is None:
             return
         self.profiles.mkdir(parents=True, exist_ok=True)
-        command = [str(Path(sys.executable).parent / "py-spy"), "record", "--pid", str(server.proc.pid), "--rate", "250",
+        command = [str(Path(sys.executable).parent / "py-spy"), "record", "--pid", str(server.proc.pid), "--rate", str(self.rate),
                    "--format", "raw", "--threads", "-o", str(self.profiles / f"{label}.txt")]
         self.profilers.append(subprocess.Popen(command, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL))
+
+    def command(self, name: str, label: str) -> list[str]:
+        """The server's command line; under `cprofile_server.py` (its timed spans in
+        CPROFILE/label-name.prof) when asked."""
+        if self.cprofile is None or name not in COMMANDS:
+            return COMMANDS[name]
+        self.cprofile.mkdir(parents=True, exist_ok=True)
+        return [sys.executable, str(BENCH / "cprofile_server.py"), str(self.cprofile / f"{label}-{name}.prof"),
+                *COMMANDS[name][1:]]
+
+    async def timing(self, server: LspProcess, name: str, on: bool) -> None:
+        """A timed span of a server's starts (on) or ends: its profile, if any, follows."""
+        if self.cprofile is not None:
+            os.kill(server.proc.pid, signal.SIGUSR1 if on else signal.SIGUSR2)
+            await asyncio.sleep(0.01)  # the handler runs before the next request is read
 
     def options(self, *, index: bool = False) -> dict[str, Any]:
         return {"fast": {"baseUrl": self.url, "apiKey": KEY}, "context": {"index": index}}
 
     async def start(self, name: str, root: Path, label: str, *, index: bool = False, env: dict[str, str] | None = None,
                     capabilities: dict[str, Any] | None = None) -> LspProcess:
-        server = await LspProcess.spawn(COMMANDS[name], env=env, stderr=self.scratch / f"{name}.stderr.log")
+        server = await LspProcess.spawn(self.command(name, label), env=env, stderr=self.scratch / f"{name}.stderr.log")
         if name == "sparkls":
             self.profile(server, label)
         await server.initialize(root, self.options(index=index), capabilities)
@@ -106,15 +126,35 @@ class Run:
         (folder / "module.py").write_text(text)
         return folder, text
 
-    async def edit(self, server: LspProcess, buffer: Buffer, k: int) -> tuple[float, float]:
-        """(round trip ms, the client's own apply + didChange ms) of one edit."""
+    async def edit(self, server: LspProcess, buffer: Buffer, k: int) -> tuple[float, float, dict[str, float]]:
+        """(round trip ms, the client's own apply + didChange ms, the server's own `timings_ms`) of one edit."""
         applied = len(buffer.apply_ms)
         started = time.perf_counter()
         result = await server.request("workspace/executeCommand", edit_params(buffer, k))
         elapsed = (time.perf_counter() - started) * 1000
         if not (result or {}).get("applied"):
             self.failures.append(f"edit of step_{k}: {json.dumps(result)[:200]}")
-        return elapsed, buffer.apply_ms[-1] if len(buffer.apply_ms) > applied else 0.0
+        client = buffer.apply_ms[-1] if len(buffer.apply_ms) > applied else 0.0
+        return elapsed, client, (result or {}).get("timings_ms") or {}
+
+
+SPLIT = {  # an edit's round trip, from the server's own timings_ms
+    "context": "context + prompt",
+    "model": "model request to its reply (sparkls: read and parse-checked)",
+    "after": "after the reply: check, diff, applyEdit round trip",
+    "rest": "the rest: JSON-RPC in and out, dispatch, queueing",
+}
+
+
+def split(ms: float, client: float, timings: dict[str, float]) -> dict[str, float]:
+    """One edit's round trip in SPLIT's parts. sparkls's summary says context, model, edit
+    (parse, check, diff) and apply (applyEdit round trip, the client's work in it); the
+    floor's context, model and apply (from the reply to the applyEdit answer)."""
+    if "model" not in timings:
+        return {}
+    after = timings.get("edit", 0.0) + timings.get("apply", 0.0)
+    return {"context": timings.get("context", 0.0), "model": timings["model"], "after": after,
+            "rest": ms - timings.get("context", 0.0) - timings["model"] - after}
 
 
 def summary(values: list[float]) -> dict[str, float]:
@@ -123,17 +163,20 @@ def summary(values: list[float]) -> dict[str, float]:
     return {"p50": pct(values, 50), "p95": pct(values, 95), "max": max(values), "n": len(values)}
 
 
-async def edits(run: Run, sizes: list[int], count: int, block: int = 5) -> dict[str, Any]:
+async def edits(run: Run, sizes: list[int], count: int, kinds: list[str], block: int = 5) -> dict[str, Any]:
     results: dict[str, Any] = {}
+    tick_ms = 1000 / os.sysconf("SC_CLK_TCK")
     for lines in sizes:
         n = max(block, count if lines <= 5_000 else count // 2 if lines <= 50_000 else count // 4)
         root, text = run.file(lines)
         functions = functions_in(lines)
         order = [(i * 37 + 3) % functions for i in range(n + 3)]
-        for kind in ("ranged", "full"):
+        for kind in kinds:
             servers = {name: await run.start(name, root, f"edits-{lines}-{kind}") for name in ("floor", "sparkls")}
             buffers = {name: s.open((root / "module.py").as_uri(), text, full=kind == "full") for name, s in servers.items()}
-            samples: dict[str, dict[str, list[float]]] = {name: {"ms": [], "client": []} for name in servers}
+            samples: dict[str, dict[str, list[float]]] = {name: {"ms": [], "client": [], **{part: [] for part in SPLIT}}
+                                                          for name in servers}
+            cpu_ticks = {name: 0 for name in servers}  # the server's CPU during its own timed blocks
             try:
                 for name, server in servers.items():  # warm-up: sockets, first parse
                     for k in order[-3:]:
@@ -143,17 +186,24 @@ async def edits(run: Run, sizes: list[int], count: int, block: int = 5) -> dict[
                     for name in names:
                         other = next(x for x in servers if x != name)
                         await servers[other].settle()
+                        await run.timing(servers[name], name, on=True)
+                        ticks = servers[name].cpu_ticks()
                         for k in order[first : first + block]:
-                            ms, client = await run.edit(servers[name], buffers[name], k)
+                            ms, client, timings = await run.edit(servers[name], buffers[name], k)
                             samples[name]["ms"].append(ms)
                             samples[name]["client"].append(client)
+                            for part, value in split(ms, client, timings).items():
+                                samples[name][part].append(value)
+                        cpu_ticks[name] += servers[name].cpu_ticks() - ticks
+                        await run.timing(servers[name], name, on=False)
             finally:
                 for server in servers.values():
                     await server.stop()
             same = buffers["floor"].text == buffers["sparkls"].text
             results[f"{lines}/{kind}"] = {
                 "lines": lines, "kind": kind, "same_text": same,
-                **{name: {"ms": summary(s["ms"]), "client": summary(s["client"])} for name, s in samples.items()},
+                **{name: {"ms": summary(s["ms"]), "client": summary(s["client"]), "split": {part: summary(s[part]) for part in SPLIT},
+                          "cpu_ms_per_edit": cpu_ticks[name] * tick_ms / max(1, len(s["ms"]))} for name, s in samples.items()},
             }
             print(f"  edits {lines:>7,} lines, {kind:<6}: floor {results[f'{lines}/{kind}']['floor']['ms']['p50']:.1f}, "
                   f"sparkls {results[f'{lines}/{kind}']['sparkls']['ms']['p50']:.1f} ms p50", file=sys.stderr)
@@ -301,29 +351,41 @@ def p(row: dict[str, float]) -> str:
     return f"{row['p50']:,.1f} / {row['p95']:,.1f}" if row.get("n") else "-"
 
 
+def header(*columns: str) -> None:
+    """A markdown table's first two lines, after an empty line."""
+    print("\n| " + " | ".join(columns) + " |")
+    print("|" + "---|" * len(columns))
+
+
 def report(results: dict[str, Any]) -> None:
     print(f"\nsparkls {results['commit']} vs the floor; python {sys.version.split()[0]}; 1-minute load average "
           f"{results['load_average_before']:.2f} before, {results['load_average_after']:.2f} after; ms, p50 / p95")
     if "edits" in results:
-        print("\n| back-to-back edits | client | floor | sparkls | × (p50) | target | client's own work |")
-        print("|---|---|---|---|---|---|---|")
+        header('back-to-back edits', 'client', 'floor', 'sparkls', '× (p50)', 'target', "client's own work",
+               "server CPU per edit, floor / sparkls")
         for row in results["edits"].values():
             target = {5_000: "≤ 1.5", 50_000: "≤ 2"}.get(row["lines"], "")
             kind = "ranged" if row["kind"] == "ranged" else "whole text"
             print(f"| {row['lines']:,} lines | {kind} | {p(row['floor']['ms'])} | {p(row['sparkls']['ms'])} | "
                   f"{ratio(row['sparkls']['ms']['p50'], row['floor']['ms']['p50'])} | {target} | "
-                  f"{row['floor']['client']['p50']:.1f}{'' if row['same_text'] else ' (texts differ!)'} |")
+                  f"{row['floor']['client']['p50']:.1f}{'' if row['same_text'] else ' (texts differ!)'} | "
+                  f"{row['floor']['cpu_ms_per_edit']:.1f} / {row['sparkls']['cpu_ms_per_edit']:.1f} |")
+        header("where an edit's time goes, p50 ms (server's own timings)", 'floor', 'sparkls', 'sparkls − floor')
+        for row in results["edits"].values():
+            kind = "ranged" if row["kind"] == "ranged" else "whole text"
+            for part, label in SPLIT.items():
+                f, s = row["floor"]["split"][part], row["sparkls"]["split"][part]
+                if f.get("n") and s.get("n"):
+                    print(f"| {row['lines']:,} lines, {kind}: {label} | {f['p50']:.2f} | {s['p50']:.2f} | {s['p50'] - f['p50']:+.2f} |")
     if "typing" in results:
-        print("\n| lightbulb while typing (30 ms a key) | floor | sparkls | × (p50) | target |")
-        print("|---|---|---|---|---|")
+        header('lightbulb while typing (30 ms a key)', 'floor', 'sparkls', '× (p50)', 'target')
         for row in results["typing"].values():
             target = "≤ 2" if row["lines"] == 50_000 else ""
             print(f"| {row['lines']:,} lines, {row['keys']} keys | {p(row['floor'])} | {p(row['sparkls'])} | "
                   f"{ratio(row['sparkls']['p50'], row['floor']['p50'])} | {target} |")
     if "index" in results:
-        print("\n| edits on a 5,000-line file during a cold index | index built | during: p50 / p95 / max (n) "
-              "| after: p50 / p95 / max | × after | no index at all: p50 / p95 / max | × no index |")
-        print("|---|---|---|---|---|---|---|")
+        header('edits on a 5,000-line file during a cold index', 'index built', 'during: p50 / p95 / max (n)', 'after: p50 / p95 / max',
+               '× after', 'no index at all: p50 / p95 / max', '× no index')
         for row in results["index"].values():
             d, i, o = row["during"], row["idle"], row["no_index"]
             during = f"{p(d)} / {d['max']:,.1f} ({d['n']})" if d.get("n") else "- (built before the first edit)"
@@ -331,16 +393,14 @@ def report(results: dict[str, Any]) -> None:
                   f"{ratio(d['p50'], i['p50']) if d.get('n') else '-'} | {p(o)} / {o['max']:,.1f} | "
                   f"{ratio(d['p50'], o['p50']) if d.get('n') else '-'} |")
     if "start" in results:
-        print("\n| spawn → `initialize` result | median | min | max |")
-        print("|---|---|---|---|")
+        header('spawn → `initialize` result', 'median', 'min', 'max')
         for name, row in results["start"].items():
             if name != "note":
                 print(f"| {name} | {row['median']:,.0f} | {row['min']:,.0f} | {row['max']:,.0f} |")
         if "note" in results["start"]:
             print(results["start"]["note"])
     if "rss" in results:
-        print("\n| RSS, one file open, MB | floor | sparkls | × | sparkls peak (VmHWM) |")
-        print("|---|---|---|---|---|")
+        header('RSS, one file open, MB', 'floor', 'sparkls', '×', 'sparkls peak (VmHWM)')
         for lines, row in results["rss"].items():
             f, s = row["floor"], row["sparkls"]
             target = " (target ≤ 2)" if int(lines) == 50_000 else ""
@@ -367,11 +427,11 @@ async def main_async(args: argparse.Namespace) -> dict[str, Any]:
     ints = lambda text: [int(x) for x in text.split(",") if x]  # noqa: E731
     results: dict[str, Any] = {"commit": commit(), "load_average_before": os.getloadavg()[0]}
     with emulator("--api-key", KEY) as emu, tempfile.TemporaryDirectory(prefix="sparkls-vs-floor-") as scratch:
-        run = Run(emu.url, Path(scratch), args.py_spy)
+        run = Run(emu.url, Path(scratch), args.py_spy, rate=args.py_spy_rate, cprofile=args.cprofile)
         if "start" in only:
             results["start"] = await start(run, args.starts)
         if "edits" in only:
-            results["edits"] = await edits(run, ints(args.sizes), args.edits)
+            results["edits"] = await edits(run, ints(args.sizes), args.edits, args.kinds.split(","))
         if "typing" in only:
             results["typing"] = await typing(run, ints(args.typing_sizes), args.keys)
         if "rss" in only:
@@ -395,7 +455,11 @@ def main() -> int:
     parser.add_argument("--index-files", default="1000,10000")
     parser.add_argument("--starts", type=int, default=7, help="timed cold starts per server")
     parser.add_argument("--json", type=Path, help="also write the figures to this file")
+    parser.add_argument("--kinds", default="ranged,full", help="edits: the clients, ranged changes and/or whole text (full)")
     parser.add_argument("--py-spy", type=Path, metavar="DIR", help="record each sparkls process with py-spy (raw stacks in DIR)")
+    parser.add_argument("--py-spy-rate", type=int, default=250, help="py-spy samples per second (default 250)")
+    parser.add_argument("--cprofile", type=Path, metavar="DIR",
+                        help="edits: profile both servers' timed edits with cProfile (DIR/<part>-<server>.prof)")
     args = parser.parse_args()
     results = asyncio.run(main_async(args))
     report(results)
