@@ -52,6 +52,7 @@ from sparkls.context.builder import build_edit_context
 from sparkls.context.definitions import names_used
 from sparkls.guard.exclusions import PathFilter, iter_files
 from sparkls.context.prompt import render_edit_prompt
+from sparkls.guard import Guard
 from sparkls.context.snippet import DEFINITION_KINDS
 from sparkls.context.symbols import extract_symbols
 from sparkls.context.tokens import estimate_tokens
@@ -216,7 +217,7 @@ def measure_package(name: str, root: Path, max_functions: int, seed: int, scratc
         t0 = time.perf_counter()
         ctx = build_edit_context(doc, offset, offset, path=rel, max_region_lines=MAX_FUNCTION_LINES,
                                  budget_tokens=BUDGET, lookup=workspace)
-        prompt = render_edit_prompt(ctx, "instruction")
+        prompt = Guard(root).seal(render_edit_prompt(ctx, "instruction"))
         build_times.append(time.perf_counter() - t0)
         region = (rel, ctx.region.start_line, ctx.region.end_line)
         tokens = estimate_tokens(prompt.instructions) + estimate_tokens(prompt.input)

@@ -57,6 +57,7 @@ from recall_common import CACHE, EXTENSIONS, PACKAGES, Package, package_roots
 from sparkls.context.builder import build_edit_context
 from sparkls.guard.exclusions import PathFilter, iter_files
 from sparkls.context.prompt import render_edit_prompt
+from sparkls.guard import Guard
 from sparkls.context.region import find_region
 from sparkls.context.symbols import extract_symbols
 from sparkls.context.tokens import estimate_tokens
@@ -167,7 +168,7 @@ def measure_package(package: Package, max_functions: int, seed: int, scratch: Pa
         offset, end = cursor_in_own_body(doc, lines, symbol)
         ctx = build_edit_context(doc, offset, end, path=rel, max_region_lines=MAX_FUNCTION_LINES,
                                  budget_tokens=BUDGET, lookup=workspace)
-        prompt = render_edit_prompt(ctx, "instruction")
+        prompt = Guard(package.root).seal(render_edit_prompt(ctx, "instruction"))
         region = (rel, ctx.region.start_line, ctx.region.end_line)
         definitions, aside = oracle[function_key(rel, symbol)]
         set_aside.update(aside)

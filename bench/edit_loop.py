@@ -33,6 +33,7 @@ from common import emulator, pct  # bench/common.py
 from generated import make_source  # bench/generated.py
 from sparkls.context.builder import build_edit_context
 from sparkls.context.prompt import render_edit_prompt
+from sparkls.guard import Guard
 from sparkls.tools.devclient import edit_params, start_session, stop_session
 from sparkls.documents.store import DocumentStore, TextChange
 from sparkls.models.events import response_create
@@ -89,7 +90,7 @@ def prompt_for(text: str, uri: str, line: int, instruction: str, root: Path) -> 
     doc = DocumentStore().open(uri, text, 1)
     offset = doc.lines.starts[line]
     ctx = build_edit_context(doc, offset, offset, path=Path(uri[7:]).relative_to(root).as_posix(), max_region_lines=300)
-    return response_create("gpt-5.3-codex-spark", render_edit_prompt(ctx, instruction))
+    return response_create("gpt-5.3-codex-spark", Guard(root).seal(render_edit_prompt(ctx, instruction)))
 
 
 async def run_file(

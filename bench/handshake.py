@@ -41,7 +41,7 @@ from typing import Any
 
 import sparkls
 from common import emulator, make_certificate, pct, rtts  # bench/common.py
-from sparkls.context.prompt import Prompt
+from sparkls.guard import Wire, fixed_wire
 from sparkls.models.events import Completed, Event, TextDelta, Where, response_create, responses_body
 from sparkls.models.http import HTTPStreamer
 from sparkls.models.websocket import ResponsesSocket
@@ -49,7 +49,7 @@ from sparkls.models.websocket import ResponsesSocket
 MODEL = "gpt-5.3-codex-spark"
 API_KEY = "sk-bench-handshake"
 INSTRUCTIONS = "Answer with the complete new text of the editable region in one fenced code block."
-PROMPT = Prompt(
+PROMPT = fixed_wire(
     INSTRUCTIONS,
     "File: bench.py\n\nExcerpt (lines 1-3):\n```python\n<|editable_region_start|>\n"
     "def a(x):\n    y = a(x - 1)\n    return y\n<|editable_region_end|>\n```\n\n"
@@ -91,7 +91,7 @@ class Paths:
 
     async def open(self) -> None:
         await self.sock.connect()
-        await self.sock.warm(MODEL, INSTRUCTIONS)
+        await self.sock.warm(MODEL, fixed_wire(INSTRUCTIONS))
         await self.sse_keepalive()  # opens the kept-alive connection
 
     async def ws_warm(self) -> float:

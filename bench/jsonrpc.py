@@ -100,7 +100,7 @@ async def in_process(rounds: int) -> dict[str, list[float]]:
     from pygls.io_ import run_async
 
     from sparkls.lsp.rpc import FrameParser
-    from sparkls.lsp.server import build_server
+    from sparkls.lsp import build_server
 
     class Sink:
         def write(self, data: bytes) -> None:

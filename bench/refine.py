@@ -46,9 +46,12 @@ from sparkls.config import Settings
 from sparkls.context.prompt import FAST_INSTRUCTIONS
 from sparkls.documents.positions import Position
 from sparkls.documents.store import DocumentStore, TextChange
-from sparkls.fastedit.engine import EditOutcome, EditRequest, run_fast_edit
+from sparkls.edits.tail import EditOutcome
+from sparkls.fastedit.engine import EditRequest, run_fast_edit
+from sparkls.guard import Guard, fixed_wire
 from sparkls.models.session import TierSession
 from sparkls.refine.service import RefineBook, run_refine
+from sparkls.request.environment import RequestEnv
 
 API_KEY = "sk-bench-refine"
 URI = "file:///bench/orders.py"
@@ -98,9 +101,10 @@ async def measure(base_url: str, control_root: str, rounds: int, warmup: int) ->
     settings = Settings.model_validate(
         {"fast": {"model": "gpt-5.3-codex-spark", "base_url": base_url, "api_key": API_KEY, "pool_size": 1}}
     )
-    session = TierSession("fast", settings, warm_instructions=FAST_INSTRUCTIONS)
+    session = TierSession("fast", settings, warm=fixed_wire(FAST_INSTRUCTIONS))
     await session.warm()
     store, book = DocumentStore(), RefineBook()
+    env = RequestEnv(store=store, settings=settings, guard=Guard(None), fast=session)
     ways = list(WAYS)
     total = warmup + rounds * len(ways)
     store.open(URI, module(total + 1), 1, "python")
@@ -111,18 +115,18 @@ async def measure(base_url: str, control_root: str, rounds: int, warmup: int) ->
             step = n
             line = function_line(step)
             edit = await run_fast_edit(
-                store, session, settings,
+                env,
                 EditRequest(URI, Position(line, 0), Position(line, 0), f"Clearer name: REPLACE value{step} WITH amount{step}"),
             )
             book.remember(store, edit, session, "orders.py")
             apply(store, edit)
             if way == "full_warm":  # another request over the only socket: the chain is gone
                 other = function_line(step + 1)
-                await run_fast_edit(store, session, settings, EditRequest(URI, Position(other, 0), Position(other, 0), "REPLACE nothing WITH nada"))
+                await run_fast_edit(env, EditRequest(URI, Position(other, 0), Position(other, 0), "REPLACE nothing WITH nada"))
             elif way == "full_new" and edit.turn and edit.turn.chain and edit.turn.chain.socket:
                 await edit.turn.chain.socket.close()
             before = bytes_in(control)
-            refined = await run_refine(store, session, book, URI, f"Shorter: REPLACE amount{step} WITH a{step}")
+            refined = await run_refine(env, book, URI, f"Shorter: REPLACE amount{step} WITH a{step}")
             sent = bytes_in(control) - before
             apply(store, refined)
             if n < warmup:

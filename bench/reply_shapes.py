@@ -1,7 +1,7 @@
 """Benchmark: the reply-shape table's figures, and what reading a reply costs.
 
 1. The table of tests/unit/reply_shapes_table.py run through the real code paths (fast
-   tier: `engine.run_fast_edit` with a stub session; plan steps: `tasks._run_step`;
+   tier: `fastedit.engine.run_fast_edit` with a stub session; plan steps: `tasks._run_step`;
    deep tier: `deep.pipeline.edit_from_reply`): applied exactly / refused / corrupted
    (a result that is neither the expected texts nor the originals), per tier.
 2. The time to read a reply, per reply, p50/p95 over `--repeat` runs of every row:
@@ -34,7 +34,7 @@ from sparkls.documents.store import DocumentStore  # noqa: E402
 from sparkls.edits.fences import find_fences  # noqa: E402
 from sparkls.edits.reply import RegionView, new_region_text  # noqa: E402
 from sparkls.edits.reply import RegionView  # noqa: E402
-from sparkls.fastedit.engine import prepare_edit  # noqa: E402
+from sparkls.context.prompt import prepare_draft  # noqa: E402
 from sparkls.errors import SparkError  # noqa: E402
 from tests.unit import reply_shapes_table as table  # noqa: E402
 
@@ -67,7 +67,7 @@ async def outcomes() -> dict[str, dict[str, int]]:
 def _view(doc: table.Doc) -> RegionView:
     document = DocumentStore().open(f"file:///bench/{doc.name}", doc.text, 1, doc.language)
     offset = doc.text.index(doc.inside)
-    ctx, _ = prepare_edit(document, offset, offset, path=doc.name, settings=Settings(), instruction="x")
+    ctx, _ = prepare_draft(document, offset, offset, path=doc.name, settings=Settings(), instruction="x")
     return RegionView.of(ctx, doc.text, doc.language)
 
 

@@ -33,7 +33,7 @@ from typing import Any
 from websockets.asyncio.client import connect
 
 from common import emulator, pct  # bench/common.py
-from sparkls.context.prompt import Prompt
+from sparkls.guard import Wire, fixed_wire
 from sparkls.models.events import TextDelta, Where, classify, response_create
 from sparkls.models.websocket import ResponsesSocket
 
@@ -43,7 +43,7 @@ INSTRUCTIONS = "Answer with the complete new text of the editable region in one 
 
 
 
-def long_prompt(lines: int) -> Prompt:
+def long_prompt(lines: int) -> Wire:
     """A region of `lines` generated lines; the directive renames `old` on every line."""
     body = ["def scale(old, factor):"]
     body += [f"    value_{i} = old * {i} + factor  # step {i} of old" for i in range(lines)]
@@ -53,7 +53,7 @@ def long_prompt(lines: int) -> Prompt:
         "File: long.py\n\nExcerpt (lines 1-%d):\n```python\n<|editable_region_start|>\n%s\n"
         "<|editable_region_end|>\n```\n\nInstruction: REPLACE old WITH new\n" % (len(body), region)
     )
-    return Prompt(INSTRUCTIONS, text)
+    return fixed_wire(INSTRUCTIONS, text)
 
 
 async def capture_frames(ws_url: str, message: dict[str, Any]) -> list[str]:

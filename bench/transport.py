@@ -38,7 +38,7 @@ from typing import Any
 import httpx
 
 from common import emulator, make_certificate, pct  # bench/common.py
-from sparkls.context.prompt import Prompt
+from sparkls.guard import Wire, fixed_wire
 from sparkls.models.events import Completed, TextDelta, Where, response_create, responses_body
 from sparkls.models.http import HTTPStreamer
 from sparkls.models.websocket import ResponsesSocket
@@ -46,7 +46,7 @@ from sparkls.models.websocket import ResponsesSocket
 MODEL = "gpt-5.3-codex-spark"
 API_KEY = "sk-bench-transport"
 INSTRUCTIONS = "Answer with the complete new text of the editable region in one fenced code block."
-PROMPT = Prompt(
+PROMPT = fixed_wire(
     INSTRUCTIONS,
     "File: bench.py\n\nExcerpt (lines 1-3):\n```python\n<|editable_region_start|>\n"
     "def a(x):\n    y = a(x - 1)\n    return y\n<|editable_region_end|>\n```\n\n"
@@ -109,7 +109,7 @@ class Transports:
         try:
             await sock.connect()
             connected = time.perf_counter()
-            await sock.warm(MODEL, INSTRUCTIONS)
+            await sock.warm(MODEL, fixed_wire(INSTRUCTIONS))
             warmed = time.perf_counter()
         finally:
             await sock.close()

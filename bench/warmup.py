@@ -27,7 +27,7 @@ from typing import Any
 from common import emulator, make_certificate, pct  # bench/common.py
 from rawlsp import SPARKLS, LspProcess, edit_command  # bench/rawlsp.py
 from sparkls.config import TierSettings
-from sparkls.context.prompt import Prompt
+from sparkls.guard import Wire, fixed_wire
 from sparkls.models.events import TextDelta, Where, response_create
 from sparkls.models.session import ssl_context_for
 from sparkls.models.websocket import ResponsesSocket
@@ -64,7 +64,7 @@ async def one_run(url: str, ca_file: str | None) -> dict[str, Any]:
 async def cold_ttft(url: str, ca_file: str | None, runs: int) -> list[float]:
     """A new connection per request: handshake + response.create, to the first delta."""
     tier = TierSettings(model="gpt-5.3-codex-spark", base_url=url, ca_file=ca_file)
-    prompt = Prompt("instructions", "<|editable_region_start|>\nx = 1\n<|editable_region_end|>\nREPLACE 1 WITH 2")
+    prompt = fixed_wire("instructions", "<|editable_region_start|>\nx = 1\n<|editable_region_end|>\nREPLACE 1 WITH 2")
     out = []
     for _ in range(runs):
         sock = ResponsesSocket(tier.websocket_url, "bench", Where("fast", tier.host, tier.model), ssl_context=ssl_context_for(tier))

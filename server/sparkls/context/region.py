@@ -229,7 +229,12 @@ def without_comments(doc: Document, first: int, last: int, text: str) -> str:
     tree = doc.tree_around(start, start + len(text))
     if tree is None:
         return text
-    node = tree.root_node.descendant_for_point_range((first, 0), (last + 1, 0))
+    # The smallest node holding the lines: ending the range at the last line's end, not
+    # at the next line's start, which only the whole module holds (a walk of every
+    # top-level node of the file, per request).
+    last_line = doc.lines.line_text(last).rstrip("\r\n")
+    end_column = len(last_line.encode("utf-8", "surrogatepass"))
+    node = tree.root_node.descendant_for_point_range((first, 0), (last, end_column))
     stack = [node] if node is not None else []
     while stack:
         node = stack.pop()

@@ -18,7 +18,10 @@ the only type the model clients send (wire.py). Nothing else in sparkls imports
 the redaction, the exclusions' verdicts or the seal; a test holds it.
 
 `display_path` (how a file is named to the model) lives here too, so that the path
-shown and the path checked are one computation.
+shown and the path checked are one computation. A session keeps one guard
+(`SparkServer.environment`), and the guard keeps its verdicts on files (a `realpath`
+each) until the path filter is rebuilt, the folders change or the editor reports
+files changed on disk (`forget`).
 """
 
 from __future__ import annotations
@@ -40,6 +43,9 @@ from sparkls.guard.wire import _SEAL, Wire
 logger = logging.getLogger(__name__)
 
 
+MAX_VERDICTS = 4096  # files decided and remembered by one guard (a session's, mostly)
+
+
 class NotSendable(EditError):
     """A part the guard refused; the message names the file and why."""
 
@@ -47,16 +53,21 @@ class NotSendable(EditError):
 class Guard:
     """Exclusions, confinement and redaction for one request's parts."""
 
-    __slots__ = ("root", "path_filter", "_confinement", "_folders", "_checked")
+    __slots__ = ("root", "path_filter", "folders", "_confinement", "_checked")
 
     def __init__(self, root: Path | None, path_filter: PathFilter | None = None, folders: Sequence[str] | None = None) -> None:
         self.root = root
         self.path_filter = path_filter if path_filter is not None else PathFilter()
-        self._folders = list(folders) if folders is not None else ([str(root)] if root is not None else [])
+        self.folders = list(folders) if folders is not None else ([str(root)] if root is not None else [])
         self._confinement: Confinement | None = None
         self._checked: dict[tuple[str, str | None, bool | None], str | None] = {}
 
     # -- what may be sent -------------------------------------------------------------
+
+    def forget(self) -> None:
+        """Decide every file anew (files changed on disk: a link may lead elsewhere now)."""
+        self._checked.clear()
+        self._confinement = None
 
     def display_path(self, uri: str) -> str:
         return display_path(uri, self.root)
@@ -110,6 +121,8 @@ class Guard:
     def _refusal(self, path: str, uri: str | None, confined: bool | None) -> str | None:
         key = (path, uri, confined)
         if key not in self._checked:
+            if len(self._checked) >= MAX_VERDICTS:
+                self._checked.clear()
             self._checked[key] = self._file_refusal(path, uri, uri is None if confined is None else confined)
         return self._checked[key]
 
@@ -127,7 +140,7 @@ class Guard:
             location = Path(path) if os.path.isabs(path) or self.root is None else self.root / path
         if confined:
             if self._confinement is None:
-                self._confinement = Confinement(self._folders)
+                self._confinement = Confinement(self.folders)
             refusal = self._confinement.refusal(location, shown=path)
             if refusal is not None:
                 return refusal

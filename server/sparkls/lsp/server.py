@@ -33,6 +33,7 @@ if TYPE_CHECKING:
     from sparkls.completion.service import CompletionService
     from sparkls.config import Settings
     from sparkls.guard.exclusions import PathFilter
+    from sparkls.guard import Guard
     from sparkls.models.session import TierSession
     from sparkls.nextedit.service import NextEditService
     from sparkls.refine.service import RefineBook
@@ -106,6 +107,9 @@ class SparkServer(Messages):
         # Every store of per-document state, by name: each forgets a document when it
         # closes (`close_document`), and says how many documents it holds (`held`).
         self.per_document: dict[str, PerDocument] = {}
+        # The guard of this session's requests: its verdicts on files are kept until the
+        # path filter is rebuilt, the folders change or files change on disk.
+        self._guard: Guard | None = None
         self.indexing = self._per_document("indexing", IndexKeeper(self))  # the workspace index and its refreshes
         # The code-action menu, as each feature contributes to it (lsp/handlers/actions.py),
         # and the kinds advertised at `initialize`.
@@ -208,10 +212,14 @@ class SparkServer(Messages):
         if uri is not None:
             await self.ready(uri)
         folders = self.folders()
+        path_filter = await self.path_filter()
+        guard = self._guard
+        if guard is None or guard.path_filter is not path_filter or guard.root != self.root or guard.folders != folders:
+            guard = self._guard = Guard(self.root, path_filter, folders)
         return RequestEnv(
             store=self.documents,
             settings=self.settings,
-            guard=Guard(self.root, await self.path_filter(), folders),
+            guard=guard,
             fast=self.fast,
             deep=self.deep_session(),
             lookup=self.indexing.lookup(),
@@ -280,6 +288,12 @@ class SparkServer(Messages):
     def forget_path_filter(self) -> None:
         """What may be sent changed (a .gitignore, `context.exclude`): rebuilt on next use."""
         self._path_filter = None
+        self._guard = None
+
+    def files_changed(self) -> None:
+        """Files changed on disk (a link may lead elsewhere now): the guard decides anew."""
+        if self._guard is not None:
+            self._guard.forget()
 
     def path_filter(self) -> Awaitable[PathFilter]:
         """What may never be sent: built once in a thread (it reads every .gitignore).
@@ -335,7 +349,7 @@ class SparkServer(Messages):
         old_settings, self.settings = self.settings, settings
         self.documents.max_tree_bytes = settings.context.max_file_bytes or None  # for documents opened from now on
         if settings.context.exclude != old_settings.context.exclude or renew:
-            self._path_filter = None  # rebuilt on next use
+            self.forget_path_filter()  # rebuilt on next use
         if renew or _fast_identity(settings) != _fast_identity(old_settings):
             old, self._fast = self._fast, self._new_fast_session()
             if old is not None:

@@ -72,6 +72,7 @@ def register(server: SparkServer) -> None:
 
     @server.feature(types.WORKSPACE_DID_CHANGE_WATCHED_FILES)
     def did_change_watched_files(ls: SparkServer, params: types.DidChangeWatchedFilesParams) -> None:
+        ls.files_changed()
         if any(c.uri.endswith("/.gitignore") for c in params.changes):
             ls.indexing.rules_changed()  # what may be sent changed: refilter and reindex
             return
