@@ -9,7 +9,7 @@ from __future__ import annotations
 import asyncio
 import hashlib
 import logging
-from collections.abc import Awaitable, Coroutine
+from collections.abc import Awaitable, Callable, Coroutine
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Protocol
 
@@ -100,10 +100,6 @@ class SparkServer(Messages):
         self._path_filter: asyncio.Future[PathFilter] | None = None
         self.status_board = StatusBoard(self)  # `sparkls/status`, the split warning
         self._tasks: set[asyncio.Task[Any]] = set()
-        self._speculation: Speculation | None = None
-        self._completions: CompletionService | None = None
-        self._next_edits: NextEditService | None = None
-        self._refines: RefineBook | None = None
         # Every store of per-document state, by name: each forgets a document when it
         # closes (`close_document`), and says how many documents it holds (`held`).
         self.per_document: dict[str, PerDocument] = {}
@@ -138,41 +134,40 @@ class SparkServer(Messages):
             self._fast = self._new_fast_session()
         return self._fast
 
+    # The per-document stores, each made on first use and registered in `per_document`.
+
     @property
     def speculation(self) -> Speculation:
         """Quick fixes computed before they are chosen."""
-        if self._speculation is None:
-            from sparkls.fastedit.speculation import Speculation
+        from sparkls.fastedit.speculation import Speculation
 
-            self._speculation = self._per_document("speculation", Speculation())
-        return self._speculation
+        return self._store("speculation", Speculation)
 
     @property
     def refines(self) -> RefineBook:
         """Each open document's last sparkls edit, for `sparkls.refine`."""
-        if self._refines is None:
-            from sparkls.refine.service import RefineBook
+        from sparkls.refine.service import RefineBook
 
-            self._refines = self._per_document("refines", RefineBook())
-        return self._refines
+        return self._store("refines", RefineBook)
 
     @property
     def completions(self) -> CompletionService:
         """Inline completions: cache, debounce, supersession."""
-        if self._completions is None:
-            from sparkls.completion.service import CompletionService
+        from sparkls.completion.service import CompletionService
 
-            self._completions = self._per_document("completions", CompletionService())
-        return self._completions
+        return self._store("completions", CompletionService)
 
     @property
     def next_edits(self) -> NextEditService:
         """Next-edit suggestions: per-document history, questions, the offer."""
-        if self._next_edits is None:
-            from sparkls.nextedit.service import NextEditService
+        from sparkls.nextedit.service import NextEditService
 
-            self._next_edits = self._per_document("next_edits", NextEditService())
-        return self._next_edits
+        return self._store("next_edits", NextEditService)
+
+    def _store(self, name: str, make: Callable[[], Any]) -> Any:
+        if (store := self.per_document.get(name)) is None:
+            store = self._per_document(name, make())
+        return store
 
     def _per_document(self, name: str, store: Any) -> Any:
         self.per_document[name] = store

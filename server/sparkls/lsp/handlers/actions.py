@@ -77,6 +77,11 @@ def action(
     return made
 
 
+def command_action(title: str, kind: str, command: str, args: dict[str, Any]) -> types.CodeAction:
+    """An action that runs `command` with `args` (the client asks the user for nothing more)."""
+    return types.CodeAction(title=title, kind=kind, command=types.Command(title=title, command=command, arguments=[args]))
+
+
 def range_json(r: types.Range) -> dict[str, Any]:
     return {
         "start": {"line": r.start.line, "character": r.start.character},

@@ -16,7 +16,7 @@ from lsprotocol import types
 
 from sparkls.errors import SparkError
 from sparkls.documents.store import Document
-from sparkls.lsp.handlers.actions import Contribution, contribute, range_json
+from sparkls.lsp.handlers.actions import Contribution, command_action, contribute, range_json
 from sparkls.lsp.handlers.commands import failure
 from sparkls.lsp.server import SparkServer
 
@@ -60,9 +60,7 @@ def where_logged(client_name: str | None, root: Path | None) -> str:
 def _menu(ls: SparkServer, doc: Document, params: types.CodeActionParams) -> list[types.CodeAction]:
     """"Show Spark context" for the selection, in every client."""
     args = {"uri": doc.uri, "range": range_json(params.range)}
-    title = "Show Spark context"
-    command = types.Command(title=title, command=SHOW_CONTEXT, arguments=[args])
-    return [types.CodeAction(title=title, kind=SHOW_CONTEXT_KIND, command=command)]
+    return [command_action("Show Spark context", SHOW_CONTEXT_KIND, SHOW_CONTEXT, args)]
 
 
 def register(server: SparkServer) -> None:

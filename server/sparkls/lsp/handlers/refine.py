@@ -23,7 +23,7 @@ from typing import TYPE_CHECKING, Any
 from lsprotocol import types
 
 from sparkls.documents.store import Document
-from sparkls.lsp.handlers.actions import Contribution, action, contribute
+from sparkls.lsp.handlers.actions import Contribution, action, command_action, contribute
 from sparkls.lsp.handlers.commands import apply_outcome, failure, tell_warnings
 from sparkls.lsp.handlers.convert import position
 from sparkls.lsp.handlers.progress import with_progress
@@ -75,8 +75,7 @@ def refine_actions(ls: SparkServer, doc: Document, selection: types.Range) -> li
     start, end = position(selection.start), position(selection.end)
     if end.line < first or start.line > last:
         return []
-    command = types.Command(title=REFINE_TITLE, command=VSCODE_REFINE_COMMAND, arguments=[{"uri": doc.uri}])
-    return [types.CodeAction(title=REFINE_TITLE, kind=REFINE_KIND, command=command)]
+    return [command_action(REFINE_TITLE, REFINE_KIND, VSCODE_REFINE_COMMAND, {"uri": doc.uri})]
 
 
 def _menu(ls: SparkServer, doc: Document, params: types.CodeActionParams) -> list[types.CodeAction]:

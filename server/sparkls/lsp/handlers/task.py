@@ -18,7 +18,7 @@ from lsprotocol import types
 
 from sparkls.errors import EditRejected
 from sparkls.documents.store import Document
-from sparkls.lsp.handlers.actions import Contribution, contribute, range_json
+from sparkls.lsp.handlers.actions import Contribution, command_action, contribute, range_json
 from sparkls.lsp.handlers.commands import failure
 from sparkls.lsp.handlers.progress import with_progress
 from sparkls.lsp.server import SparkServer
@@ -87,10 +87,8 @@ def _menu(ls: SparkServer, doc: Document, params: types.CodeActionParams) -> lis
     other editors have no input box behind a code action: they use their keymaps."""
     if not (ls.client_name or "").startswith("Visual Studio Code"):
         return []
-    title = "Spark: multi-file task…"
     args = {"uris": [doc.uri], "range": range_json(params.range)}
-    command = types.Command(title=title, command=VSCODE_TASK_COMMAND, arguments=[args])
-    return [types.CodeAction(title=title, kind=TASK_KIND, command=command)]
+    return [command_action("Spark: multi-file task…", TASK_KIND, VSCODE_TASK_COMMAND, args)]
 
 
 def register(server: SparkServer) -> None:
