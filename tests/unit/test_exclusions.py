@@ -1,4 +1,4 @@
-"""Which workspace paths may be sent (context/exclusions.py)."""
+"""Which workspace paths may be sent (guard/exclusions.py)."""
 
 import os
 from pathlib import Path

@@ -1,4 +1,4 @@
-"""Redaction of secret-looking strings (context/secrets.py)."""
+"""Redaction of secret-looking strings (guard/secrets.py)."""
 
 import pytest
 

@@ -1,7 +1,7 @@
 /**
  * The status item's model: the server's `sparkls/status` notifications (one
  * `TierStatus` per tier, server/sparkls/models/session.py), the last edit's summary
- * (the `sparkls.edit` result, server/sparkls/handlers/convert.py), and the process state,
+ * (the `sparkls.edit` result, server/sparkls/lsp/handlers/convert.py), and the process state,
  * turned into text, tooltip and severity.
  *
  * Pure: parsing is defensive (a newer server may send more), rendering has no VS Code.

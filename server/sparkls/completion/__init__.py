@@ -2,10 +2,11 @@
 
 - `extract`: the completion in a new region — what changed at the cursor (pure);
 - `cache`: typing through a suggestion serves the rest of it without the model (pure);
-- `scheduler`: debounce, one request at work per document, a newer one supersedes;
+- `request/latest.LatestOnly` (shared with next edit): debounce, one request at work per
+  document, a newer one supersedes;
 - `service`: the three together with the fast tier (`CompletionService`, `ask_model`).
 
-Nothing here knows LSP: `handlers/inline.py` turns offsets into positions and items.
+Nothing here knows LSP: `lsp/handlers/inline.py` turns offsets into positions and items.
 """
 
 from sparkls.completion.cache import TypingCache

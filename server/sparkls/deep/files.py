@@ -1,7 +1,7 @@
 """The files a deep-tier task shows: the named ones, then the relevant ones.
 
 Named files (`uris`) come first, each refused with a warning (not sent) when it is
-outside the workspace folders by its real path (context/confine.py: a symlink out, a
+outside the workspace folders by its real path (guard/confine.py: a symlink out, a
 `..`, another URI scheme are refused before anything is read), may never be sent (the PathFilter: .gitignore,
 `context.exclude`, secret files) or cannot be read. Then deep/context.py picks the
 relevant ones: files that define the symbols in play (the workspace index) and files

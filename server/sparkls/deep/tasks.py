@@ -13,8 +13,8 @@ files -> deep tier -> one edit, in one of two ways:
 Either way the combined change is checked (no new syntax errors, no redaction marker
 written: deep/checks.py) before a `DeepWorkspaceEdit` is returned; any failure raises
 a `SparkError` first, so the caller has the whole edit or a message, never part of
-one. Which files are shown is taskfiles.py's business; the handler turns the
-outcome into LSP (handlers/task.py).
+one. Which files are shown is files.py's business; the handler turns the
+outcome into LSP (lsp/handlers/task.py).
 """
 
 from __future__ import annotations

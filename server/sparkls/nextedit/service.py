@@ -7,7 +7,7 @@
   (typing elsewhere, or over it). An event with several changes (an applied edit)
   rebuilds the text between them, one copy per change; a keystroke costs its change.
 - `schedule(doc, ask, delay=..., ttl=...)`: ask for the next edit once the document
-  has been quiet for `delay` seconds: `LatestOnly` (completion/scheduler.py) runs it,
+  has been quiet for `delay` seconds: `LatestOnly` (request/latest.py) runs it,
   so a newer change cancels the older question at once, in its debounce or in the
   middle of its model stream, and never more than one question per document is at
   work. A suggestion that arrives is offered for `ttl` seconds, then dropped.

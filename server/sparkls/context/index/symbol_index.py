@@ -10,7 +10,7 @@ no parse; `lookup` finds definitions by exact name, through an index on the name
 
 - Files larger than `MAX_FILE_BYTES` (1 MB: generated or vendored code, mostly) are
   recorded without symbols and not parsed.
-- A file is read only when its real path is inside the workspace (context/confine.py).
+- A file is read only when its real path is inside the workspace (guard/confine.py).
 - A file indexed from a buffer is recorded with `mtime_ns = FROM_BUFFER`, so the next
   `build` reads it from disk again: the disk is the truth between buffers.
 
