@@ -106,3 +106,9 @@ def test_a_fixed_wire_is_sparklss_own_words():
     """The warm-up's request carries the instructions and nothing else."""
     wire = fixed_wire("Rewrite the region.")
     assert (wire.instructions, wire.input, wire.history) == ("Rewrite the region.", "", ())
+
+
+def test_nothing_reaches_the_wire_unread_not_even_through_the_instructions():
+    """A draft whose instructions carry a secret (a feature's mistake) is redacted there too."""
+    wire = Guard(None).seal(Draft(f'token = "{KEY}"', ()))
+    assert KEY not in wire.instructions and "[REDACTED]" in wire.instructions

@@ -51,7 +51,8 @@ class NotSendable(EditError):
 
 
 class Guard:
-    """Exclusions, confinement and redaction for one request's parts."""
+    """Exclusions, confinement and redaction for a session's requests (its verdicts on
+    files are kept: see the module doc)."""
 
     __slots__ = ("root", "path_filter", "folders", "_confinement", "_checked")
 
@@ -96,7 +97,9 @@ class Guard:
                     raise
                 logger.info("left out of a prompt: %s", exc)
         history = tuple((turn.role, self._earlier(turn)) for turn in draft.history)
-        return Wire(draft.instructions, "\n\n".join(sections), history, seal=_SEAL)
+        # The instructions are sparkls's own fixed text; redacted all the same, so that
+        # no text can reach the wire through a field the guard does not read.
+        return Wire(redact(draft.instructions)[0], "\n\n".join(sections), history, seal=_SEAL)
 
     def _section(self, section: Section) -> str:
         return "".join(self._part(part) for part in section.parts)
