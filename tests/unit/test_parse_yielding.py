@@ -38,3 +38,15 @@ def test_repeated_parses_keep_nothing_of_the_text():
     finally:
         tracemalloc.stop()
     assert kept < len(SOURCE) // 4, f"{kept:,} bytes kept after 20 parses of {len(SOURCE):,}"
+
+
+def test_the_tree_reads_its_text_and_answers_queries_with_predicates():
+    """A node's text and a query that reads node texts (attributes.scm's #eq?) work on the tree, later."""
+    from sparkls.context.symbols import extract_symbols
+
+    source = ("class Box:\n    def __init__(self, size):\n        self.size = size\n        self.items = []\n\n" * 3000).encode()
+    parser = new_parser("python")
+    tree = parse_yielding(parser, source, None)
+    parse_yielding(parser, source[::-1], None)  # another parse in this thread overwrites the chunk buffer
+    assert tree.root_node.children[0].text == source[: source.index(b"\n\n")]
+    assert extract_symbols("python", tree, source) == extract_symbols("python", parser.parse(source), source)

@@ -39,18 +39,26 @@ def parse_yielding(parser: Parser, source: bytes, old: Tree | None) -> Tree | No
     between chunks: tree-sitter holds it while it parses a bytestring.
 
     py-tree-sitter (0.25, 0.26) keeps a reference to every object the read callback
-    returns, for good: returning slices of `source` leaked the whole text at every
-    parse (28 MB over 200 documents of 100 KB). So the chunks are copied into one
-    buffer per thread, returned as the same memoryview each time (a reference more
-    to an object that lives as long as the thread costs nothing); only a short last
-    chunk is a new, small view. The parser reads a chunk only until it asks for the
-    next, and no other Python code runs in between (the GIL is released only in the
-    sleep before the copy), so one buffer per thread is enough.
+    returns during a parse, for good: returning slices of `source` leaked the whole
+    text at every parse (28 MB over 200 documents of 100 KB). So while parsing, the
+    chunks are copied into one buffer per thread, returned as the same memoryview each
+    time (a reference more to an object that lives as long as the thread costs
+    nothing); only a short last chunk is a new, small view. The parser reads a chunk
+    only until it asks for the next, and no other Python code runs in between (the GIL
+    is released only in the sleep before the copy), so one buffer per thread is enough.
+
+    The tree keeps the callback as its source: a node's `text` (and a query predicate
+    that reads one) calls it again later, from any thread, and there the binding wants
+    `bytes` (a memoryview crashes 0.26.1) and releases them: after the parse, the
+    callback returns plain slices of `source`.
     """
     text = memoryview(source)
     chunks = _chunks
+    parsing = True
 
     def read(offset: int, _point: Any) -> memoryview | bytes:
+        if not parsing:
+            return source[offset : offset + PARSE_CHUNK]
         time.sleep(0)  # let the event loop's thread run
         piece = text[offset : offset + PARSE_CHUNK]
         size = len(piece)
@@ -59,7 +67,10 @@ def parse_yielding(parser: Parser, source: bytes, old: Tree | None) -> Tree | No
         chunks.data[:size] = piece
         return chunks.whole if size == PARSE_CHUNK else chunks.whole[:size]
 
-    return parser.parse(read, old) if old is not None else parser.parse(read)
+    try:
+        return parser.parse(read, old) if old is not None else parser.parse(read)
+    finally:
+        parsing = False
 
 
 MATCH_CHUNK = 64 * 1024  # characters compared at a time when looking for a common prefix
