@@ -84,6 +84,8 @@ def _menu(ls: SparkServer, doc: Document, params: types.CodeActionParams) -> lis
     from sparkls.edits.instruction import instructions_at
 
     selection, actions = params.range, []
+    if ls.refines.get(doc.uri) is None:
+        return []  # nothing to refine here: no need to look for comments (the lightbulb asks at every key)
     start, end = sorted((doc.offset(position(selection.start)), doc.offset(position(selection.end))))
     for item in instructions_at(doc, start, end, max_lines=ls.settings.context.max_region_lines):
         if on_last_edit(ls, doc, item):
