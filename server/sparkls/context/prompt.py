@@ -45,18 +45,6 @@ EXCERPT_PLACEHOLDER = "    ..."  # the excerpt's line between the class headers 
 MAX_REGION_CHARS = 48_000
 
 
-def _fence(body: str, language: str) -> str:
-    fence = "```"
-    while fence in body:
-        fence += "`"
-    return f"{fence}{language}\n{body}\n{fence}"
-
-
-def fenced_text(body: str, language_id: str) -> str:
-    """`body` in a code fence longer than any fence inside it, tagged for `language_id`."""
-    return _fence(body, fence_tag(language_id))
-
-
 def fence_tag(language_id: str) -> str:
     """The code fence's language tag: the grammar's name (`tsx` for typescriptreact)."""
     record = grammar_record(language_id)

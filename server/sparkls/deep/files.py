@@ -93,14 +93,14 @@ async def gather_files(env: TaskEnv, request: TaskRequest) -> ShownFiles:
     shown = ShownFiles([], [], {})
     confine = Confinement(env.folders)
     named_docs: list[Document] = []
-    texts: dict[str, str] = {}
+    files: dict[str, TaskFile] = {}  # displayed path -> the file as shown
     selection_doc: tuple[Document, int, int] | None = None
     for i, uri in enumerate(dict.fromkeys(request.uris)):
         named = _named_file(env, confine, uri, shown.warnings)
         if named is None:
             continue
         path, text, doc = named
-        texts[path] = text
+        files[path] = TaskFile(path, text, uri=uri)
         named_docs.append(doc)
         shown.order.append(path)
         shown.reasons[path] = "named"
@@ -112,8 +112,8 @@ async def gather_files(env: TaskEnv, request: TaskRequest) -> ShownFiles:
     names = context.symbols_in_play(request.instruction, named_docs, selection_doc, env.lookup)
     if names:
         mentions = await asyncio.to_thread(_scan_disk, env.root, env.path_filter, confine, names)
-        _add_relevant(env, confine, names, mentions, texts, shown)
-    shown.files = [TaskFile(p, texts[p], uri=_uri_of(env, p)) for p in shown.order]
+        _add_relevant(env, confine, names, mentions, files, shown)
+    shown.files = [files[p] for p in shown.order]
     return shown
 
 
@@ -122,40 +122,31 @@ def _add_relevant(
     confine: Confinement,
     names: list[str],
     mentions: tuple[list[context.Relevant], dict[str, str]],
-    texts: dict[str, str],
+    files: dict[str, TaskFile],
     shown: ShownFiles,
 ) -> None:
-    """Add the relevant files that fit to `texts` and `shown`. `mentions`: the files
+    """Add the relevant files that fit to `files` and `shown`. `mentions`: the files
     under the root that mention `names` (root-relative paths), and their texts."""
-    candidates: dict[str, str] = {}  # displayed path -> text, buffers over disk
+    candidates: dict[str, TaskFile] = {}  # displayed path -> the file, buffers over disk
     relevant = []
     for r in [*context.definers(names, env.lookup, set()), *mentions[0]]:
         display = _display_of(env, r.path)
-        if env.root is None or display is None or display in texts or not confine.contains(env.root / r.path):
+        if env.root is None or display is None or display in files or not confine.contains(env.root / r.path):
             continue
-        text = candidates.get(display) or _buffer_text(env, r.path) or mentions[1].get(r.path)
+        known = candidates.get(display)
+        text = (known.text if known else None) or _buffer_text(env, r.path) or mentions[1].get(r.path)
         if text is None:
             text = _read_relevant(env, confine, r.path)
         if text is not None:
-            candidates[display] = text
+            candidates[display] = TaskFile(display, text, uri=from_fs_path(os.path.normpath(env.root / r.path)))
             relevant.append(replace(r, path=display, rank=(*r.rank[:2], display)))
-    sizes = {p: context.size_of(t) for p, t in candidates.items()}
-    chosen = context.choose(relevant, sizes, sum(context.size_of(t) for t in texts.values()))
+    sizes = {p: context.size_of(f.text) for p, f in candidates.items()}
+    chosen = context.choose(relevant, sizes, sum(context.size_of(f.text) for f in files.values()))
     for path in chosen.paths:
-        texts[path] = candidates[path]
+        files[path] = candidates[path]
         shown.order.append(path)
         shown.reasons[path] = chosen.reasons[path]
     shown.left_out = chosen.left_out
-
-
-def _uri_of(env: TaskEnv, display: str) -> str | None:
-    """The file a displayed path names (`paths.display_path` the other way round)."""
-    folders = list(env.folders)
-    if len(folders) == 1:
-        return from_fs_path(os.path.normpath(os.path.join(folders[0], display)))
-    name, _, rest = display.partition("/")
-    folder = next((f for f in folders if Path(f).name == name), None)
-    return from_fs_path(os.path.normpath(os.path.join(folder, rest))) if folder is not None else None
 
 
 def _display_of(env: TaskEnv, rel: str) -> str | None:

@@ -294,6 +294,11 @@ class LineIndex:
         block = self._block_of_offset(offset)
         return self._firsts[block] + bisect_right(self._local[block], offset - self._bases[block]) - 1
 
+    def span(self, start: int, end: int) -> tuple[int, int]:
+        """The first and last line of text[start:end]: a line break ends its line, so
+        a span ending with one ends on that line; an empty span is its line's."""
+        return self.line_of(start), self.line_of(max(start, end - 1))
+
     @property
     def line_count(self) -> int:
         return self._count

@@ -18,7 +18,6 @@ No LSP types; every failure raises a `SparkError` before anything is applied.
 
 from __future__ import annotations
 
-from collections.abc import Callable
 from dataclasses import dataclass, field, replace
 
 from sparkls.context.region import Region
@@ -73,7 +72,7 @@ def rewrite(
     """`old` at `start` of `doc` becoming `new`: the region, checked to parse (when
     `check`), and the smallest replacements, as offsets and as LSP positions."""
     end = start + len(old)
-    region = Region(doc.position(start).line, doc.position(max(start, end - 1)).line, start, end, kind)
+    region = Region(*doc.lines.span(start, end), start, end, kind)
     if check:
         check_region_parses(doc, region, new)
     replacements = [Replacement(start + r.start, start + r.end, r.text) for r in diff_replacements(old, new)]
@@ -83,7 +82,7 @@ def rewrite(
 def finish(
     doc: Document, start: int, old: str, new: str, *, reply: Reply, tier: str, model: str,
     timings_ms: dict[str, float], kind: str = "definition", check: bool = True,
-    warnings: Callable[[], list[str]] | None = None, escalation: str | None = None, turn: Turn | None = None,
+    warnings: list[str] | None = None, escalation: str | None = None, turn: Turn | None = None,
 ) -> EditOutcome:
     """`old` (at `start` of `doc` as it is now) becoming `new`: checked to parse (when
     `check`), as the smallest replacements, an outcome of the document's version."""
@@ -102,7 +101,7 @@ def finish(
         region_offsets=(start, end),
         replacements=replacements,
         text_length=len(doc.text),
-        warnings=warnings() if warnings is not None else [],
+        warnings=warnings or [],
         escalation=escalation,
         turn=turn,
     )

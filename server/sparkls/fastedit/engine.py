@@ -99,7 +99,7 @@ async def run_fast_edit(env: RequestEnv, request: EditRequest) -> EditOutcome:
     outcome = finish(
         doc, region.start, ctx.region_text, new_region, reply=reply, tier=served_by.name, model=served_by.tier.model,
         timings_ms={}, check=False, escalation=reason,
-        warnings=lambda: invented_names(doc, new_region, ctx.region_text, env.lookup),
+        warnings=invented_names(doc, new_region, ctx.region_text, env.lookup),
         turn=Turn(prompt, reply.text, reply.chain if served_by is session else None, reply.chained),
     )
     timings = edit_timings(reply, started, context_done, replied, time.perf_counter())

@@ -20,7 +20,6 @@ the framing (fence length, tags) in one place. Pure.
 
 from __future__ import annotations
 
-import re
 from collections.abc import Iterable
 from dataclasses import dataclass
 from typing import Literal
@@ -116,15 +115,6 @@ class Draft:
     def then(self, *sections: Section) -> Draft:
         """This draft with more sections at the end (a retry's note, say)."""
         return Draft(self.instructions, (*self.sections, *sections), self.history)
-
-
-_BACKTICK_RUN = re.compile(r"`{3,}")
-
-
-def fence_for(text: str) -> str:
-    """A backtick fence longer than any run of three or more backticks in `text`."""
-    longest = max((len(m.group(0)) for m in _BACKTICK_RUN.finditer(text)), default=2)
-    return "`" * (longest + 1)
 
 
 def fenced(body: Iterable[Part | str], tag: str) -> tuple[Part, ...]:

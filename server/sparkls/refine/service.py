@@ -132,7 +132,7 @@ def _changed(where: Located, doc: Document, path: str) -> FromFile | None:
     refuses it if it now holds a secret); None when unchanged."""
     if not where.changed:
         return None
-    lines = (doc.position(where.start).line, doc.position(max(where.start, where.end - 1)).line)
+    lines = doc.lines.span(where.start, where.end)
     if len(where.text) > MAX_REGION_CHARS:
         raise EditError(
             f"Lines {lines[0] + 1}-{lines[1] + 1} of {path} are now {len(where.text):,} characters, "

@@ -12,7 +12,7 @@ reach the transport except with the guard's output. No LSP types.
 from __future__ import annotations
 
 from collections.abc import Callable
-from dataclasses import dataclass, replace
+from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING
 
@@ -53,6 +53,3 @@ class RequestEnv:
     def seal(self, draft: Draft) -> Wire:
         """The guard's wire text for `draft` (the only thing a tier session sends)."""
         return self.guard.seal(draft)
-
-    def with_settings(self, settings: Settings) -> RequestEnv:
-        return replace(self, settings=settings)

@@ -71,7 +71,7 @@ def refine_actions(ls: SparkServer, doc: Document, selection: types.Range) -> li
     where = ls.refines.where(doc)
     if where is None:
         return []
-    first, last = doc.position(where.start).line, doc.position(max(where.start, where.end - 1)).line
+    first, last = doc.lines.span(where.start, where.end)
     start, end = position(selection.start), position(selection.end)
     if end.line < first or start.line > last:
         return []
