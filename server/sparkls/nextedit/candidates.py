@@ -11,7 +11,7 @@ From the document's recent edits (`history.py`), newest first:
   one rewrite), never its uses alone; for a renamed local, no other function at all.
   Any other name (a module's function, class or constant) is looked for in the whole
   window, except in functions that bind a variable of that name of their own. What
-  binds a name is `BINDINGS`, a query per grammar; a function is a node with a body
+  binds a name is `bindings.scm`, a query per grammar; a function is a node with a body
   and parameters;
 - **a changed signature** (an edit inside a definition's parameter list, read from
   the tree: the definition's `parameters` and `name` fields): every call of that
@@ -31,11 +31,10 @@ from __future__ import annotations
 import re
 from collections.abc import Iterator
 from dataclasses import dataclass
-from functools import cache
 
-from tree_sitter import Node, Query, QueryCursor
+from tree_sitter import Node, QueryCursor
 
-from sparkls.documents.languages import grammar, query_folder
+from sparkls.context.queries import query
 from sparkls.documents.store import Document
 from sparkls.nextedit.history import Edit, added_names, renames
 
@@ -49,73 +48,6 @@ BRANCHING = frozenset({
 })
 CONTAINER_WORDS = ("class", "enum")
 
-# What binds a name in a function, per query folder: @bound, a name the function's own
-# (a parameter or a local; one in a `type` field is none); @free, a name a Python
-# function declares `global`/`nonlocal` (its assignments bind no local).
-_ECMASCRIPT_BINDINGS = """
-(variable_declarator name: (identifier) @bound)
-(object_pattern (shorthand_property_identifier_pattern) @bound)
-(pair_pattern value: (identifier) @bound)
-(array_pattern (identifier) @bound)
-(rest_pattern (identifier) @bound)
-(assignment_pattern left: (identifier) @bound)
-(for_in_statement kind: _ left: (identifier) @bound)
-(catch_clause parameter: (identifier) @bound)
-(arrow_function parameter: (identifier) @bound)
-(function_declaration name: (identifier) @bound)
-"""
-BINDINGS = {
-    "python": """
-(parameters (identifier) @bound)
-(lambda_parameters (identifier) @bound)
-(default_parameter name: (identifier) @bound)
-(typed_parameter (identifier) @bound)
-(typed_default_parameter name: (identifier) @bound)
-(list_splat_pattern (identifier) @bound)
-(dictionary_splat_pattern (identifier) @bound)
-(assignment left: (identifier) @bound)
-(augmented_assignment left: (identifier) @bound)
-(pattern_list (identifier) @bound)
-(tuple_pattern (identifier) @bound)
-(list_pattern (identifier) @bound)
-(for_statement left: (identifier) @bound)
-(for_in_clause left: (identifier) @bound)
-(as_pattern_target (identifier) @bound)
-(named_expression name: (identifier) @bound)
-(function_definition name: (identifier) @bound)
-(class_definition name: (identifier) @bound)
-(global_statement (identifier) @free)
-(nonlocal_statement (identifier) @free)
-""",
-    "javascript": _ECMASCRIPT_BINDINGS + "(formal_parameters (identifier) @bound)\n",
-    "typescript": _ECMASCRIPT_BINDINGS + """
-(required_parameter pattern: (identifier) @bound)
-(optional_parameter pattern: (identifier) @bound)
-""",
-    "go": """
-(parameter_declaration (identifier) @bound)
-(variadic_parameter_declaration (identifier) @bound)
-(short_var_declaration left: (expression_list (identifier) @bound))
-(var_spec (identifier) @bound)
-(const_spec (identifier) @bound)
-(range_clause left: (expression_list (identifier) @bound))
-(type_switch_statement alias: (expression_list (identifier) @bound))
-""",
-    "rust": """
-(parameter pattern: (identifier) @bound)
-(closure_parameters (identifier) @bound)
-(let_declaration pattern: (identifier) @bound)
-(tuple_pattern (identifier) @bound)
-(mut_pattern (identifier) @bound)
-(tuple_struct_pattern (identifier) @bound)
-(field_pattern (shorthand_field_identifier) @bound)
-(field_pattern pattern: (identifier) @bound)
-(for_expression pattern: (identifier) @bound)
-(let_condition pattern: (identifier) @bound)
-(match_pattern (identifier) @bound)
-(function_item name: (identifier) @bound)
-""",
-}
 
 
 @dataclass(frozen=True, slots=True)
@@ -165,13 +97,6 @@ def container_of(doc: Document, offset: int) -> str | None:
     return None
 
 
-@cache
-def _bindings(language_id: str) -> Query | None:
-    folder, lang = query_folder(language_id), grammar(language_id)
-    source = BINDINGS.get(folder) if folder is not None else None
-    return Query(lang, source) if lang is not None and source is not None else None
-
-
 def _is_function(node: Node) -> bool:
     """A function, method, lambda or closure: a node with a body and parameters."""
     has_parameters = node.child_by_field_name("parameters") or node.child_by_field_name("parameter")
@@ -212,7 +137,7 @@ class _Scopes:
 
     def __init__(self, doc: Document) -> None:
         self.doc = doc
-        self.query = _bindings(doc.language_id) if doc.parses else None
+        self.query = query(doc.language_id, "bindings") if doc.parses else None
         self._bound: dict[tuple[int, int], _Bound] = {}
 
     def bound(self, function: Node) -> _Bound:

@@ -1,0 +1,2 @@
+; inherits: ecmascript
+(formal_parameters (identifier) @bound)

@@ -1,0 +1,23 @@
+; What binds a name in a function (nextedit/candidates.py): @bound, a name the function's
+; own (a parameter or a local; one in a `type` field is none); @free, a name a Python
+; function declares `global`/`nonlocal` (its assignments bind no local).
+(parameters (identifier) @bound)
+(lambda_parameters (identifier) @bound)
+(default_parameter name: (identifier) @bound)
+(typed_parameter (identifier) @bound)
+(typed_default_parameter name: (identifier) @bound)
+(list_splat_pattern (identifier) @bound)
+(dictionary_splat_pattern (identifier) @bound)
+(assignment left: (identifier) @bound)
+(augmented_assignment left: (identifier) @bound)
+(pattern_list (identifier) @bound)
+(tuple_pattern (identifier) @bound)
+(list_pattern (identifier) @bound)
+(for_statement left: (identifier) @bound)
+(for_in_clause left: (identifier) @bound)
+(as_pattern_target (identifier) @bound)
+(named_expression name: (identifier) @bound)
+(function_definition name: (identifier) @bound)
+(class_definition name: (identifier) @bound)
+(global_statement (identifier) @free)
+(nonlocal_statement (identifier) @free)
