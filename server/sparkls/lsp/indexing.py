@@ -7,13 +7,13 @@ refresh timers are per-document state, dropped on `didClose`.
 
 from __future__ import annotations
 
-import asyncio
 from pathlib import Path
 from typing import TYPE_CHECKING
 
 from lsprotocol import types
 
 from sparkls.errors import DocumentClosed
+from sparkls.lsp.timers import DocumentTimers
 
 if TYPE_CHECKING:
     from sparkls.context.lookup import Lookup
@@ -27,7 +27,7 @@ class IndexKeeper:
     def __init__(self, server: SparkServer) -> None:
         self._server = server
         self.index: WorkspaceIndex | None = None
-        self._timers: dict[str, asyncio.TimerHandle] = {}
+        self._timers = DocumentTimers()
 
     def start(self) -> None:
         """Open the workspace's index and bring it up to date, in the background."""
@@ -83,8 +83,6 @@ class IndexKeeper:
         index = self.index
         if index is None or not index.ready:
             return
-        if (timer := self._timers.pop(uri, None)) is not None:
-            timer.cancel()
 
         async def refresh() -> None:
             try:
@@ -94,19 +92,17 @@ class IndexKeeper:
             await index.store_buffer(path, doc, await self._server.path_filter())
 
         def run() -> None:
-            self._timers.pop(uri, None)
             if self._server.documents.has(uri):
                 self._server.spawn(refresh(), "indexing a buffer")
 
-        self._timers[uri] = asyncio.get_running_loop().call_later(delay, run)
+        self._timers.schedule(uri, delay, run)
 
     def held(self) -> int:
-        return len(self._timers)
+        return self._timers.held()
 
     def forget(self, uri: str) -> None:
         """The document closed: its pending refresh is not wanted."""
-        if (timer := self._timers.pop(uri, None)) is not None:
-            timer.cancel()
+        self._timers.forget(uri)
 
     async def close(self) -> None:
         if self.index is not None:

@@ -24,6 +24,7 @@ from sparkls.lsp.indexing import IndexKeeper
 from sparkls.lsp.messages import Messages
 from sparkls.lsp.protocol import SparkProtocol
 from sparkls.lsp.status import StatusBoard
+from sparkls.lsp.timers import DocumentTimers
 
 # What a request needs beyond the documents (settings, the model clients, context,
 # speculation, completions, the index) is imported when first used, never at start-up:
@@ -96,13 +97,13 @@ class SparkServer(Messages):
         self.client_name: str | None = None  # the editor's clientInfo.name, from initialize
         self.pending_problems: list[str] = []  # found before the client could be told
         self._initialized = False  # notifications wait for the client to be ready
-        self._reparse_timers: dict[str, asyncio.TimerHandle] = {}
         self._path_filter: asyncio.Future[PathFilter] | None = None
         self.status_board = StatusBoard(self)  # `sparkls/status`, the split warning
         self._tasks: set[asyncio.Task[Any]] = set()
         # Every store of per-document state, by name: each forgets a document when it
         # closes (`close_document`), and says how many documents it holds (`held`).
-        self.per_document: dict[str, PerDocument] = {}
+        self.per_document: dict[str, PerDocument] = {"preparer": self.preparer}
+        self.reparse_timers = self._per_document("reparse_timers", DocumentTimers())
         # The guard of this session's requests: its verdicts on files are kept until the
         # path filter is rebuilt, the folders change or files change on disk.
         self._guard: Guard | None = None
@@ -176,18 +177,12 @@ class SparkServer(Messages):
     def close_document(self, uri: str) -> None:
         """`didClose`: the document and everything kept about it, in every store."""
         self.documents.close(uri)
-        if (timer := self._reparse_timers.pop(uri, None)) is not None:
-            timer.cancel()
-        self.preparer.forget(uri)
         for store in self.per_document.values():
             store.forget(uri)
 
     def held_documents(self) -> dict[str, int]:
         """How many documents each per-document store holds state for (0 once all are closed)."""
-        held = {name: store.held() for name, store in self.per_document.items()}
-        held |= {"documents": len(self.documents), "reparse_timers": len(self._reparse_timers),
-                 "preparer": self.preparer.held()}
-        return held
+        return {"documents": len(self.documents)} | {name: store.held() for name, store in self.per_document.items()}
 
     def folders(self) -> list[str]:
         """The workspace folders' absolute paths (the root when the editor named none)."""
@@ -314,18 +309,14 @@ class SparkServer(Messages):
         facts, both in a worker thread (documents/background.py); a request that comes
         sooner carries the last facts forward, and reparses a small document on demand.
         """
-        if (timer := self._reparse_timers.pop(uri, None)) is not None:
-            timer.cancel()
 
         def run() -> None:
-            self._reparse_timers.pop(uri, None)
-            if not self.documents.has(uri):
-                return
-            self.preparer.schedule(self.documents.get(uri))
+            if self.documents.has(uri):
+                self.preparer.schedule(self.documents.get(uri))
 
         doc = self.documents.get(uri) if self.documents.has(uri) else None
         delay = BIG_REPARSE_DELAY if doc is not None and doc.is_big and doc.tree_is_cheap else REPARSE_DELAY
-        self._reparse_timers[uri] = asyncio.get_running_loop().call_later(delay, run)
+        self.reparse_timers.schedule(uri, delay, run)
 
     async def ready(self, uri: str) -> Document:
         """The open document `uri`, once a request may read its tree without parsing a
