@@ -34,7 +34,7 @@ from sparkls.documents.store import DocumentStore  # noqa: E402
 from sparkls.edits.fences import find_fences  # noqa: E402
 from sparkls.edits.reply import RegionView, new_region_text  # noqa: E402
 from sparkls.edits.reply import RegionView  # noqa: E402
-from sparkls.context.prompt import prepare_draft  # noqa: E402
+from sparkls.context.prompt import prepare_context  # noqa: E402
 from sparkls.errors import SparkError  # noqa: E402
 from tests.unit import reply_shapes_table as table  # noqa: E402
 
@@ -67,7 +67,7 @@ async def outcomes() -> dict[str, dict[str, int]]:
 def _view(doc: table.Doc) -> RegionView:
     document = DocumentStore().open(f"file:///bench/{doc.name}", doc.text, 1, doc.language)
     offset = doc.text.index(doc.inside)
-    ctx, _ = prepare_draft(document, offset, offset, path=doc.name, settings=Settings(), instruction="x")
+    ctx = prepare_context(document, offset, offset, path=doc.name, settings=Settings())
     return RegionView.of(ctx, doc.text, doc.language)
 
 

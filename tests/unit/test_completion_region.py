@@ -50,13 +50,12 @@ def test_a_completion_edits_only_the_cursor_line_with_its_function_as_context():
     from sparkls.config import Settings
     from sparkls.context.prompt import render_edit_prompt
     from sparkls.documents.store import DocumentStore
-    from sparkls.context.prompt import prepare_draft
+    from sparkls.context.prompt import prepare_context
 
     source = "import math\n\ndef area(r):\n    x = 1\n    return math.\n    # 😀 tail\n"
     doc = DocumentStore().open("file:///w/a.py", source, 1)
     offset = source.index("math.\n") + len("math.")
-    ctx, _ = prepare_draft(doc, offset, offset, path="a.py", settings=completion_settings(Settings()),
-                          instruction=COMPLETION_INSTRUCTION)
+    ctx = prepare_context(doc, offset, offset, path="a.py", settings=completion_settings(Settings()))
     narrowed = cursor_line_only(doc, ctx, offset)
     assert narrowed.region_text == "    return math.\n" and narrowed.cursor == len("    return math.")
     assert narrowed.before == "def area(r):\n    x = 1\n" and narrowed.after == "    # 😀 tail\n"

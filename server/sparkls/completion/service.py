@@ -28,7 +28,7 @@ from sparkls.documents.store import Document
 from sparkls.edits.reply import RegionView
 from sparkls.edits.tail import read_region
 from sparkls.context.builder import EditContext
-from sparkls.context.prompt import prepare_draft, render_edit_prompt
+from sparkls.context.prompt import prepare_context, render_edit_prompt
 from sparkls.context.region import Region
 from sparkls.request.environment import RequestEnv
 
@@ -83,9 +83,8 @@ def cursor_line_only(doc: Document, ctx: EditContext, offset: int) -> EditContex
 
 async def ask_model(env: RequestEnv, doc: Document, offset: int) -> Completion | None:
     """Ask the fast tier to complete the code at `offset`; the completion in document offsets."""
-    ctx, _ = prepare_draft(
-        doc, offset, offset, path=env.path(doc.uri), settings=completion_settings(env.settings),
-        instruction=COMPLETION_INSTRUCTION, lookup=env.lookup,
+    ctx = prepare_context(
+        doc, offset, offset, path=env.path(doc.uri), settings=completion_settings(env.settings), lookup=env.lookup,
     )
     ctx = cursor_line_only(doc, ctx, offset)
     view = RegionView.of(ctx, doc.text, doc.language_id)

@@ -127,11 +127,12 @@ def render_edit_prompt(ctx: EditContext, instruction: str) -> Draft:
     return Draft(FAST_INSTRUCTIONS, tuple(sections))
 
 
-def prepare_draft(
-    doc: Document, start: int, end: int, *, path: str, settings: Settings, instruction: str,
+def prepare_context(
+    doc: Document, start: int, end: int, *, path: str, settings: Settings,
     diagnostics: list[DiagnosticInfo] | None = None, lookup: Lookup | None = None,
-) -> tuple[EditContext, Draft]:
-    """The context and draft for an edit of `start`..`end`: what the model would get."""
+) -> EditContext:
+    """The context for an edit of `start`..`end`, refused when its region weighs more
+    than the fast tier is sent."""
     ctx = build_edit_context(
         doc, start, end, path=path, max_region_lines=settings.context.max_region_lines,
         budget_tokens=settings.context.budget_tokens, diagnostics=diagnostics, lookup=lookup,
@@ -142,6 +143,15 @@ def prepare_draft(
             f"{len(ctx.region_text):,} characters (a very long line?), more than sparkls sends to the fast tier "
             f"({MAX_REGION_CHARS:,}); nothing was sent."
         )
+    return ctx
+
+
+def prepare_draft(
+    doc: Document, start: int, end: int, *, path: str, settings: Settings, instruction: str,
+    diagnostics: list[DiagnosticInfo] | None = None, lookup: Lookup | None = None,
+) -> tuple[EditContext, Draft]:
+    """The context and draft for an edit of `start`..`end`: what the model would get."""
+    ctx = prepare_context(doc, start, end, path=path, settings=settings, diagnostics=diagnostics, lookup=lookup)
     return ctx, render_edit_prompt(ctx, instruction)
 
 

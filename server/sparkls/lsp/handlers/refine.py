@@ -103,6 +103,7 @@ def register(server: SparkServer) -> None:
         server,
         Contribution((types.CodeActionKind.RefactorRewrite,), _menu, rank=30, tag=REFINE_DATA, resolve=refine_outcome),
     )
+
     @server.command(REFINE_COMMAND)
     async def refine(ls: SparkServer, *args: Any) -> dict[str, Any]:
         try:
