@@ -22,7 +22,7 @@ import ipaddress
 import logging
 import ssl
 import time
-from typing import Any, Callable
+from typing import TYPE_CHECKING, Any, Callable
 
 from sparkls.emulator import behaviours, followup, httpwire, model, routes
 from sparkls.emulator.canaries import CanaryNet
@@ -32,6 +32,9 @@ from sparkls.emulator.replies import stream_response, stream_warmup
 from sparkls.emulator.responses import ResponseEvents, responses_usage
 from sparkls.emulator.streaming import Sink, Wire
 from sparkls.emulator.websocket import WebSocketSession
+
+if TYPE_CHECKING:
+    from sparkls.emulator.lanes import ResponseRun
 
 logger = logging.getLogger(__name__)
 
@@ -48,7 +51,9 @@ class Emulator:
     connection gets ``websocket_connection_limit_reached`` and the socket stays open,
     as the service does (closed too with ``close_on_connection_limit``). With
     ``ssl_context`` (a server-side context holding a certificate) every connection is
-    TLS and the URLs are https/wss.
+    TLS and the URLs are https/wss. ``lanes`` (default True) serves WebSocket lanes
+    (``stream_id``) and steering (``lanes.py``); False refuses both, as a server
+    without them would.
     """
 
     def __init__(
@@ -62,6 +67,7 @@ class Emulator:
         max_connection_seconds: float | None = None,
         close_on_connection_limit: bool = False,
         ssl_context: ssl.SSLContext | None = None,
+        lanes: bool = True,
     ) -> None:
         if not _is_loopback(host):
             raise ValueError(f"the emulator listens on loopback only, not {host!r}")
@@ -73,6 +79,8 @@ class Emulator:
         self.close_on_connection_limit = close_on_connection_limit
         self._connection_limit_defaults = (max_connection_seconds, close_on_connection_limit)
         self.ssl_context = ssl_context
+        self.lanes = lanes
+        self._lanes_default = lanes
         self.fault_state = FaultState(faults or Faults())
         self.counters = Stats()
         self.prompt_cache = model.PromptCache()
@@ -117,11 +125,12 @@ class Emulator:
 
     def reset(self) -> None:
         """Zero the counters (the canaries found too; not the canaries) and return to
-        the default faults and connection limit."""
+        the default faults, connection limit and lanes switch."""
         self.counters.reset()
         self.fault_state.reset()
         self.prompt_cache.clear()
         self.refuse_websocket = False
+        self.lanes = self._lanes_default
         self.max_connection_seconds, self.close_on_connection_limit = self._connection_limit_defaults
 
     def set_connection_limit(self, seconds: float | None, *, close: bool = False) -> None:
@@ -217,9 +226,12 @@ class Emulator:
         sink: Sink,
         *,
         previous_known: Callable[[str], bool],
+        run: ResponseRun | None = None,
     ) -> str | None:
         """Check and stream one Responses request; return its id once the stream ended
-        in order (completed, or incomplete, failed, errored), None when it was cut.
+        in order (completed, or incomplete, failed, errored, steered), None when it
+        was cut. A WebSocket response passes its *run* (``lanes.py``): told when the
+        response starts and how it ended, and carrying the interrupt a steer sets.
 
         Raises :class:`ApiError` before anything is sent when the request is refused.
         """
@@ -238,6 +250,8 @@ class Emulator:
                 return None
             if body.get("store", True) is not False:
                 self.remember(reply.response_id)
+            if run is not None:
+                run.events, run.outcome = reply, "completed"
             return reply.response_id
         faults = self.fault_state.take(model_name).for_request(request_text)
         error = refusal(faults, model_name)
@@ -247,10 +261,14 @@ class Emulator:
         text, answered = self.answer_for(body, faults.reply)
         script = behaviours.script(faults.behaviour, text, answered)
         usage = responses_usage(input_tokens, script.output_tokens, cached, script.reasoning_tokens)
+        interrupt = None
+        if run is not None:
+            run.started(reply, faults)
+            interrupt = run.interrupt
         stats.streaming += 1
         stats.max_streaming = max(stats.max_streaming, stats.streaming)
         try:
-            outcome = await stream_response(reply, script, usage, faults, sink, stats)
+            outcome = await stream_response(reply, script, usage, faults, sink, stats, interrupt)
         finally:
             stats.streaming -= 1
         if outcome == "cut":
@@ -259,7 +277,9 @@ class Emulator:
         # find this response finished (and its id resolvable).
         if outcome == "completed" and body.get("store", True) is not False:
             self.remember(reply.response_id)
-        self.remember_answer(reply.response_id, text)
+        self.remember_answer(reply.response_id, reply.output_text() if outcome == "steered" else text)
+        if run is not None:
+            run.outcome = outcome
         return reply.response_id
 
     # -- connections -----------------------------------------------------------

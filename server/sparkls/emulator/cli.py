@@ -114,6 +114,10 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
         help="also close a WebSocket that reached --max-connection-seconds",
     )
     parser.add_argument(
+        "--no-lanes", action="store_true",
+        help="refuse WebSocket lanes (stream_id) and response.steer, as a server without them would",
+    )
+    parser.add_argument(
         "--tls-cert", default=None, metavar="FILE",
         help="serve TLS (https/wss) with this PEM certificate chain; needs --tls-key",
     )
@@ -162,6 +166,7 @@ def build_emulator(args: argparse.Namespace) -> Emulator:
         max_connection_seconds=args.max_connection_seconds,
         close_on_connection_limit=args.close_on_connection_limit,
         ssl_context=tls_context(args.tls_cert, args.tls_key),
+        lanes=not args.no_lanes,
     )
 
 

@@ -25,6 +25,9 @@ from sparkls.emulator.chat import CHAT_FLAVOURS
 from sparkls.emulator.events import ApiError
 from sparkls.emulator.model import REPLY_STYLES
 
+# What the emulator does with a response.steer (the ``steer`` fault, lanes.py).
+STEER_MODES = ("accept", "unsupported", "pending", "successor_fails")
+
 # Error codes the emulator answers with (besides injected ones). Public: tests match them.
 INVALID_API_KEY = "invalid_api_key"
 MODEL_NOT_FOUND = "model_not_found"
@@ -35,6 +38,8 @@ CONNECTION_LIMIT_REACHED = "websocket_connection_limit_reached"
 INVALID_JSON = "invalid_json"
 INVALID_REQUEST = "invalid_request"
 UNKNOWN_EVENT_TYPE = "unknown_event_type"
+UNKNOWN_PARAMETER = "unknown_parameter"  # stream_id sent to an emulator without lanes
+INVALID_VALUE = "invalid_value"
 UNKNOWN_URL = "unknown_url"
 INVALID_FAULTS = "invalid_faults"
 
@@ -57,6 +62,13 @@ class Faults:
     - ``chat_flavour``: whose Chat Completions chunks to send: ``openai``,
       ``llama.cpp``, ``ollama`` or ``vllm`` (``chat.py``);
     - ``retry_after``: the wait, in seconds, that ``rate_limited`` asks for;
+    - ``steer``: what a ``response.steer`` on a response gets (``lanes.py``):
+      ``accept`` (the default: accepted, the response stops at its next safe
+      boundary and a successor answers), ``unsupported`` (failed,
+      ``steering_not_supported``), ``pending`` (accepted, the response runs to its
+      end, then ``response.steer.pending``; the input waits for an explicit
+      ``response.create``) or ``successor_fails`` (accepted, the response is cut,
+      then failed ``successor_creation_failed``);
     - ``count``: in an override, how many model requests it lasts (None: until reset);
     - ``models``: per-model changes to the fields above (not ``count``), e.g.
       ``{"gpt-5.3-codex": {"tokens_per_second": 70}}``, so two tiers can be paced
@@ -73,6 +85,7 @@ class Faults:
     behaviour: str = "final_answer"
     chat_flavour: str = "openai"
     retry_after: float = 1.3
+    steer: str = "accept"
     count: int | None = None
     models: dict[str, dict[str, Any]] | None = None
 
@@ -112,7 +125,7 @@ class Faults:
             values["tokens_per_second"] = float(values["tokens_per_second"])
         if values.get("delay_ms") is None and "delay_ms" in values:
             values["delay_ms"] = 0
-        for name in ("reply", "behaviour", "chat_flavour", "retry_after"):
+        for name in ("reply", "behaviour", "chat_flavour", "retry_after", "steer"):
             if name in values and values[name] is None:
                 values[name] = _DEFAULTS[name]
         if values.get("retry_after") is not None:
@@ -157,6 +170,8 @@ def _check_field(name: str, value: Any) -> None:
         ok = value in BEHAVIOURS
     elif name == "chat_flavour":
         ok = value in CHAT_FLAVOURS
+    elif name == "steer":
+        ok = value in STEER_MODES
     elif name == "retry_after":
         ok = isinstance(value, (int, float)) and not isinstance(value, bool) and value >= 0
     elif name == "count":
@@ -234,6 +249,12 @@ class Stats:
     streaming: int = 0  # Responses replies being streamed now (WebSocket and HTTP)
     max_streaming: int = 0  # the most streamed at once since the last reset
     chained: int = 0  # model requests that continued a response by `previous_response_id`
+    lanes: int = 0  # responses served on a named WebSocket lane (`stream_id`)
+    max_lanes: int = 0  # the most named lanes streaming at once on one connection
+    steers_accepted: int = 0  # response.steer.accepted sent
+    steers_failed: int = 0  # response.steer.failed sent
+    steered: int = 0  # responses ended as incomplete with reason "steered"
+    successors: int = 0  # responses started automatically after a steered (or steered-then-completed) one
     # Model requests served, by model and transport ("websocket", "http" for Responses
     # over HTTP, "chat" for Chat Completions): {"gpt-5.3-codex": {"http": 1}}.
     by_model: dict[str, dict[str, int]] = dataclasses.field(default_factory=dict)

@@ -2,7 +2,8 @@
 
 This module owns what tests, benchmarks and the demo can ask of a running emulator
 over HTTP: ``GET stats``, ``GET``/``POST faults``, ``POST reset``, ``POST
-disconnect``, ``POST refuse_websocket``, ``GET``/``POST connection_limit`` and
+disconnect``, ``POST refuse_websocket``, ``GET``/``POST connection_limit``,
+``GET``/``POST lanes`` (WebSocket lanes and steering on or off) and
 ``GET``/``POST canaries`` (the canary net, ``canaries.py``). No key
 is needed, and these requests are not counted in the stats. Answers are JSON; a bad
 request gets 400 ``invalid_faults``, an unknown name 404.
@@ -55,6 +56,18 @@ def _connection_limit(emulator: Emulator, changes: dict[str, Any] | None) -> dic
     return {"seconds": emulator.max_connection_seconds, "close": emulator.close_on_connection_limit}
 
 
+def _lanes(emulator: Emulator, changes: dict[str, Any] | None) -> dict[str, Any]:
+    if changes is not None:
+        unknown = sorted(set(changes) - {"lanes"})
+        if unknown:
+            raise ValueError(f"unknown field(s): {', '.join(unknown)}")
+        enabled = changes.get("lanes", True)
+        if not isinstance(enabled, bool):
+            raise ValueError(f"invalid value for lanes: {enabled!r}")
+        emulator.lanes = enabled
+    return {"lanes": emulator.lanes}
+
+
 def serve_control(emulator: Emulator, name: str, request: httpwire.HttpRequest, wire: Any) -> None:
     """Answer one control request on *wire*."""
     route = (request.method, name)
@@ -81,6 +94,10 @@ def serve_control(emulator: Emulator, name: str, request: httpwire.HttpRequest, 
             result = _connection_limit(emulator, None)
         elif route == ("POST", "connection_limit"):
             result = _connection_limit(emulator, _object(request))
+        elif route == ("GET", "lanes"):
+            result = _lanes(emulator, None)
+        elif route == ("POST", "lanes"):
+            result = _lanes(emulator, _object(request))
         elif route == ("POST", "canaries"):
             emulator.canary_net.set(checked_canaries(_object(request).get("canaries")))
             result = {"canaries": list(emulator.canary_net.canaries)}

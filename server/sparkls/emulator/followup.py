@@ -23,15 +23,26 @@ _FENCED = re.compile(r"^(`{3,})[^\n`]*\n(.*?)\n\1[ \t]*$", re.MULTILINE | re.DOT
 
 def split_conversation(body: dict[str, Any]) -> tuple[str | None, str]:
     """(the last assistant message's text in ``input``, or None; the request text
-    of what follows it: the instructions and the later input items)."""
+    of what follows it: the instructions and the later input items).
+
+    An assistant message with ``status: "incomplete"`` (an answer cut short, as a
+    steered response's is) is no answer to work from: it is left out, and the
+    conversation is answered as if it were not there."""
     items = body.get("input")
     if not isinstance(items, list):
         return None, model.responses_request_text(body)
+    if any(_cut_short(item) for item in items):
+        items = [item for item in items if not _cut_short(item)]
+        body = {**body, "input": items}
     last = max((i for i, item in enumerate(items) if isinstance(item, dict) and item.get("role") == "assistant"), default=None)
     if last is None:
         return None, model.responses_request_text(body)
     earlier = model.responses_request_text({"input": [items[last]]})
     return earlier, model.responses_request_text({**body, "input": items[last + 1 :]})
+
+
+def _cut_short(item: Any) -> bool:
+    return isinstance(item, dict) and item.get("role") == "assistant" and item.get("status") == "incomplete"
 
 
 def answer_code(answer: str) -> str:

@@ -10,8 +10,10 @@ agree. Timing is ``streaming.py``'s (:class:`~sparkls.emulator.streaming.Pacer`)
 the JSON is ``responses.py``'s and ``chat.py``'s.
 
 The stream functions return ``"completed"`` or ``"ended"`` (the stream ended in
-order, some other way: incomplete, failed, error) or ``"cut"`` (the connection went
-away or the drop fault cut it).
+order, some other way: incomplete, failed, error), ``"steered"`` (an
+:class:`~sparkls.emulator.streaming.Interrupt` stopped it at a safe boundary: the open
+message done as ``incomplete``, then ``response.incomplete`` with reason
+``steered``) or ``"cut"`` (the connection went away or the drop fault cut it).
 """
 
 from __future__ import annotations
@@ -23,8 +25,8 @@ from sparkls.emulator.chat import ChatChunks, chat_usage, timings
 from sparkls.emulator.control import Faults, Stats
 from sparkls.emulator.events import ApiError, dumps
 from sparkls.emulator.model import split_tokens
-from sparkls.emulator.responses import ResponseEvents
-from sparkls.emulator.streaming import Item, Pacer, Sink
+from sparkls.emulator.responses import ResponseEvents, responses_usage
+from sparkls.emulator.streaming import Interrupt, Item, Pacer, Sink
 
 TEXT_DELTA = "response.output_text.delta"
 REFUSAL_DELTA = "response.refusal.delta"
@@ -39,28 +41,46 @@ def _items(events: list[dict[str, Any]]) -> list[Item]:
 
 
 async def stream_response(
-    events: ResponseEvents, script: Script, usage: dict[str, Any], faults: Faults, sink: Sink, stats: Stats
+    events: ResponseEvents,
+    script: Script,
+    usage: dict[str, Any],
+    faults: Faults,
+    sink: Sink,
+    stats: Stats,
+    interrupt: Interrupt | None = None,
 ) -> str:
-    """Stream *script* as Responses events (see the module doc for the result)."""
+    """Stream *script* as Responses events (see the module doc for the result); an
+    *interrupt* stops it at the next safe boundary (steering)."""
     opening = [events.created("queued" if script.queued else "in_progress")]
     if script.queued:
         opening.append(events.queued())
     opening.append(events.in_progress())
     if not sink.send(_items(opening)):
         return "cut"
-    pacer = Pacer(faults, sink, stats)
+    pacer = Pacer(faults, sink, stats, interrupt)
     await pacer.first_token_wait()
-    if script.reasoning and not sink.send(_items(events.reasoning_item())):
-        return "cut"
+    reasoning_tokens = 0
+    if pacer.stopping():
+        return _steered(events, None, usage, pacer.sent, sink)
+    if script.reasoning:
+        if not sink.send(_items(events.reasoning_item())):
+            return "cut"
+        reasoning_tokens = script.reasoning_tokens
     last = len(script.messages) - 1
     for index, message in enumerate(script.messages):
         cut = script.cut if index == last else None
         pieces = message.pieces if cut is None else message.pieces[:cut]
+        if pacer.stopping():
+            return _steered(events, None, usage, pacer.sent + reasoning_tokens, sink)
         if not sink.send(_items(events.open_message(message.phase, refusal=message.refusal))):
             return "cut"
         kind = REFUSAL_DELTA if message.refusal else TEXT_DELTA
+        base = pacer.sent
         if not await pacer.deltas(kind, pieces, events.deltas):
-            return "cut"
+            if not pacer.interrupted:
+                return "cut"
+            text = "".join(pieces[: pacer.sent - base])
+            return _steered(events, text, usage, pacer.sent + reasoning_tokens, sink)
         text = "".join(pieces)
         if cut is None:
             if not sink.send(_items(events.close_message(text))):
@@ -78,6 +98,18 @@ async def stream_response(
             stats.errors += 1
         return "ended" if sink.send(_items(ending)) else "cut"
     return "completed" if sink.send(_items([events.completed(usage)])) else "cut"
+
+
+def _steered(events: ResponseEvents, open_text: str | None, usage: dict[str, Any], produced: int, sink: Sink) -> str:
+    """End a response stopped by a steer: the open message (holding *open_text*) done
+    as incomplete, then ``response.incomplete`` (reason ``steered``) with usage
+    counting the *produced* output tokens."""
+    reasoning = min(produced, usage["output_tokens_details"]["reasoning_tokens"])
+    cached = usage["input_tokens_details"]["cached_tokens"]
+    so_far = responses_usage(usage["input_tokens"], produced, cached, reasoning)
+    ending = [] if open_text is None else events.close_message(open_text, "incomplete")
+    ending.append(events.incomplete("steered", so_far))
+    return "steered" if sink.send(_items(ending)) else "cut"
 
 
 def stream_warmup(events: ResponseEvents, usage: dict[str, Any], sink: Sink) -> bool:

@@ -88,6 +88,17 @@ class ResponseEvents:
         self.sequence_number += 1
         return number
 
+    def next_number(self) -> int:
+        """Take the next sequence number for an event about this response sent on its
+        stream (the steering events, ``steering.py``)."""
+        return self._next()
+
+    def output_text(self) -> str:
+        """The text of the messages closed so far, blank-line separated."""
+        texts = [part.get("text", part.get("refusal", "")) for item in self.output if item["type"] == "message"
+                 for part in item["content"]]
+        return "\n\n".join(texts)
+
     # -- objects -----------------------------------------------------------------
 
     def response(

@@ -3,8 +3,9 @@
 This module owns the timing layer under ``replies.py``: :class:`Pacer` (no first
 token for ``delay_ms``, with SSE keep-alive comments meanwhile; deltas on an absolute
 schedule at ``tokens_per_second``; cutting the connection after
-``drop_after_deltas``) and :func:`wait_as_generating` for requests without
-streaming.
+``drop_after_deltas``; stopping at the next safe boundary when an
+:class:`Interrupt` asks, as a steered response does) and :func:`wait_as_generating`
+for requests without streaming.
 
 Transports plug in as a :class:`Sink`: WebSocket frames (``websocket.py``) or a
 chunked SSE body (:class:`SseSink`). :class:`Wire` wraps the asyncio writer with byte
@@ -15,6 +16,7 @@ counting and a flush-then-cut abort. What the events contain is ``responses.py``
 from __future__ import annotations
 
 import asyncio
+import contextlib
 from typing import Callable, Protocol, Sequence
 
 from sparkls.emulator import httpwire
@@ -151,36 +153,71 @@ def will_drop(faults: Faults, delta_count: int) -> bool:
     return faults.drop_after_deltas is not None and faults.drop_after_deltas < delta_count
 
 
+class Interrupt:
+    """A request to stop one reply at its next safe boundary (a steer, ``lanes.py``):
+    between two batches of deltas, or at once while it waits for its first token."""
+
+    def __init__(self) -> None:
+        self.requested = False
+        self._event = asyncio.Event()
+
+    def request(self) -> None:
+        self.requested = True
+        self._event.set()
+
+    async def wait(self, seconds: float) -> None:
+        """Sleep *seconds*, or less when the interrupt is requested meanwhile."""
+        with contextlib.suppress(asyncio.TimeoutError):
+            await asyncio.wait_for(self._event.wait(), seconds)
+
+
 class Pacer:
     """Sends one reply's deltas as *faults* say, across all its output items.
 
     Pacing follows an absolute schedule from the first delta (delta *k* is due at
     ``start + k / rate``) and sends every delta already due in one write, so the
-    average rate stays exact even when the event loop wakes late.
+    average rate stays exact even when the event loop wakes late. With an
+    *interrupt*, the flag is checked before every batch: once requested, the reply
+    stops there (:attr:`interrupted`).
     """
 
-    def __init__(self, faults: Faults, sink: Sink, stats: Stats) -> None:
+    def __init__(self, faults: Faults, sink: Sink, stats: Stats, interrupt: Interrupt | None = None) -> None:
         self.faults = faults
         self.sink = sink
         self.stats = stats
+        self.interrupt = interrupt
+        self.interrupted = False
         self.sent = 0
         self._start: float | None = None
 
+    def stopping(self) -> bool:
+        """Whether the reply is to stop here (an interrupt was requested)."""
+        if self.interrupt is not None and self.interrupt.requested:
+            self.interrupted = True
+        return self.interrupted
+
     async def first_token_wait(self) -> None:
         """Send nothing for ``delay_ms`` (an SSE stream gets keep-alive comments);
-        stop early when the peer is gone (the next send finds out)."""
+        stop early when the peer is gone (the next send finds out) or an interrupt
+        is requested."""
         if not self.faults.delay_ms:
             return
         await self.sink.drain()
         loop = asyncio.get_running_loop()
         deadline = loop.time() + self.faults.delay_ms / 1000
+        interrupt = self.interrupt
         while (left := deadline - loop.time()) > 0 and self.sink.keep_alive():
-            await asyncio.sleep(min(left, KEEPALIVE_SECONDS))
+            if interrupt is None:
+                await asyncio.sleep(min(left, KEEPALIVE_SECONDS))
+            elif interrupt.requested:
+                return
+            else:
+                await interrupt.wait(min(left, KEEPALIVE_SECONDS))
 
     async def deltas(self, kind: str, pieces: Sequence[str], build: Callable[[Sequence[str]], list[str]]) -> bool:
         """Send one *kind* event per piece, built by *build* (pieces in, JSON texts
-        out); False when the stream cannot go on (the peer is gone, or the drop fault
-        cut the connection)."""
+        out); False when the stream cannot go on (the peer is gone, the drop fault
+        cut the connection, or an interrupt stopped it: :attr:`interrupted`)."""
         drop = self.faults.drop_after_deltas
         limit = len(pieces)
         dropping = drop is not None and self.sent + limit > drop
@@ -192,8 +229,11 @@ class Pacer:
         if self._start is None:
             self._start = loop.time()
         start, base, done = self._start, self.sent, 0
-        sink, stats = self.sink, self.stats
+        sink, stats, interrupt = self.sink, self.stats, self.interrupt
         while done < limit:
+            if interrupt is not None and interrupt.requested:
+                self.interrupted = True
+                return False
             if rate is None:
                 upto = limit
             else:

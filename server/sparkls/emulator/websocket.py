@@ -3,20 +3,24 @@
 This module owns the connection's life: the opening handshake (through
 ``websockets``' sans-I/O :class:`~websockets.server.ServerProtocol`: ``accept``,
 ``send_response``), reading frames (pings are answered by the protocol itself),
-turning ``response.create`` messages into streamed replies, and the per-connection
-rules of the real service:
+handing ``response.create`` and ``response.steer`` messages to the connection's
+:class:`~sparkls.emulator.lanes.Lanes` (which schedules the replies: lanes, forks,
+steering), and the per-connection rules of the real service:
 
-- one response in flight: a second ``response.create`` meanwhile gets an error event
-  (``response_already_in_progress``) and the first stream goes on;
-- ``previous_response_id`` resolves to the connection's most recent response, or to
-  a stored one (sent with ``store`` not false); with ``store: false`` only the most
-  recent response on that connection can be continued;
+- without ``stream_id``, one response in flight: a second ``response.create``
+  meanwhile gets an error event (``response_already_in_progress``) and the first
+  stream goes on; with ``stream_id`` (a lane), see ``lanes.py``; an emulator made
+  with ``lanes=False`` refuses ``stream_id`` (``unknown_parameter``) and
+  ``response.steer`` (``unknown_event_type``) as a server without them would;
+- ``previous_response_id`` resolves to the most recent response of a lane of this
+  connection, or to a stored one (sent with ``store`` not false); with ``store:
+  false`` only the connection's own responses can be continued;
 - past ``max_connection_seconds`` (the service's 60 minutes), every request gets
   ``websocket_connection_limit_reached`` and the socket stays open, as the service
   leaves it; with ``close_on_connection_limit`` it is also closed;
-- a client that closes the connection while a response streams has abandoned it
-  (closing is the API's only hard cancel): counted in ``abandoned``. A stream cut by
-  the ``drop_after_deltas`` fault is the emulator's doing and not counted.
+- a client that closes the connection while responses stream has abandoned them
+  (closing is the API's only hard cancel): each counted in ``abandoned``. A stream
+  cut by the ``drop_after_deltas`` fault is the emulator's doing and not counted.
 
 Outgoing reply frames skip ``send_text()`` on the hot path (see :meth:`send`); control
 frames, pongs and the closing handshake all go through the protocol object.
@@ -29,7 +33,6 @@ from __future__ import annotations
 
 import asyncio
 import json
-import logging
 import struct
 from email.utils import formatdate
 from typing import TYPE_CHECKING, Any, Sequence
@@ -45,16 +48,16 @@ from sparkls.emulator.httpwire import reason_phrase
 from sparkls.emulator.control import (
     CONNECTION_LIMIT_REACHED,
     INVALID_JSON,
-    RESPONSE_IN_PROGRESS,
+    INVALID_VALUE,
     UNKNOWN_EVENT_TYPE,
+    UNKNOWN_PARAMETER,
     ApiError,
 )
+from sparkls.emulator.lanes import Lanes
 from sparkls.emulator.streaming import Item, Wire
 
 if TYPE_CHECKING:
     from sparkls.emulator.app import Emulator
-
-logger = logging.getLogger(__name__)
 
 MAX_MESSAGE_BYTES = 64 * 1024 * 1024
 CLOSE_TIMEOUT = 5.0
@@ -70,8 +73,7 @@ class WebSocketSession:
         self.reader = reader
         self.wire = wire
         self.protocol = ServerProtocol(max_size=MAX_MESSAGE_BYTES)
-        self.last_response_id: str | None = None
-        self.stream_task: asyncio.Task[None] | None = None
+        self.lanes = Lanes(self)
         self.opened_at = 0.0
         self._fragments: list[bytes] | None = None
         self._pending: list[object] = []
@@ -122,9 +124,13 @@ class WebSocketSession:
         self._cut_by_fault = True
         await self.wire.abort()
 
-    def send_error(self, error: ApiError) -> None:
+    def send_error(self, error: ApiError, stream_id: str | None = None) -> None:
+        """An in-band error event (on the lane *stream_id*, when given)."""
         self.emulator.counters.errors += 1
-        self.send([("error", events.dumps(events.api_error_event(error)))])
+        event = events.api_error_event(error)
+        if stream_id is not None:
+            event["stream_id"] = stream_id
+        self.send([("error", events.dumps(event))])
 
     # -- handshake -------------------------------------------------------------
 
@@ -179,12 +185,7 @@ class WebSocketSession:
         except (asyncio.TimeoutError, ConnectionError):
             pass
         finally:
-            if self.stream_task is not None and not self.stream_task.done():
-                self.stream_task.cancel()
-                try:
-                    await self.stream_task
-                except (asyncio.CancelledError, Exception):
-                    pass
+            await self.lanes.close()
 
     def _message(self, event: object) -> bytes | None:
         """Assemble data frames into whole messages."""
@@ -202,7 +203,7 @@ class WebSocketSession:
         return None
 
     def on_message(self, message: bytes) -> None:
-        """Handle one client message; replies are streamed by a task of their own."""
+        """Handle one client message; replies are streamed by the lanes' tasks."""
         self.emulator.canary_net.check(message, "WebSocket message", self.emulator.counters)
         try:
             body: Any = json.loads(message)
@@ -210,11 +211,24 @@ class WebSocketSession:
             self.send_error(ApiError(400, INVALID_JSON, "The message is not valid JSON."))
             return
         kind = body.get("type") if isinstance(body, dict) else None
+        lanes = self.emulator.lanes
+        if kind == "response.steer" and lanes:
+            self.lanes.steer(body)
+            return
         if kind != "response.create":
             self.send_error(
                 ApiError(400, UNKNOWN_EVENT_TYPE, f"Unsupported event type: {kind!r}.", "type")
             )
             return
+        stream_id = body.get("stream_id")
+        if stream_id is not None:
+            if not lanes:
+                self.send_error(ApiError(400, UNKNOWN_PARAMETER, "Unknown parameter: 'stream_id'.", "stream_id"))
+                return
+            if not isinstance(stream_id, str) or not stream_id:
+                message_text = "Invalid 'stream_id': expected a non-empty string."
+                self.send_error(ApiError(400, INVALID_VALUE, message_text, "stream_id"))
+                return
         limit = self.emulator.max_connection_seconds
         if limit is not None and asyncio.get_running_loop().time() - self.opened_at >= limit:
             self.send_error(
@@ -223,51 +237,17 @@ class WebSocketSession:
                     CONNECTION_LIMIT_REACHED,
                     f"Responses websocket connection limit reached ({_duration(limit)}). "
                     "Create a new websocket connection to continue.",
-                )
+                ),
+                stream_id,
             )
             if self.emulator.close_on_connection_limit and self.protocol.state is State.OPEN:
                 self.protocol.send_close(1000, CONNECTION_LIMIT_REACHED)
                 self.flush()
             return
-        if self.stream_task is not None and not self.stream_task.done():
-            self.send_error(
-                ApiError(
-                    400,
-                    RESPONSE_IN_PROGRESS,
-                    "A response is already in progress on this connection; wait for "
-                    "response.completed before sending another response.create.",
-                )
-            )
-            return
-        body = {k: v for k, v in body.items() if k != "type"}
-        self.stream_task = asyncio.create_task(self._serve(body))
+        self.lanes.create({k: v for k, v in body.items() if k not in ("type", "stream_id")}, stream_id)
 
-    async def _serve(self, body: dict[str, Any]) -> None:
-        try:
-            response_id = await self.emulator.serve_response(
-                body,
-                self,
-                previous_known=lambda rid: rid == self.last_response_id or self.emulator.is_stored(rid),
-            )
-        except asyncio.CancelledError:  # run() ends: the client closed mid-stream
-            self._abandoned()
-            raise
-        except ApiError as error:
-            self.send_error(error)
-            return
-        except ConnectionError:
-            self._abandoned()
-            return
-        except Exception:  # a bug must show, and must not leave the client waiting
-            logger.exception("emulator response failed")
-            self.wire.writer.transport.abort()
-            return
-        if response_id is not None:
-            self.last_response_id = response_id
-        else:
-            self._abandoned()
-
-    def _abandoned(self) -> None:
+    def abandoned(self) -> None:
+        """A response stopped because the client went away (not by the drop fault)."""
         if not self._cut_by_fault:
             self.emulator.counters.abandoned += 1
 
