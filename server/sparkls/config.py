@@ -65,7 +65,14 @@ class TierSettings(_Model):
     # any earlier response by id, over HTTP too. Off: nothing is kept after the reply;
     # only the most recent response on a WebSocket can be continued.
     store: bool = False
-    # The WebSocket pool (transport "websocket").
+    # WebSocket mode runs concurrent requests on lanes of one connection (`stream_id`);
+    # off, or with a server that does not run lanes, a pool of `pool_size` sockets does.
+    lanes: bool = True
+    # A cancelled request's response streams on (there is no cancel event): when only
+    # such responses are left on the connection and they have cost this many output
+    # tokens, the connection is closed and reopened instead.
+    lane_waste_limit: int = Field(default=1000, ge=0)
+    # The WebSocket pool (transport "websocket", without lanes).
     pool_size: int = Field(default=2, ge=1, le=8)
     keepalive_interval: float | None = Field(default=20.0, gt=0)
     keepalive_timeout: float | None = Field(default=20.0, gt=0)

@@ -128,10 +128,13 @@ class ModelRefused(ModelError):
 class ApiError(ModelError):
     code = "api_error"
 
-    def __init__(self, message: str, *, api_code: str | None = None, status: int | None = None) -> None:
+    def __init__(
+        self, message: str, *, api_code: str | None = None, status: int | None = None, param: str | None = None
+    ) -> None:
         super().__init__(message)
         self.api_code = api_code
         self.status = status
+        self.param = param  # the request parameter the error names, if it names one
 
 
 class EditError(SparkError):

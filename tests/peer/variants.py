@@ -15,7 +15,7 @@ from typing import Any
 from sparkls.config import Settings, TierSettings
 from tests.sealing import wire
 from sparkls.errors import SparkError
-from sparkls.models import session as session_module
+from sparkls.models import progress as progress_module
 from sparkls.models.session import TierSession, TierStatus
 from tests.peer.server import Peer
 from tests.peer.streams import ResponseStream, chat_stream, ws_error
@@ -175,7 +175,7 @@ async def run_variant(variant: Variant) -> Outcome:
         await session.warm()
         if variant.idle_before:
             await asyncio.sleep(variant.idle_before)
-        stalled = getattr(session_module, "STREAM_STALLED", None)  # None before it existed (bench: before/after)
+        stalled = getattr(progress_module, "STREAM_STALLED", None)  # None before it existed (bench: before/after)
         token = stalled.set(stalls.append) if stalled is not None else None
         started = time.perf_counter()
         text, error = None, None

@@ -147,7 +147,7 @@ async def run_task(env: TaskEnv, request: TaskRequest) -> TaskOutcome:
     env.phase(f"{'planning' if delegate else 'writing the edit'} on the deep tier ({_files(len(shown.files))} shown)")
     reply = await env.deep.complete(prompt, notify=env.notify)
     replied = time.perf_counter()
-    timings = {"context": (gathered - started) * 1000, "ttft": reply.ttft_ms, "stream": reply.stream_ms}
+    timings = {"context": (gathered - started) * 1000, "wait": reply.wait_ms, "ttft": reply.ttft_ms, "stream": reply.stream_ms}
     if not delegate:
         env.phase("applying the blocks")
         edit = edit_from_reply(

@@ -111,6 +111,7 @@ def edit_timings(reply: Reply, started: float, context_done: float, replied: flo
     """An edit's timings in ms (the summary's `timings_ms`), from `perf_counter` marks."""
     return {
         "context": (context_done - started) * 1000,
+        "wait": reply.wait_ms,  # for a socket, a lane or a connection, before the request left
         "ttft": reply.ttft_ms,
         "stream": reply.stream_ms,
         "model": (replied - context_done) * 1000,

@@ -28,6 +28,7 @@ CUT_OFF_REASONS = {
     "max_output_tokens": "it reached the output token limit",
     "length": "it reached the output token limit",
     "content_filter": "the provider's content filter stopped it",
+    "steered": "it stopped for new input (`response.steer`) that was then not applied",
 }
 
 

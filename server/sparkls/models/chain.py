@@ -2,11 +2,13 @@
 
 A `Chain` names a response that a follow-up may continue with `previous_response_id`:
 its id, the transport that served it, whether it was stored (`store: true`), and,
-over WebSocket, the socket it was served on. The Responses API keeps a response that
-was not stored only in the connection's memory, and only the most recent one: it can
-be continued on that socket while no other response went over it and the connection
-was not replaced (`ResponsesSocket.last_response_id` tells). A stored response can be
-continued on any socket, or over HTTP.
+over WebSocket, the connection it was served on. The Responses API keeps a response
+that was not stored only in the connection's memory: on a connection that runs lanes
+(`LaneConnection`), each lane's latest response, which a request on any other lane of
+the same connection may continue (a fork); on a pool socket (`ResponsesSocket`), only
+the most recent response, while no other went over it. Either connection says
+whether it can (`can_continue`); a replaced connection cannot. A stored response can
+be continued on any socket, or over HTTP.
 
 A `FollowUp` carries both requests a continuation may become: `short` (the new turn
 only, sent with `previous_response_id`) and `full` (the whole conversation, sent when
@@ -21,7 +23,10 @@ from typing import TYPE_CHECKING
 from sparkls.guard.wire import Wire
 
 if TYPE_CHECKING:
+    from sparkls.models.lanes import LaneConnection
     from sparkls.models.websocket import ResponsesSocket
+
+    Connection = ResponsesSocket | LaneConnection
 
 PREVIOUS_RESPONSE_NOT_FOUND = "previous_response_not_found"
 
@@ -31,13 +36,13 @@ class Chain:
     response_id: str
     transport: str  # "websocket" | "http"
     stored: bool  # sent with `store: true`: the service keeps it
-    socket: ResponsesSocket | None = None  # the WebSocket that served it
+    socket: Connection | None = None  # the WebSocket connection that served it
 
-    def continues_on(self, sock: ResponsesSocket | None) -> bool:
+    def continues_on(self, sock: Connection | None) -> bool:
         """Whether a request sent on `sock` (None: over HTTP) can name this response."""
         if self.stored:
             return True
-        return sock is not None and sock is self.socket and sock.last_response_id == self.response_id
+        return sock is not None and sock is self.socket and sock.can_continue(self.response_id)
 
 
 @dataclass(frozen=True, slots=True)
@@ -47,7 +52,7 @@ class FollowUp:
     full: Wire  # the conversation so far and the new turn
 
 
-def turn_for(follow_up: FollowUp | None, prompt: Wire, sock: ResponsesSocket | None) -> tuple[Wire, str | None]:
+def turn_for(follow_up: FollowUp | None, prompt: Wire, sock: Connection | None) -> tuple[Wire, str | None]:
     """What to send on `sock` (None: HTTP): the short turn and the id it continues
     when the chain holds there, else `prompt` (the whole conversation) and no id."""
     chain = follow_up.chain if follow_up is not None else None

@@ -78,7 +78,24 @@ class Completed:
     output: tuple[dict[str, Any], ...] = ()  # the response's output items, when sent
 
 
-Event = Created | TextDelta | RefusalDelta | ItemInfo | Completed
+@dataclass(frozen=True, slots=True)
+class Sent:
+    """The request left (WebSocket): time spent before this was waiting, not the model."""
+
+
+@dataclass(frozen=True, slots=True)
+class Steered:
+    """What became of steering input (`response.steer`): `accepted` (the service owns
+    it; the successor's `response.created` commits it), `failed` (not committed: `code`
+    says why) or `pending` (queued until an explicit `response.create` continues it)."""
+
+    outcome: str
+    steer_id: str | None = None
+    code: str | None = None
+    message: str = ""
+
+
+Event = Created | TextDelta | RefusalDelta | ItemInfo | Completed | Sent | Steered
 
 def _input_items(prompt: Wire) -> list[dict[str, Any]]:
     """The earlier turns (an assistant turn as a plain-string message, the SDK's
@@ -118,6 +135,7 @@ def response_create(
     generate: bool | None = None,
     cache_key: str | None = None,
     store: bool = False,
+    stream_id: str | None = None,
 ) -> dict[str, Any]:
     """A `response.create` message for WebSocket mode (no `stream`: it is implicit)."""
     message = {
@@ -128,7 +146,23 @@ def response_create(
     }
     if generate is not None:
         message["generate"] = generate
+    if stream_id is not None:
+        message["stream_id"] = stream_id
     return message
+
+
+def steer_message(response_id: str, prompt: Wire) -> dict[str, Any]:
+    """A `response.steer` for `response_id`: `prompt`'s new input as one user message
+    (the event takes only `type`, `previous_response_id` and `input`; no `stream_id`:
+    the target response names its lane). Its instructions and earlier turns are the
+    response's own already."""
+    require_wire(prompt)  # nothing but the guard's output goes out
+    text = for_the_wire(prompt.input)
+    return {
+        "type": "response.steer",
+        "previous_response_id": response_id,
+        "input": [{"type": "message", "role": "user", "content": [{"type": "input_text", "text": text}]}],
+    }
 
 
 def responses_body(
@@ -170,6 +204,7 @@ def api_error(
     message: str,
     *,
     retry_after: float | None = None,
+    param: str | None = None,
 ) -> ModelError:
     """The one mapping from an API error to our error tree (see errors.py)."""
     detail = message.strip() or (code or "no detail")
@@ -193,6 +228,7 @@ def api_error(
         + f": {detail}",
         api_code=code,
         status=status,
+        param=param,
     )
 
 
@@ -234,18 +270,24 @@ def retry_after_from_headers(headers: Any) -> float | None:
     return None
 
 
-def _error_fields(payload: dict[str, Any]) -> tuple[str | None, str, Any]:
-    """(code, message, headers) of an error, nested (`{"error": {...}}`) or flat."""
+def _error_fields(payload: dict[str, Any]) -> tuple[str | None, str, Any, str | None]:
+    """(code, message, headers, param) of an error, nested (`{"error": {...}}`) or flat."""
     err = payload.get("error")
     if isinstance(err, dict):
-        return err.get("code") or err.get("type"), str(err.get("message") or ""), err.get("headers")
-    return payload.get("code"), str(payload.get("message") or ""), None
+        param = err.get("param")
+        return (
+            err.get("code") or err.get("type"), str(err.get("message") or ""), err.get("headers"),
+            param if isinstance(param, str) else None,
+        )
+    return payload.get("code"), str(payload.get("message") or ""), None, None
 
 
 def error_from(payload: dict[str, Any], where: Where, status: int | None, *, default: str = "") -> ModelError:
     """The error a payload with an error in it (event, body or failed response) means."""
-    code, message, headers = _error_fields(payload)
-    return api_error(where, status, code, message or default, retry_after=retry_after_from_headers(headers))
+    code, message, headers, param = _error_fields(payload)
+    return api_error(
+        where, status, code, message or default, retry_after=retry_after_from_headers(headers), param=param
+    )
 
 
 def _item_key(event: dict[str, Any]) -> str:
@@ -273,6 +315,13 @@ def _finished(event: dict[str, Any], incomplete: str | None = None) -> Completed
     )
 
 
+STEER_EVENTS = {
+    "response.steer.accepted": "accepted",
+    "response.steer.failed": "failed",
+    "response.steer.pending": "pending",
+}
+
+
 def classify(event: dict[str, Any], where: Where) -> Event | None:
     """The record an event stands for; None for events we do not need; raises on errors."""
     kind = event.get("type")
@@ -291,6 +340,10 @@ def classify(event: dict[str, Any], where: Where) -> Event | None:
         return _finished(event, str(details.get("reason") or "incomplete"))
     if kind == "error":
         raise error_from(event, where, event.get("status"))
+    if kind in STEER_EVENTS:
+        steer = event.get("steer") if isinstance(event.get("steer"), dict) else {}
+        error = event.get("error") if isinstance(event.get("error"), dict) else {}
+        return Steered(STEER_EVENTS[kind], steer.get("id"), error.get("code"), str(error.get("message") or ""))
     if kind == "response.failed":
         raise error_from(event.get("response") or {}, where, None, default="the response failed")
     return None

@@ -1,10 +1,19 @@
 """A model tier as the engine sees it: `complete(prompt) -> Reply`, kept healthy all day.
 
-`TierSession` binds one tier's settings to its transports: a `SocketPool` of warm
-WebSockets (Responses API, WebSocket mode) and an `HTTPStreamer` (Responses SSE, or
-Chat Completions SSE for OpenAI-compatible servers). It retries what `is_retryable`
-allows, falls back to HTTP after repeated WebSocket failures and heals back after a
-cool-down, and reports its state (`TierStatus`) to whoever listens.
+`TierSession` binds one tier's settings to its transports, in one of three modes:
+
+- **lanes** (WebSocket mode, the default): one warm connection carries every
+  concurrent request, each on a lane of its own (`LaneSocket`, lanesocket.py);
+- **pool**: a `SocketPool` of warm WebSockets, one response at a time on each, for a
+  server that does not run lanes (it refused or ignored the first `stream_id`: the
+  session remembers it and resends that request on the pool at once) or when the
+  tier's `lanes` setting is off;
+- **http**: an `HTTPStreamer` (Responses SSE, or Chat Completions SSE for
+  OpenAI-compatible servers).
+
+It retries what `is_retryable` allows, falls back to HTTP after repeated WebSocket
+failures (a connection lost with several lanes in flight counts once) and heals back
+after a cool-down, and reports its state (`TierStatus`) to whoever listens.
 """
 
 from __future__ import annotations
@@ -13,9 +22,9 @@ import asyncio
 import logging
 import ssl
 import time
-from collections.abc import AsyncIterator, Callable
-from contextlib import aclosing
-from dataclasses import asdict, dataclass, field, replace
+from collections import deque
+from collections.abc import Callable
+from dataclasses import asdict, dataclass, replace
 from typing import Any
 
 from sparkls.config import Settings, TierSettings
@@ -32,22 +41,15 @@ from sparkls.errors import (
     RequestTimeout,
     StreamError,
 )
-from sparkls.models.answer import AnswerBuilder
 from sparkls.models.chain import PREVIOUS_RESPONSE_NOT_FOUND, Chain, FollowUp, turn_for
-from sparkls.models.progress import STREAM_PROGRESS, STREAM_STALLED
-from sparkls.models.events import (
-    Completed,
-    Event,
-    RefusalDelta,
-    TextDelta,
-    Where,
-    chat_body,
-    response_create,
-    responses_body,
-)
+from sparkls.models.collect import Reply, collect
+from sparkls.models.events import Completed, Where, chat_body, response_create, responses_body
 from sparkls.models.http import HTTPStreamer
+from sparkls.models.lanes import ConnectionLost, LaneConnection
+from sparkls.models.lanesocket import LaneSocket, LanesUnsupported, lanes_refused
 from sparkls.models.pool import SocketPool
 from sparkls.models.retry import MAX_ATTEMPTS, backoff, is_retryable, retry_delay
+from sparkls.models.steering import Steering
 from sparkls.models.websocket import ResponsesSocket
 
 logger = logging.getLogger(__name__)
@@ -55,19 +57,6 @@ logger = logging.getLogger(__name__)
 # Failures that are about one request's answer, not the tier's health: they never
 # mark the tier failing (a refusal or a cut-off reply says nothing of the service).
 REQUEST_ERRORS = (ApiError, ReplyCutOff, ModelRefused)
-
-
-@dataclass(frozen=True, slots=True)
-class Reply:
-    text: str
-    response_id: str
-    ttft_ms: float  # request sent -> first text delta
-    stream_ms: float  # first text delta -> response completed
-    transport: str = "websocket"
-    attempts: int = 1
-    usage: dict[str, Any] = field(default_factory=dict)
-    chain: Chain | None = None  # how a follow-up can continue this response
-    chained: bool = False  # it continued an earlier response (`previous_response_id`)
 
 
 @dataclass(slots=True)
@@ -82,6 +71,9 @@ class TierStatus:
     reason: str | None = None  # why degraded or failing
     last: dict[str, Any] | None = None  # the last request: transport and timings
     location: str = "remote"  # "local": its host is loopback, requests never leave the machine
+    mode: str = "lanes"  # lanes | pool | http: how WebSocket requests share connections
+    lanes_off: str | None = None  # why this tier's server is served by a pool instead of lanes
+    wasted_tokens: int = 0  # output tokens of cancelled responses streamed and dropped
 
     def to_json(self) -> dict[str, Any]:
         return asdict(self)
@@ -111,12 +103,17 @@ class TierSession:
         self._warm_wire = warm
         self._on_status = on_status
         self._pool: SocketPool | None = None
+        self._lanes: LaneSocket | None = None
+        self._lanes_off: str | None = None if self.tier.lanes else "the tier's `lanes` setting is off"
         self._http: HTTPStreamer | None = None
         self._ws_failures = 0
+        self._lost_counted: deque[LaneConnection] = deque(maxlen=8)  # lost connections counted once
         self._heal: asyncio.Task[None] | None = None
         self.status = TierStatus(
-            name, self.tier.model, self.tier.host, transport=self._configured_transport, location=self.tier.location
+            name, self.tier.model, self.tier.host, transport=self._configured_transport,
+            location=self.tier.location, lanes_off=self._lanes_off,
         )
+        self.status.mode = self.mode
 
     @property
     def _configured_transport(self) -> str:
@@ -126,27 +123,62 @@ class TierSession:
     def transport(self) -> str:
         return self.status.transport
 
+    @property
+    def mode(self) -> str:
+        """"lanes", "pool" or "http": how requests are served now (module doc)."""
+        if self.transport != "websocket":
+            return "http"
+        return "pool" if self._lanes_off else "lanes"
+
+    @property
+    def wasted_tokens(self) -> int:
+        """Output tokens of cancelled responses that streamed on and were dropped."""
+        return self._lanes.wasted_tokens if self._lanes is not None else 0
+
     def _set_status(self, **changes: Any) -> None:
         for key, value in changes.items():
             setattr(self.status, key, value)
+        self.status.mode, self.status.lanes_off = self.mode, self._lanes_off
+        self.status.wasted_tokens = self.wasted_tokens
         if self._on_status is not None:
             self._on_status(self.status)
+
+    def _dial_options(self) -> dict[str, Any]:
+        tier = self.tier
+        return {
+            "connect_timeout": tier.connect_timeout,
+            "ssl_context": ssl_context_for(tier),
+            "ping": (tier.keepalive_interval, tier.keepalive_timeout),
+        }
+
+    def _get_lanes(self) -> LaneSocket:
+        if self._lanes is None:
+            key = self._settings.api_key_for(self.name)  # raises MissingApiKey
+            self._lanes = LaneSocket(
+                self.tier.websocket_url,
+                key,
+                self.where,
+                dial_options=self._dial_options(),
+                warm=self._warm_lane if self._warm_wire is not None else None,
+                max_age=self.tier.max_connection_age,
+                waste_limit=self.tier.lane_waste_limit,
+            )
+        return self._lanes
 
     def _get_pool(self) -> SocketPool:
         if self._pool is None:
             key = self._settings.api_key_for(self.name)  # raises MissingApiKey
-            tier = self.tier
-            context = ssl_context_for(tier)
+            tier, options = self.tier, self._dial_options()
 
             def make_socket() -> ResponsesSocket:
                 return ResponsesSocket(
                     tier.websocket_url,
                     key,
                     self.where,
-                    connect_timeout=tier.connect_timeout,
-                    ssl_context=context,
-                    ping_interval=tier.keepalive_interval,
-                    ping_timeout=tier.keepalive_timeout,
+                    connect_timeout=options["connect_timeout"],
+                    ssl_context=options["ssl_context"],
+                    ping_interval=options["ping"][0],
+                    ping_timeout=options["ping"][1],
                 )
 
             self._pool = SocketPool(
@@ -157,6 +189,18 @@ class TierSession:
                 drain_budget=tier.drain_budget,
             )
         return self._pool
+
+    def _warm_message(self) -> dict[str, Any]:
+        assert self._warm_wire is not None
+        message = response_create(self.tier.model, self._warm_wire, generate=False, cache_key=self.cache_key)
+        message["input"] = []
+        return message
+
+    async def _warm_lane(self, conn: LaneConnection) -> None:
+        async for event in conn.stream(self._warm_message()):
+            if isinstance(event, Completed):
+                return
+        raise StreamError(f"The {self.name} tier's warm-up did not complete.")
 
     async def _warm_socket(self, sock: ResponsesSocket) -> None:
         assert self._warm_wire is not None
@@ -175,8 +219,28 @@ class TierSession:
             )
         return self._http
 
+    async def _start_websocket(self) -> None:
+        """Open and warm the lane connection, or the pool; a server found not to run
+        lanes is remembered and the pool opened instead."""
+        if self.mode == "lanes":
+            try:
+                await self._get_lanes().start()
+                return
+            except ModelError as exc:
+                if not lanes_refused(exc):
+                    raise
+                self._no_lanes(exc)
+        await self._get_pool().start()
+
+    def _no_lanes(self, exc: BaseException) -> None:
+        """This server does not run lanes: the pool serves the rest of the session."""
+        if self._lanes_off is None:
+            self._lanes_off = f"{self.tier.host} does not run lanes ({exc})"
+            logger.info("%s tier: %s; using a pool of %d sockets", self.name, self._lanes_off, self.tier.pool_size)
+            self._set_status()
+
     async def warm(self) -> None:
-        """Open and warm the WebSocket pool (HTTP tiers: check the key); never raises."""
+        """Open and warm the WebSocket connection (HTTP tiers: check the key); never raises."""
         if self.transport != "websocket":
             try:
                 self._get_http()
@@ -187,7 +251,7 @@ class TierSession:
             return
         self._set_status(state="connecting", reason=None)
         try:
-            await self._get_pool().start()
+            await self._start_websocket()
         except ModelError as exc:
             self._websocket_failed(exc)
             if self.transport == "websocket":
@@ -197,12 +261,13 @@ class TierSession:
         self._set_status(state="ready", reason=None)
 
     def hold(self, chain: Chain | None) -> None:
-        """Keep the socket `chain` was served on for its follow-up (`SocketPool.hold`)."""
-        if chain is not None and chain.socket is not None and self._pool is not None:
+        """Keep the pool socket `chain` was served on for its follow-up (`SocketPool.hold`);
+        on a lane nothing is held: a follow-up forks from any lane of the connection."""
+        if chain is not None and isinstance(chain.socket, ResponsesSocket) and self._pool is not None:
             self._pool.hold(chain.socket)
 
     def release(self, chain: Chain | None) -> None:
-        if chain is not None and chain.socket is not None and self._pool is not None:
+        if chain is not None and isinstance(chain.socket, ResponsesSocket) and self._pool is not None:
             self._pool.release(chain.socket)
 
     async def follow(self, follow_up: FollowUp, *, notify: Callable[[str], None] | None = None) -> Reply:
@@ -211,24 +276,35 @@ class TierSession:
         return await self.complete(follow_up.full, notify=notify, follow_up=follow_up)
 
     async def complete(
-        self, prompt: Wire, *, notify: Callable[[str], None] | None = None, follow_up: FollowUp | None = None
+        self,
+        prompt: Wire,
+        *,
+        notify: Callable[[str], None] | None = None,
+        follow_up: FollowUp | None = None,
+        steering: Steering | None = None,
     ) -> Reply:
         """Send `prompt` and collect the whole reply, retrying what may be retried.
         With `follow_up`, its short turn goes instead where its chain can be continued;
         a chain the service no longer knows (`previous_response_not_found`) is resent
-        in full at once. Only the guard's output (`Wire`) is accepted."""
+        in full at once. With `steering`, input may be added while it streams on a lane
+        (steering.py). Only the guard's output (`Wire`) is accepted."""
         require_wire(prompt)
         if follow_up is not None:
             require_wire(follow_up.short)
         delays = backoff()
         stream_retried = False
         attempt = 0
+        asked = time.perf_counter()
         while True:
             attempt += 1
-            transport = self.transport
+            transport, mode = self.transport, self.mode
             try:
-                reply = await self._complete_once(transport, prompt, attempt, follow_up)
+                reply = await self._complete_once(transport, prompt, attempt, follow_up, steering)
             except ModelError as exc:
+                if mode == "lanes" and lanes_refused(exc, self._lanes is not None and self._lanes.ignores_lanes):
+                    self._no_lanes(exc)
+                    attempt -= 1  # not a failure of the request: it goes to the pool at once
+                    continue
                 if follow_up is not None and isinstance(exc, ApiError) and exc.api_code == PREVIOUS_RESPONSE_NOT_FOUND:
                     # The service no longer knows the response: the whole conversation, at once.
                     logger.info("%s tier: the chain is gone (%s); resending in full", self.name, exc)
@@ -255,33 +331,58 @@ class TierSession:
                 continue
             if transport == "websocket":
                 self._ws_failures = 0
-            last = {"transport": transport, "ttft_ms": round(reply.ttft_ms, 2), "stream_ms": round(reply.stream_ms, 2)}
+                if mode == "lanes" and self._lanes is not None and self._lanes.ignores_lanes:
+                    self._no_lanes(LanesUnsupported("its responses name no lane"))
+            # What the user waited for includes earlier attempts: all of it before this
+            # attempt's request left is waiting.
+            reply = replace(reply, wait_ms=(time.perf_counter() - asked) * 1000 - reply.ttft_ms - reply.stream_ms)
+            last = {
+                "transport": transport, "mode": reply.mode, "wait_ms": round(reply.wait_ms, 2),
+                "ttft_ms": round(reply.ttft_ms, 2), "stream_ms": round(reply.stream_ms, 2),
+            }
             state = "degraded" if self.status.state == "degraded" else "ready"
             self._set_status(state=state, reason=self.status.reason if state == "degraded" else None, last=last)
             return reply
 
-    async def _complete_once(self, transport: str, prompt: Wire, attempt: int, follow_up: FollowUp | None) -> Reply:
+    async def _complete_once(
+        self, transport: str, prompt: Wire, attempt: int, follow_up: FollowUp | None, steering: Steering | None
+    ) -> Reply:
         chain, store = (follow_up.chain if follow_up else None), self.tier.store
+        started = time.perf_counter()
+        read = {"where": self.where, "tier": self.tier, "transport": transport, "attempt": attempt, "started": started}
         try:
             async with asyncio.timeout(self.tier.request_timeout):
+                if transport == "websocket" and self.mode == "lanes":
+                    conn = await self._get_lanes().connection()
+                    sent, previous = turn_for(follow_up, prompt, conn)
+                    message = response_create(
+                        self.tier.model, sent, previous_response_id=previous, cache_key=self.cache_key, store=store
+                    )
+                    if steering is not None:
+                        steering.attach(conn.steer)
+                    reply = await collect(self._get_lanes().stream(message), steering=steering, **read)
+                    served_on = self._lanes.current if self._lanes is not None else None
+                    chain = Chain(reply.response_id, transport, store, served_on)
+                    return replace(reply, chain=chain, chained=previous is not None, mode="lanes")
                 if transport == "websocket":
                     async with self._get_pool().checkout(prefer=chain.socket if chain else None) as sock:
                         sent, previous = turn_for(follow_up, prompt, sock)
                         message = response_create(
                             self.tier.model, sent, previous_response_id=previous, cache_key=self.cache_key, store=store
                         )
-                        reply = await self._collect(sock.stream(message), transport, attempt)
+                        reply = await collect(sock.stream(message), **read)
                         chain = Chain(reply.response_id, transport, store, sock)
-                        return replace(reply, chain=chain, chained=previous is not None)
+                        return replace(reply, chain=chain, chained=previous is not None, mode="pool")
                 if self.tier.api != "responses":
                     body = chat_body(self.tier.model, prompt)
-                    return await self._collect(self._get_http().stream(body), transport, attempt)
+                    return replace(await collect(self._get_http().stream(body), **read), mode="http")
                 sent, previous = turn_for(follow_up, prompt, None)
                 body = responses_body(
                     self.tier.model, sent, cache_key=self.cache_key, previous_response_id=previous, store=store
                 )
-                reply = await self._collect(self._get_http().stream(body), transport, attempt)
-                return replace(reply, chain=Chain(reply.response_id, transport, store), chained=previous is not None)
+                reply = await collect(self._get_http().stream(body), **read)
+                chain = Chain(reply.response_id, transport, store)
+                return replace(reply, chain=chain, chained=previous is not None, mode="http")
         except TimeoutError as exc:
             raise RequestTimeout(
                 f"The {self.name} tier did not finish within {self.tier.request_timeout:g} s "
@@ -304,9 +405,14 @@ class TierSession:
         )
 
     def _websocket_failed(self, exc: ModelError) -> None:
-        """Count transport failures; after enough of them, serve over HTTP for a while."""
+        """Count transport failures; after enough of them, serve over HTTP for a while.
+        A connection lost with several lanes in flight is one failure, not one per lane."""
         if not isinstance(exc, (ConnectError, StreamError)) or self.tier.api != "responses":
             return
+        if isinstance(exc, ConnectionLost):
+            if exc.connection in self._lost_counted:
+                return
+            self._lost_counted.append(exc.connection)
         self._ws_failures += 1
         refused = isinstance(exc, HandshakeRefused)  # a proxy will not let it through: no point retrying
         if (refused or self._ws_failures >= self.tier.fallback_after) and self.transport == "websocket":
@@ -321,7 +427,7 @@ class TierSession:
         while True:
             await asyncio.sleep(delay)
             try:
-                await self._get_pool().start()
+                await self._start_websocket()
             except ModelError as exc:
                 delay = min(delay * 2, self.tier.fallback_cooldown_max)
                 logger.info("%s tier: WebSocket still failing (%s); next try in %.0f s", self.name, exc, delay)
@@ -332,67 +438,17 @@ class TierSession:
             return
 
     async def settled(self) -> None:
-        """Wait until no cancelled response streams on this tier's sockets (pool.py)."""
+        """Wait until no cancelled response holds a pool socket (pool.py). On lanes
+        nothing waits: a cancelled response's rest is dropped as it arrives."""
         if self._pool is not None:
             await self._pool.settled()
 
     async def close(self) -> None:
         if self._heal is not None:
             self._heal.cancel()
+        if self._lanes is not None:
+            await self._lanes.close()
         if self._pool is not None:
             await self._pool.close()
         if self._http is not None:
             await self._http.aclose()
-
-
-    async def _collect(self, events: AsyncIterator[Event], transport: str, attempt: int) -> Reply:
-        """Read one response to its end: the answer (`models/answer.py`) and timings.
-
-        If no text has come `first_token_timeout` seconds after the request left, the
-        user is told once (`STREAM_STALLED`, else nothing: an inline completion
-        is silent) and the request goes on."""
-        progress = STREAM_PROGRESS.get()
-        answer = AnswerBuilder(self.where)
-        sent = time.perf_counter()
-        first: float | None = None
-        stall = self._stall_timer()
-        try:
-            async with aclosing(events) as stream:
-                async for event in stream:
-                    if isinstance(event, (TextDelta, RefusalDelta)):
-                        if first is None:
-                            first = time.perf_counter()
-                            if stall is not None:
-                                stall.cancel()
-                        if progress is not None:
-                            progress(1)
-                    elif isinstance(event, Completed):
-                        done = time.perf_counter()
-                        text = answer.answer(event)  # raises on a refusal or a cut-off reply
-                        first = first or done
-                        return Reply(
-                            text,
-                            event.response_id,
-                            ttft_ms=(first - sent) * 1000,
-                            stream_ms=(done - first) * 1000,
-                            transport=transport,
-                            attempts=attempt,
-                            usage=event.usage,
-                        )
-                    answer.feed(event)
-        finally:
-            if stall is not None:
-                stall.cancel()
-        raise StreamError("The stream ended without completing.")
-
-    def _stall_timer(self) -> asyncio.TimerHandle | None:
-        offer = STREAM_STALLED.get()
-        wait = self.tier.first_token_timeout
-        if offer is None or wait is None:
-            return None
-        limit = f"; it gives up after {self.tier.request_timeout:g} s" if self.tier.request_timeout else ""
-        message = (
-            f"The {self.name} tier ({self.tier.model} at {self.tier.host}) has sent nothing for {wait:g} s: "
-            f"it may be overloaded. Cancel, or keep waiting{limit}."
-        )
-        return asyncio.get_running_loop().call_later(wait, offer, message)

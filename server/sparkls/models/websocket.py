@@ -28,7 +28,7 @@ from websockets.exceptions import ConnectionClosed, InvalidHandshake, InvalidSta
 from sparkls import __version__
 from sparkls.guard.wire import Wire
 from sparkls.errors import ApiError, ConnectError, HandshakeRefused, ModelError, StreamError
-from sparkls.models.events import Completed, Event, Where, api_error, classify, response_create, retry_after_from_headers
+from sparkls.models.events import Completed, Event, Sent, Where, api_error, classify, response_create, retry_after_from_headers
 
 logger = logging.getLogger(__name__)
 
@@ -56,6 +56,44 @@ def _status_error(exc: InvalidStatus, where: Where, url: str) -> Exception:
         str(err.get("message") or response.reason_phrase),
         retry_after=retry_after_from_headers(response.headers),
     )
+
+
+
+def headers_for(api_key: str | None) -> list[tuple[str, str]]:
+    """The beta header, and the key unless there is none (a local server)."""
+    if api_key is None:
+        return [BETA_HEADER]
+    return [("Authorization", f"Bearer {api_key}"), BETA_HEADER]
+
+
+async def dial(
+    url: str,
+    api_key: str | None,
+    where: Where,
+    *,
+    connect_timeout: float | None,
+    ssl_context: ssl.SSLContext | None,
+    ping: tuple[float | None, float | None],
+) -> ClientConnection:
+    """Open one WebSocket-mode connection; failures as `sparkls.errors`."""
+    kwargs: dict[str, Any] = {"ssl": ssl_context} if ssl_context is not None and url.startswith("wss") else {}
+    try:
+        return await connect(
+            url,
+            additional_headers=headers_for(api_key),
+            user_agent_header=f"sparkls/{__version__}",
+            open_timeout=connect_timeout,
+            compression=None,  # frames are small; deflate costs more time than it saves
+            max_size=None,
+            ping_interval=ping[0],
+            ping_timeout=ping[1],
+            **kwargs,
+        )
+    except InvalidStatus as exc:
+        raise _status_error(exc, where, url) from exc
+    except (OSError, TimeoutError, InvalidHandshake, InvalidURI) as exc:
+        reason = "timed out" if isinstance(exc, TimeoutError) else str(exc) or type(exc).__name__
+        raise ConnectError(f"Cannot connect to the {where.tier} tier at {url}: {reason}") from exc
 
 
 class ResponsesSocket:
@@ -104,40 +142,24 @@ class ResponsesSocket:
         async with self._lock:
             await self._ensure_open()
 
-    def _headers(self) -> list[tuple[str, str]]:
-        """The beta header, and the key unless there is none (a local server)."""
-        if self._api_key is None:
-            return [BETA_HEADER]
-        return [("Authorization", f"Bearer {self._api_key}"), BETA_HEADER]
-
     async def _ensure_open(self) -> ClientConnection:
         if self._ws is not None and self.is_open:
             return self._ws
         await self._drop()
-        kwargs: dict[str, Any] = {"ssl": self._ssl} if self._ssl is not None and self.url.startswith("wss") else {}
-        try:
-            self._ws = await connect(
-                self.url,
-                additional_headers=self._headers(),
-                user_agent_header=f"sparkls/{__version__}",
-                open_timeout=self._connect_timeout,
-                compression=None,  # frames are small; deflate costs more time than it saves
-                max_size=None,
-                ping_interval=self._ping[0],
-                ping_timeout=self._ping[1],
-                **kwargs,
-            )
-        except InvalidStatus as exc:
-            raise _status_error(exc, self.where, self.url) from exc
-        except (OSError, TimeoutError, InvalidHandshake, InvalidURI) as exc:
-            reason = "timed out" if isinstance(exc, TimeoutError) else str(exc) or type(exc).__name__
-            raise ConnectError(f"Cannot connect to the {self.where.tier} tier at {self.url}: {reason}") from exc
+        self._ws = await dial(
+            self.url, self._api_key, self.where,
+            connect_timeout=self._connect_timeout, ssl_context=self._ssl, ping=self._ping,
+        )
         self.opened_at = time.monotonic()
         self.pending = False
         self.last_response_id = None
         self.connections_opened += 1
         logger.info("connected to %s (%d connections so far)", self.url, self.connections_opened)
         return self._ws
+
+    def can_continue(self, response_id: str) -> bool:
+        """Whether a request on this socket may name `response_id`: its most recent."""
+        return self.last_response_id == response_id
 
     async def warm(self, model: str, wire: Wire, *, cache_key: str | None = None) -> str:
         """Open if needed and send `wire`'s instructions as a `generate: false` request;
@@ -163,6 +185,7 @@ class ResponsesSocket:
             payload = json.dumps(message)
             for fresh in (False, True):
                 ws = await self._send(payload)
+                yield Sent()
                 started = False
                 try:
                     while self.pending:

@@ -106,7 +106,7 @@ async def ask_next_edit(
         env.store, doc, version, len(text), view.start, view.end, path=path, what="next-edit suggestion",
         touched=f"{path} changed where the next edit was to go; the suggestion was dropped.",
     )
-    timings = {"context": (context_done - started) * 1000, "ttft": reply.ttft_ms, "stream": reply.stream_ms,
+    timings = {"context": (context_done - started) * 1000, "wait": reply.wait_ms, "ttft": reply.ttft_ms, "stream": reply.stream_ms,
                "total": (time.perf_counter() - started) * 1000}
     outcome = finish(
         doc, start, view.old, new_region, reply=reply, tier=session.name, model=session.tier.model,
