@@ -179,7 +179,7 @@ def test_status_fixture_has_the_servers_tier_status_shape():
 def test_edit_summary_fixture_has_the_servers_summary_shape():
     """The extension's `sparkls.edit` result fixture has the keys and timings the server returns."""
     fixture = json.loads((CLIENT / "test" / "fixtures" / "edit-summary.json").read_text(encoding="utf-8"))
-    timings = dict.fromkeys(("context", "ttft", "stream", "model", "edit", "total"), 1.0)
+    timings = dict.fromkeys(("context", "wait", "ttft", "stream", "model", "edit", "total"), 1.0)
     outcome = EditOutcome(
         uri="file:///a.py",
         version=1,

@@ -9,6 +9,10 @@
 
 export interface LastRequest {
   transport: string;
+  /** lanes | pool | http (see `TierStatus.mode`); `''` from an older server. */
+  mode: string;
+  /** How long it waited before it was sent (for a pooled socket, a lane or a connection); null from an older server. */
+  wait_ms: number | null;
   ttft_ms: number;
   stream_ms: number;
 }
@@ -25,6 +29,16 @@ export interface TierStatus {
   last: LastRequest | null;
   /** `local`: its host is loopback, requests never leave the machine; `remote`; `''` from an older server. */
   location: string;
+  /**
+   * How WebSocket requests share connections: `lanes` (each concurrent request on its own
+   * lane of one connection), `pool` (a pool of sockets, one response at a time each),
+   * `http`; `''` from an older server.
+   */
+  mode: string;
+  /** Why the tier is served by a pool instead of lanes; null when it is not (or an older server). */
+  lanes_off: string | null;
+  /** Output tokens of cancelled responses that streamed on and were dropped; 0 from an older server. */
+  wasted_tokens: number;
 }
 
 export interface EditSummary {
@@ -76,9 +90,16 @@ function parseTier(name: string, raw: unknown): TierStatus | undefined {
     const ttft = num(raw.last.ttft_ms);
     const stream = num(raw.last.stream_ms);
     if (ttft !== undefined && stream !== undefined) {
-      last = { transport: str(raw.last.transport), ttft_ms: ttft, stream_ms: stream };
+      last = {
+        transport: str(raw.last.transport),
+        mode: str(raw.last.mode),
+        wait_ms: num(raw.last.wait_ms) ?? null,
+        ttft_ms: ttft,
+        stream_ms: stream,
+      };
     }
   }
+  const wasted = num(raw.wasted_tokens);
   return {
     tier: str(raw.tier, name),
     model: str(raw.model),
@@ -88,6 +109,9 @@ function parseTier(name: string, raw: unknown): TierStatus | undefined {
     reason: typeof raw.reason === 'string' && raw.reason ? raw.reason : null,
     last,
     location: str(raw.location),
+    mode: str(raw.mode),
+    lanes_off: typeof raw.lanes_off === 'string' && raw.lanes_off ? raw.lanes_off : null,
+    wasted_tokens: wasted !== undefined && wasted > 0 ? wasted : 0,
   };
 }
 
@@ -147,6 +171,18 @@ export function formatMs(ms: number): string {
   return ms < 1000 ? `${Math.round(ms)} ms` : `${(ms / 1000).toFixed(1)} s`;
 }
 
+/** How a tier on WebSocket is served: ` (lanes: one connection)`, ` (a pool of sockets: why)`; nothing for HTTP or an older server. */
+function servedBy(t: TierStatus): string {
+  switch (t.mode) {
+    case 'lanes':
+      return ' (lanes: one connection)';
+    case 'pool':
+      return ` (a pool of sockets${t.lanes_off ? `: ${t.lanes_off}` : ''})`;
+    default:
+      return '';
+  }
+}
+
 function tierLine(t: TierStatus): string {
   const where = [t.model, t.host && `at ${t.host}`, t.location && `(${t.location})`].filter(Boolean).join(' ');
   const head = `${t.tier}${where ? `: ${where}` : ''}`;
@@ -156,7 +192,7 @@ function tierLine(t: TierStatus): string {
     case 'connecting':
       return `${head} — warming up the connection`;
     case 'ready':
-      return `${head} — ready over ${t.transport || 'websocket'}`;
+      return `${head} — ready over ${t.transport || 'websocket'}${servedBy(t)}`;
     case 'degraded':
       return `${head} — degraded to HTTP${t.reason ? `: ${t.reason}` : ''}`;
     case 'failing':
@@ -167,7 +203,14 @@ function tierLine(t: TierStatus): string {
 }
 
 function lastRequestLine(last: LastRequest): string {
-  return `  last request: ${formatMs(last.ttft_ms)} to first token, ${formatMs(last.stream_ms)} streaming (${last.transport})`;
+  const wait = last.wait_ms !== null ? `${formatMs(last.wait_ms)} waiting, ` : '';
+  const how = [last.transport, last.mode !== last.transport && last.mode].filter(Boolean).join(', ');
+  return `  last request: ${wait}${formatMs(last.ttft_ms)} to first token, ${formatMs(last.stream_ms)} streaming${how ? ` (${how})` : ''}`;
+}
+
+function wastedLine(tokens: number): string {
+  const n = Math.round(tokens).toLocaleString('en-US');
+  return `  wasted: ${n} output token${tokens === 1 ? '' : 's'} of cancelled responses (streamed on and dropped)`;
 }
 
 const TIMING_PARTS = ['context', 'model', 'edit', 'apply'];
@@ -231,6 +274,9 @@ export function statusView(s: StatusSnapshot): StatusView {
     lines.push(tierLine(tier));
     if (tier.last) {
       lines.push(lastRequestLine(tier.last));
+    }
+    if (tier.wasted_tokens > 0) {
+      lines.push(wastedLine(tier.wasted_tokens));
     }
   }
   if (s.lastEdit) {
