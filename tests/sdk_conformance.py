@@ -11,16 +11,24 @@ Used by tests/unit/test_emulator_sdk.py (assertions) and bench/sdk_conformance.p
   text the deltas built, usage adding up; the same for chat chunks;
 - **drivers** that read one reply raw off a real emulator (WebSocket frames, SSE
   events, JSON bodies) and :func:`check_case` / :func:`run_matrix`, which run every
-  behaviour over every transport and count what was validated.
+  behaviour over every transport and count what was validated;
+- **lanes and steering**: :class:`LaneDriver`, a raw WebSocket that validates every
+  client message it sends against ``ResponsesClientEvent`` and every frame it reads
+  against ``ResponsesServerEvent``, and :func:`lane_invariants`, the stream
+  invariants applied per response within each lane (steering events numbered in the
+  stream of the response they name); :data:`LANE_CASES` / :func:`check_lane_case`
+  run each lanes-and-steering scenario through it.
 
 Every check returns a list of problems (strings); empty means conforming.
 """
 
 from __future__ import annotations
 
+import asyncio
+import collections
 import dataclasses
 import json
-from typing import Any
+from typing import Any, Awaitable, Callable
 
 import httpx
 import pydantic
@@ -28,6 +36,7 @@ from openai.types import ErrorObject
 from openai.types.chat import ChatCompletion, ChatCompletionChunk
 from openai.types.responses import Response, ResponsesServerEvent, ResponseStreamEvent
 from openai.types.responses.response_error_event import ResponseErrorEvent
+from openai.types.responses.responses_client_event import ResponsesClientEvent
 from openai.types.responses.responses_server_event import ResponseWsError
 from websockets.asyncio.client import connect
 
@@ -36,6 +45,7 @@ from sparkls.emulator.behaviours import BEHAVIOURS
 from sparkls.emulator.chat import CHAT_FLAVOURS
 
 WS_EVENT = pydantic.TypeAdapter(ResponsesServerEvent)
+WS_CLIENT_EVENT = pydantic.TypeAdapter(ResponsesClientEvent)
 SSE_EVENT = pydantic.TypeAdapter(ResponseStreamEvent)
 RESPONSE = pydantic.TypeAdapter(Response)
 CHAT_COMPLETION = pydantic.TypeAdapter(ChatCompletion)
@@ -120,6 +130,11 @@ def check_ws_event(event: dict[str, Any]) -> list[str]:
     return problems
 
 
+def check_client_event(event: dict[str, Any]) -> list[str]:
+    """One client message, against ``ResponsesClientEvent`` (response.create, response.steer)."""
+    return validate(WS_CLIENT_EVENT, event, {}, f"client {event.get('type')}")[1]
+
+
 def check_sse_event(event: dict[str, Any]) -> list[str]:
     """One SSE event, against ``ResponseStreamEvent`` (errors: ``ResponseErrorEvent``)."""
     model, problems = validate(SSE_EVENT, event, ALLOWED_EXTRA["responses"], str(event.get("type")))
@@ -154,10 +169,22 @@ def _usage_problems(usage: dict[str, Any] | None) -> list[str]:
 
 def response_invariants(events: list[dict[str, Any]]) -> list[str]:
     """Invariants of one Responses stream (events in order)."""
-    problems: list[str] = []
+    return numbering_problems(events) + stream_problems(events)
+
+
+def numbering_problems(events: list[dict[str, Any]]) -> list[str]:
+    """``sequence_number`` from 0 by one."""
     numbers = [event.get("sequence_number") for event in events]
     if numbers != list(range(len(events))):
-        problems.append(f"sequence_number is not 0, 1, 2…: {numbers}")
+        return [f"sequence_number is not 0, 1, 2…: {numbers}"]
+    return []
+
+
+def stream_problems(events: list[dict[str, Any]]) -> list[str]:
+    """The invariants of one Responses stream but its numbering: items and parts
+    announced before their deltas, one terminal event last, the final output holding
+    exactly what the deltas built, usage adding up."""
+    problems: list[str] = []
     items: list[str] = []  # item ids by output_index, as announced
     parts: dict[tuple[str, int, int], str] = {}  # open and closed parts: text so far
     closed: set[tuple[str, int, int]] = set()
@@ -379,3 +406,232 @@ async def _check_chat(emulator: Emulator, result: CaseResult, flavour: str, *, s
 async def run_matrix(emulator: Emulator, *, behaviours: tuple[str, ...] = BEHAVIOURS) -> list[CaseResult]:
     """Every behaviour over every transport (see :data:`TRANSPORTS`)."""
     return [await check_case(emulator, t, b) for b in behaviours for t in TRANSPORTS]
+
+
+# -- lanes and steering ----------------------------------------------------------------
+
+STEER_EVENTS = ("response.steer.accepted", "response.steer.failed", "response.steer.pending")
+
+
+def lane_invariants(frames: list[dict[str, Any]], *, finished: bool = True) -> list[str]:
+    """The invariants of one lane's frames (those carrying one ``stream_id``, or none).
+
+    Responses follow one another on a lane (FIFO: no ``response.created`` before the
+    previous response's terminal event); each response's events and the steering
+    events naming it are numbered 0, 1, 2… in arrival order, and its own events pass
+    :func:`stream_problems`. A refusal (an error with ``status``) belongs to no
+    response; a steering event about a response not on this lane must be numbered 0.
+    With *finished*, every response seen must have ended."""
+    problems: list[str] = []
+    lanes = {frame.get("stream_id") for frame in frames}
+    if len(lanes) > 1:
+        problems.append(f"frames of several lanes: {lanes}")
+    groups: dict[str, list[dict[str, Any]]] = {}
+    current: str | None = None
+    for frame in frames:
+        kind = frame["type"]
+        if kind in STEER_EVENTS:
+            target = frame["steer"]["previous_response_id"]
+            if target in groups:
+                groups[target].append(frame)
+            elif frame["sequence_number"] != 0:
+                problems.append(f"{kind} about {target}, not on this lane, numbered {frame['sequence_number']}")
+            continue
+        if kind == "error" and "status" in frame:
+            continue  # a refused request: no response
+        if kind == "response.created":
+            if current is not None:
+                problems.append(f"response.created while {current} still streams on the lane")
+            current = frame["response"]["id"]
+            groups[current] = []
+        if current is None:
+            problems.append(f"{kind} outside any response on the lane")
+            continue
+        groups[current].append(frame)
+        if kind in TERMINAL or kind == "error":
+            current = None
+    if finished and current is not None:
+        problems.append(f"{current} never ended")
+    for response_id, events in groups.items():
+        own = [event for event in events if event["type"] not in STEER_EVENTS]
+        for problem in numbering_problems(events) + (stream_problems(own) if response_id != current else []):
+            problems.append(f"{response_id}: {problem}")
+    return problems
+
+
+class LaneDriver:
+    """A raw WebSocket to the emulator that holds both ends to the SDK: every message
+    sent is checked against ``ResponsesClientEvent`` (unless deliberately invalid),
+    every frame read against ``ResponsesServerEvent``; :meth:`problems` adds the
+    lane invariants of everything read."""
+
+    def __init__(self, ws: Any) -> None:
+        self.ws = ws
+        self.frames: list[dict[str, Any]] = []
+        self.sent = 0
+        self._problems: list[str] = []
+
+    async def send(self, event: dict[str, Any], *, valid: bool = True) -> None:
+        if valid:
+            self._problems += check_client_event(event)
+        self.sent += 1
+        await self.ws.send(json.dumps(event))
+
+    async def create(self, stream_id: str | None = None, **body: Any) -> None:
+        event: dict[str, Any] = {"type": "response.create", "model": "spark", "input": REQUEST_TEXT, **body}
+        if stream_id is not None:
+            event["stream_id"] = stream_id
+        await self.send(event)
+
+    async def steer(self, response_id: str, value: Any = "REPLACE circle_area WITH disk_area") -> None:
+        await self.send({"type": "response.steer", "previous_response_id": response_id, "input": value})
+
+    async def recv(self) -> dict[str, Any]:
+        frame = json.loads(await self.ws.recv())
+        self._problems += check_ws_event(frame)
+        self.frames.append(frame)
+        return frame
+
+    async def until(self, done: Callable[[dict[str, Any]], bool]) -> dict[str, Any]:
+        """Read frames up to the first one *done* accepts; return it."""
+        while True:
+            frame = await self.recv()
+            if done(frame):
+                return frame
+
+    async def ended(self, count: int = 1) -> list[dict[str, Any]]:
+        """Read until *count* more responses ended (terminal events) or errors came."""
+        ends = []
+        while len(ends) < count:
+            frame = await self.recv()
+            if frame["type"] in TERMINAL or frame["type"] == "error":
+                ends.append(frame)
+        return ends
+
+    def lane(self, stream_id: str | None) -> list[dict[str, Any]]:
+        return [frame for frame in self.frames if frame.get("stream_id") == stream_id]
+
+    def problems(self, *, finished: bool = True) -> list[str]:
+        by_lane: dict[str | None, list[dict[str, Any]]] = collections.defaultdict(list)
+        for frame in self.frames:
+            by_lane[frame.get("stream_id")].append(frame)
+        found = list(self._problems)
+        for lane, frames in by_lane.items():
+            found += [f"lane {lane}: {p}" for p in lane_invariants(frames, finished=finished)]
+        return found
+
+
+def _ends_with(kind: str, response_id: str | None = None) -> Callable[[dict[str, Any]], bool]:
+    def done(frame: dict[str, Any]) -> bool:
+        if frame["type"] != kind:
+            return False
+        return response_id is None or frame.get("response", {}).get("id") == response_id
+    return done
+
+
+def _created() -> Callable[[dict[str, Any]], bool]:
+    return _ends_with("response.created")
+
+
+async def _lanes_interleaved(emulator: Emulator, d: LaneDriver) -> None:
+    emulator.set_faults(Faults(tokens_per_second=400, models={
+        "broken": {"behaviour": "stream_error"}, "limited": {"behaviour": "rate_limited"}}))
+    for index in range(6):
+        await d.create(f"lane-{index}")
+    await d.create("lane-0", model="broken")
+    await d.create("lane-1", model="limited")
+    await d.create("lane-1", input="x", generate=False)
+    await d.ended(9)
+
+
+async def _fork(emulator: Emulator, d: LaneDriver) -> None:
+    await d.create("a")
+    first = (await d.ended())[0]["response"]["id"]
+    await d.create("b", previous_response_id=first, input="REPLACE circle_area WITH disk_area")
+    await d.create("c", previous_response_id="resp_unknown")
+    await d.ended(2)
+
+
+async def _steer_first_token(emulator: Emulator, d: LaneDriver) -> None:
+    emulator.set_faults(Faults(delay_ms=60_000, count=1))
+    await d.create("a")
+    created = await d.until(_created())
+    await d.steer(created["response"]["id"])
+    await d.ended(2)
+
+
+async def _steer_mid_stream(emulator: Emulator, d: LaneDriver) -> None:
+    emulator.set_faults(Faults(tokens_per_second=2, count=1))
+    await d.create("a")
+    created = await d.until(_created())
+    await d.until(_ends_with("response.output_text.delta"))
+    await d.steer(created["response"]["id"])
+    await d.steer(created["response"]["id"], [{"type": "message", "role": "user", "content": [
+        {"type": "input_text", "text": "REPLACE disk_area WITH ring_area"}]}])
+    await d.ended(2)
+
+
+async def _steer_refused(emulator: Emulator, d: LaneDriver) -> None:
+    await d.steer("resp_unknown")
+    await d.create("a")
+    done = (await d.ended())[0]["response"]["id"]
+    await d.steer(done)
+    await d.steer(done, "")
+    await d.steer(done, [])
+    await d.send({"type": "response.steer", "previous_response_id": done, "input": "x", "stream_id": "a"}, valid=False)
+    await d.until(lambda f: f["type"] == "response.steer.failed" and f["error"]["message"].startswith("Unknown"))
+
+
+async def _steer_unsupported(emulator: Emulator, d: LaneDriver) -> None:
+    emulator.set_faults(Faults(steer="unsupported", delay_ms=200, count=1))
+    await d.create("a")
+    created = await d.until(_created())
+    await d.steer(created["response"]["id"])
+    await d.ended()
+
+
+async def _steer_pending(emulator: Emulator, d: LaneDriver) -> None:
+    emulator.set_faults(Faults(steer="pending", delay_ms=200, count=1))
+    await d.create("a")
+    response_id = (await d.until(_created()))["response"]["id"]
+    for _ in range(5):
+        await d.steer(response_id)
+    await d.until(_ends_with("response.steer.pending"))
+    await d.create("a", previous_response_id=response_id, input="REPLACE disk_area WITH ring_area")
+    await d.ended()
+
+
+async def _steer_successor_fails(emulator: Emulator, d: LaneDriver) -> None:
+    emulator.set_faults(Faults(steer="successor_fails", delay_ms=60_000, count=1))
+    await d.create()
+    created = await d.until(_created())
+    await d.steer(created["response"]["id"])
+    await d.until(_ends_with("response.steer.failed"))
+
+
+# Lanes-and-steering scenarios: name -> what the client does (it reads to the end).
+LANE_CASES: dict[str, Callable[[Emulator, LaneDriver], Awaitable[None]]] = {
+    "lanes interleaved, an error and a refusal on one": _lanes_interleaved,
+    "fork from another lane, unknown previous": _fork,
+    "steer in the first-token wait": _steer_first_token,
+    "two steers mid-stream": _steer_mid_stream,
+    "steer refused: not found, completed, invalid": _steer_refused,
+    "steer unsupported": _steer_unsupported,
+    "steer pending, too many, explicit create": _steer_pending,
+    "steer: successor fails": _steer_successor_fails,
+}
+
+
+async def check_lane_case(emulator: Emulator, name: str) -> CaseResult:
+    """Run one of :data:`LANE_CASES` on a fresh connection; every frame and message
+    validated, the lane invariants checked."""
+    result = CaseResult("websocket-lanes", name)
+    try:
+        async with connect(emulator.ws_url) as ws:
+            driver = LaneDriver(ws)
+            await asyncio.wait_for(LANE_CASES[name](emulator, driver), 30)
+    finally:
+        emulator.set_faults(Faults())
+    result.events = len(driver.frames) + driver.sent
+    result.problems = driver.problems()
+    return result

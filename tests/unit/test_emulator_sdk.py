@@ -17,12 +17,15 @@ from sparkls.emulator.behaviours import BEHAVIOURS, REFUSAL_TEXT
 from sparkls.emulator.chat import CHAT_FLAVOURS
 from sparkls.emulator.shapes import REPLY_STYLES
 from tests.sdk_conformance import (
+    LANE_CASES,
     REQUEST_TEXT,
     TRANSPORTS,
     check_case,
+    check_lane_case,
     check_sse_event,
     check_ws_event,
     chat_invariants,
+    lane_invariants,
     parse_sse,
     response_invariants,
     ws_events,
@@ -260,3 +263,29 @@ async def test_sdk_raises_on_a_broken_chat_stream(client, emulator):
     with pytest.raises(openai.APIError):
         async for _ in stream:
             pass
+
+
+# -- lanes and steering: every frame and message held to the SDK ------------------------
+
+
+@pytest.mark.parametrize("case", list(LANE_CASES))
+async def test_every_lane_and_steering_case_conforms(emulator, case):
+    """Each lanes/steering scenario: every client message validates against
+    ResponsesClientEvent, every frame against ResponsesServerEvent, and each response
+    on each lane (steering events included in its numbering) holds together."""
+    result = await check_lane_case(emulator, case)
+    assert result.events > 0
+    assert result.problems == []
+
+
+def test_lane_invariants_flag_a_steer_event_out_of_numbering():
+    """A steering event numbered outside its response's stream, and a lane that
+    starts a response before the previous one ended, are problems."""
+    created = {"type": "response.created", "sequence_number": 0, "stream_id": "a",
+               "response": {"id": "r1", "status": "in_progress", "output": []}}
+    accepted = {"type": "response.steer.accepted", "sequence_number": 5, "stream_id": "a",
+                "steer": {"id": "steer_1", "previous_response_id": "r1"}}
+    second = {**created, "response": {**created["response"], "id": "r2"}}
+    problems = lane_invariants([created, accepted, second], finished=False)
+    assert any("r1: sequence_number" in p for p in problems)
+    assert any("while r1 still streams" in p for p in problems)
