@@ -277,7 +277,12 @@ class Emulator:
         # find this response finished (and its id resolvable).
         if outcome == "completed" and body.get("store", True) is not False:
             self.remember(reply.response_id)
-        self.remember_answer(reply.response_id, reply.output_text() if outcome == "steered" else text)
+        if outcome != "steered":
+            self.remember_answer(reply.response_id, text)
+        else:  # cut short: what continues it works from the answer it continued, if any
+            earlier = followup.split_conversation(body)[0] or self._answers.get(body.get("previous_response_id") or "")
+            if earlier is not None:
+                self.remember_answer(reply.response_id, earlier)
         if run is not None:
             run.outcome = outcome
         return reply.response_id
