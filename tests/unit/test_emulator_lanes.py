@@ -6,6 +6,7 @@ each lane's responses to the stream invariants. Ordering facts only, no timings.
 
 from __future__ import annotations
 
+import argparse
 import asyncio
 import contextlib
 import json
@@ -16,7 +17,7 @@ import pytest
 import pytest_asyncio
 from websockets.asyncio.client import connect
 
-from sparkls.emulator import Emulator, Faults, lanes, streaming
+from sparkls.emulator import Emulator, Faults, cli, lanes, streaming
 from tests.sdk_conformance import TERMINAL, LaneDriver
 
 EXPECTED = "```\ndef circle_area(r):\n    # r is the radius\n    return math.pi * r * r\n```"
@@ -515,3 +516,28 @@ async def test_terminal_events_are_the_steered_response_then_its_successor(emula
     successor = last(lane, "response.created")
     assert incomplete < successor and lane[successor]["sequence_number"] == 0
     assert all(f["type"] not in TERMINAL for f in lane[incomplete + 1:successor])
+
+
+async def test_a_refused_successor_returns_the_steering_input():
+    """When the faults refuse the successor (an injected error), each steer it was to
+    carry fails with successor_creation_failed, on the lane, and no error event is sent."""
+    async with Emulator(faults=Faults(error_status=503)) as server:
+        server.set_faults(Faults(delay_ms=STALL, count=1))  # the target streams; its successor is refused
+        async with driving(server) as d:
+            await d.create("a")
+            target = await _created(d)
+            await d.steer(target, TO_DISK)
+            (steered,) = await d.ended()
+            failed = await d.recv()
+        assert steered["response"]["incomplete_details"] == {"reason": "steered"}
+        assert failed["type"] == "response.steer.failed" and failed["error"]["code"] == "successor_creation_failed"
+        assert failed["steer"]["input"] == TO_DISK and failed["stream_id"] == "a"
+        assert server.stats["errors"] == 0
+
+
+def test_the_no_lanes_flag():
+    """sparkls emulate --no-lanes builds an emulator without lanes; lanes are on by default."""
+    parser = argparse.ArgumentParser()
+    cli.add_arguments(parser)
+    assert cli.build_emulator(parser.parse_args(["--no-lanes"])).lanes is False
+    assert cli.build_emulator(parser.parse_args([])).lanes is True
