@@ -2,7 +2,8 @@
 
 Runs every behaviour over every transport — WebSocket mode, Responses SSE, Responses
 JSON, Chat Completions streamed and whole in each chat flavour — and every reply shape
-over WebSocket, SSE and OpenAI chat streaming, against an in-process emulator on
+over WebSocket, SSE and OpenAI chat streaming, and every lanes-and-steering scenario
+(client messages and frames alike), against an in-process emulator on
 loopback, with the strict checks of tests/sdk_conformance.py (each event, chunk or body
 validated against the SDK's pydantic models in strict mode, no undeclared key outside
 the justified allowlist, stream invariants). Prints the events validated per
@@ -28,7 +29,7 @@ import openai  # noqa: E402
 from sparkls.emulator import Emulator  # noqa: E402
 from sparkls.emulator.behaviours import BEHAVIOURS  # noqa: E402
 from sparkls.emulator.shapes import REPLY_STYLES  # noqa: E402
-from tests.sdk_conformance import TRANSPORTS, CaseResult, check_case  # noqa: E402
+from tests.sdk_conformance import LANE_CASES, TRANSPORTS, CaseResult, check_case, check_lane_case  # noqa: E402
 
 SHAPE_TRANSPORTS = ("websocket", "sse", "chat-stream:openai")
 SHORT = {
@@ -39,7 +40,7 @@ SHORT = {
 }
 
 
-async def run() -> tuple[list[CaseResult], list[CaseResult]]:
+async def run() -> tuple[list[CaseResult], list[CaseResult], list[CaseResult]]:
     async with Emulator() as emulator:
         behaviours = [await check_case(emulator, t, b) for b in BEHAVIOURS for t in TRANSPORTS]
         shapes = [
@@ -47,9 +48,10 @@ async def run() -> tuple[list[CaseResult], list[CaseResult]]:
             for shape in REPLY_STYLES
             for t in SHAPE_TRANSPORTS
         ]
+        lanes = [await check_lane_case(emulator, name) for name in LANE_CASES]
     for result, shape in zip(shapes, [s for s in REPLY_STYLES for _ in SHAPE_TRANSPORTS]):
         result.behaviour = f"reply={shape}"
-    return behaviours, shapes
+    return behaviours, shapes, lanes
 
 
 def table(results: list[CaseResult], rows: list[str], columns: tuple[str, ...]) -> None:
@@ -68,15 +70,20 @@ def main() -> int:
     parser.add_argument("--json", help="also write the figures to this file")
     args = parser.parse_args()
     started = time.perf_counter()
-    behaviours, shapes = asyncio.run(run())
+    behaviours, shapes, lanes = asyncio.run(run())
     elapsed = time.perf_counter() - started
-    everything = behaviours + shapes
+    everything = behaviours + shapes + lanes
     failing = [r for r in everything if r.problems]
     print(f"python {sys.version.split()[0]}, openai {openai.__version__}, in-process emulator on loopback")
     print("\nevents validated, behaviour x transport (* = a problem; see below)")
     table(behaviours, list(BEHAVIOURS), TRANSPORTS)
     print("\nevents validated, reply shape x transport")
     table(shapes, [f"reply={s}" for s in REPLY_STYLES], SHAPE_TRANSPORTS)
+    print("\nframes and client messages validated, lanes and steering (WebSocket)")
+    for result in lanes:
+        mark = "*" if result.problems else " "
+        print(f"  {result.behaviour:<48}{result.events:>7}{mark}")
+    print(f"  {'total':<48}{sum(r.events for r in lanes):>7}")
     total = sum(r.events for r in everything)
     print(f"\n{len(everything)} replies, {total} events/chunks/bodies validated in {elapsed:.1f} s; "
           f"{len(failing)} replies with problems, {sum(len(r.problems) for r in failing)} problems")
