@@ -13,7 +13,8 @@ shapes), ``responses`` and ``chat`` (the two APIs' wire objects), ``behaviours``
 (what a model does: reasoning, commentary, refusals, cut-offs, rate limits),
 ``control`` (faults, stats, request checks), ``httpwire`` (HTTP/1.1 and SSE bytes),
 ``streaming`` (sinks, pacing), ``replies`` (a behaviour played as events or chunks),
-``websocket`` (one WebSocket connection), ``routes`` and ``control_routes`` (plain
+``steering`` (the steering events and checks, pure), ``lanes`` (a connection's lanes,
+forks and steering), ``websocket`` (one WebSocket connection), ``routes`` and ``control_routes`` (plain
 HTTP routes and the ``/_emulator/`` control endpoint), ``app`` (the server and
 shared state), ``cli`` (``sparkls emulate`` flags and process life).
 """
