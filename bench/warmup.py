@@ -29,7 +29,7 @@ from rawlsp import SPARKLS, LspProcess, edit_command  # bench/rawlsp.py
 from sparkls.config import TierSettings
 from sparkls.guard import Wire, fixed_wire
 from sparkls.models.events import TextDelta, Where, response_create
-from sparkls.models.session import ssl_context_for
+from sparkls.models.transports import ssl_context_for
 from sparkls.models.websocket import ResponsesSocket
 
 SOURCE = "".join(f"def f{i}(x):\n    total = x\n    return total\n\n\n" for i in range(20))

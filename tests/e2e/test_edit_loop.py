@@ -94,14 +94,25 @@ async def test_five_edits_share_one_websocket(client, emulator, tmp_path, sample
     assert stats["responses"] == 5
 
 
-async def test_default_pool_keeps_its_connections(client, emulator, tmp_path, sample):
-    """With the default pool of two, five edits open no connection beyond the two warm ones."""
+async def test_lanes_run_on_one_warm_connection(client, emulator, tmp_path, sample):
+    """By default (lanes), five edits go on lanes of the one warm connection."""
     await start(client, emulator, tmp_path)
     client.editor.open(sample, SAMPLE)
     for old, new in [("raduis", "r1"), ("r1", "r2"), ("r2", "r3"), ("r3", "r4"), ("r4", "r5")]:
         assert (await run_edit(client, sample, 5, f"REPLACE {old} WITH {new}"))["applied"] is True
     stats = emulator.stats()
-    assert stats["ws_connections"] == 2
+    assert stats["ws_connections"] == 1 and stats["lanes"] == 5
+    assert stats["warmups"] == 1 and stats["responses"] == 5, str(stats)
+
+
+async def test_pool_keeps_its_connections_without_lanes(client, emulator, tmp_path, sample):
+    """With lanes off, the pool of two: five edits open no connection beyond the two warm ones."""
+    await start(client, emulator, tmp_path, fast={"lanes": False})
+    client.editor.open(sample, SAMPLE)
+    for old, new in [("raduis", "r1"), ("r1", "r2"), ("r2", "r3"), ("r3", "r4"), ("r4", "r5")]:
+        assert (await run_edit(client, sample, 5, f"REPLACE {old} WITH {new}"))["applied"] is True
+    stats = emulator.stats()
+    assert stats["ws_connections"] == 2 and stats["lanes"] == 0
     assert stats["warmups"] == 2 and stats["responses"] == 5, str(stats)
 
 

@@ -80,7 +80,7 @@ async def test_error_event(client, emulator, tmp_path, sample):
     assert result["error"]["code"] == "api_error"
     assert "invalid_prompt" in _error_message(client)
     assert (await run_edit(client, sample, 1, FIX))["applied"] is True
-    assert emulator.stats()["ws_connections"] == 2  # the pool's two: the socket survived the error
+    assert emulator.stats()["ws_connections"] == 1  # the one lane connection survived the error
 
 
 async def test_persistent_server_error(client, emulator, tmp_path, sample):

@@ -17,7 +17,7 @@ from tests.e2e.editor import capabilities, make_editor_client
 
 SAMPLE = "def area(radius):\n    return 3.14 * raduis ** 2\n"
 FIX = "REPLACE raduis WITH radius"
-CONNECTED = "connected to"  # sparkls.models.websocket's INFO line once the fast tier's socket is open
+CONNECTED = "connected to"  # sparkls.models.lanesocket's INFO line once the fast tier's connection is open
 
 
 def _with_stderr_to(path: Path, *args: str) -> list[str]:
@@ -85,7 +85,7 @@ async def test_trace_messages_sends_info_to_the_editor(tmp_path, emulator):
         message = await _log_message(client, CONNECTED)
     finally:
         await _end(client)
-    assert message.type == types.MessageType.Info and message.message.startswith("sparkls.models.websocket: ")
+    assert message.type == types.MessageType.Info and message.message.startswith("sparkls.models.lanesocket: ")
 
 
 async def test_set_trace_turns_the_editor_log_on(tmp_path, emulator):
@@ -120,7 +120,7 @@ async def test_log_file_gets_info_and_stderr_stays_empty(tmp_path, emulator):
         await wait_status(client, lambda fast: fast["state"] == "ready")
     finally:
         await _end(client)
-    assert " INFO sparkls.models.websocket: connected to" in log.read_text()
+    assert " INFO sparkls.models.lanesocket: connected to" in log.read_text()
     assert stderr.read_text() == ""
 
 

@@ -24,9 +24,11 @@ RENAMED = SAMPLE.replace("raduis", "radius")
 FAST = {"next_edit": {"debounce_ms": 50}}
 
 
-async def open_sample(client, emulator, tmp_path, text: str = SAMPLE, *, options=FAST, name: str = "shapes.py") -> str:
+async def open_sample(
+    client, emulator, tmp_path, text: str = SAMPLE, *, options=FAST, name: str = "shapes.py", fast=None
+) -> str:
     """A session against the emulator, its settings in force (the fast tier is ready), and `text` open."""
-    await start(client, emulator, tmp_path, options=options)
+    await start(client, emulator, tmp_path, options=options, fast=fast)
     await wait_status(client, lambda fast: fast["state"] == "ready")
     uri = (tmp_path / name).as_uri()
     client.editor.open(uri, text)
@@ -152,17 +154,26 @@ async def test_nothing_to_do_offers_nothing(client, emulator, tmp_path):
     assert [n for n in client.editor.next_edits if n["suggestion"]] == []
 
 
-async def test_at_most_one_question_in_flight_per_document(client, emulator, tmp_path):
-    """Renaming on while a slow answer streams cancels it: never two streams at once."""
+@pytest.mark.parametrize("lanes", [True, False])
+async def test_at_most_one_question_in_flight_per_document(client, emulator, tmp_path, lanes):
+    """Renaming on while a slow answer streams cancels it: one question read at a time.
+    On a pool the old stream is drained or its socket closed before the next question
+    (never two streams at once); on lanes the old lane is abandoned, the rest of its
+    stream dropped as it comes, and the next question goes at once on a lane of its own."""
     emulator.set_faults(tokens_per_second=40)
-    uri = await open_sample(client, emulator, tmp_path, options={"next_edit": {"debounce_ms": 0}})
+    uri = await open_sample(client, emulator, tmp_path, options={"next_edit": {"debounce_ms": 0}},
+                            fast={"lanes": lanes})
     for name in ("r1", "r2", "r3"):
         client.editor.replace_text(uri, 3, 9, 11 if name != "r1" else 15, name)
         await wait_emulator(emulator, lambda s, n=int(name[1]): s["responses"] >= n)
     suggestion = await offered(client)
     assert suggestion["newText"] == "r3"
     stats = emulator.stats()
-    assert stats["responses"] == 3 and stats["max_streaming"] == 1
+    assert stats["responses"] == 3
+    if lanes:
+        assert stats["ws_connections"] == 1 and stats["lanes"] == 3
+    else:
+        assert stats["max_streaming"] == 1
 
 
 async def test_setting_off_sends_nothing(client, emulator, tmp_path):

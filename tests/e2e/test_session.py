@@ -22,16 +22,18 @@ def sample(tmp_path):
     return path.as_uri()
 
 
-async def test_pool_is_warm_before_the_first_edit(client, emulator, tmp_path, sample):
-    """After initialized, both sockets open and send generate:false; the first edit opens nothing."""
-    await start(client, emulator, tmp_path)
+@pytest.mark.parametrize("lanes, sockets", [(True, 1), (False, 2)])
+async def test_connections_are_warm_before_the_first_edit(client, emulator, tmp_path, sample, lanes, sockets):
+    """After initialized, the lane connection (or, lanes off, the pool's two sockets)
+    opens and sends generate:false; the first edit opens nothing."""
+    await start(client, emulator, tmp_path, fast={"lanes": lanes})
     status = await wait_status(client, lambda s: s["state"] == "ready")
-    assert status["transport"] == "websocket"
+    assert status["transport"] == "websocket" and status["mode"] == ("lanes" if lanes else "pool")
     stats = emulator.stats()
-    assert stats["ws_connections"] == 2 and stats["warmups"] == 2 and stats["responses"] == 0
+    assert stats["ws_connections"] == sockets and stats["warmups"] == sockets and stats["responses"] == 0
     client.editor.open(sample, SAMPLE)
     assert (await run_edit(client, sample, 1, FIX))["applied"] is True
-    assert emulator.stats()["ws_connections"] == 2
+    assert emulator.stats()["ws_connections"] == sockets
 
 
 async def test_two_requests_run_side_by_side(client, emulator, tmp_path, sample, tmp_path_factory):
@@ -152,15 +154,18 @@ async def test_old_sockets_are_rotated_between_requests(client, emulator, tmp_pa
     assert stats["errors"] == 0
 
 
-async def test_dead_socket_is_replaced_in_the_background(client, emulator, tmp_path, sample):
-    """When the peer vanishes, the pool reconnects (and re-warms) before anyone asks."""
-    await start(client, emulator, tmp_path)
+@pytest.mark.parametrize("lanes, sockets", [(True, 1), (False, 2)])
+async def test_dead_socket_is_replaced_in_the_background(client, emulator, tmp_path, sample, lanes, sockets):
+    """When the peer vanishes, the connection (or the pool) reconnects and re-warms
+    before anyone asks."""
+    await start(client, emulator, tmp_path, fast={"lanes": lanes})
     await wait_status(client, lambda s: s["state"] == "ready")
-    assert emulator.disconnect() == 2
-    await wait_emulator(emulator, lambda s: s["ws_open"] == 2 and s["ws_connections"] == 4 and s["warmups"] == 4)
+    assert emulator.disconnect() == sockets
+    twice = 2 * sockets
+    await wait_emulator(emulator, lambda s: s["ws_open"] == sockets and s["ws_connections"] == twice and s["warmups"] == twice)
     client.editor.open(sample, SAMPLE)
     assert (await run_edit(client, sample, 1, FIX))["applied"] is True
-    assert emulator.stats()["ws_connections"] == 4
+    assert emulator.stats()["ws_connections"] == twice
 
 
 async def test_blocked_websocket_falls_back_to_http_and_heals(client, emulator, tmp_path, sample):
@@ -189,9 +194,10 @@ async def test_repeated_drops_degrade_to_http(client, emulator, tmp_path, sample
     assert result["applied"] is True and result["transport"] == "http"
 
 
-async def test_cancel_request_stops_the_edit_and_keeps_the_socket_clean(client, emulator, tmp_path, sample):
+@pytest.mark.parametrize("lanes", [True, False])
+async def test_cancel_request_stops_the_edit_and_keeps_the_socket_clean(client, emulator, tmp_path, sample, lanes):
     """$/cancelRequest: the edit stops, nothing is applied, the next edit never sees the old frames."""
-    await start(client, emulator, tmp_path, fast={"poolSize": 1})
+    await start(client, emulator, tmp_path, fast={"poolSize": 1, "lanes": lanes})
     client.editor.open(sample, SAMPLE)
     emulator.set_faults(delay_ms=1000, count=1)
     params = types.ExecuteCommandParams(
@@ -210,9 +216,10 @@ async def test_cancel_request_stops_the_edit_and_keeps_the_socket_clean(client, 
     assert result["applied"] is True
     assert client.editor.text(sample) == FIXED  # not WRONG: the old reply was discarded
     assert len(client.editor.applied) == 1
-    # The abandoned stream was long (a 1 s delay > the drain budget): its socket was
-    # closed and replaced rather than drained.
-    assert emulator.stats()["ws_connections"] == 2
+    # On lanes, the next edit ran on another lane of the same connection beside the
+    # abandoned one. On the pool, the abandoned stream was long (a 1 s delay > the
+    # drain budget): its socket was closed and replaced rather than drained.
+    assert emulator.stats()["ws_connections"] == (1 if lanes else 2)
 
 
 async def test_chat_completions_api(client, emulator, tmp_path, sample):

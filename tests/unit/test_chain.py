@@ -1,5 +1,6 @@
-"""Continuing a response: the pool keeps the socket, the session sends the short turn
-where the chain holds and the whole conversation where it is gone (in-process emulator)."""
+"""Continuing a response on a pool (`lanes` off): the pool keeps the socket, the session
+sends the short turn where the chain holds and the whole conversation where it is gone
+(in-process emulator). Forks on lanes: tests/unit/test_lanes.py."""
 
 from __future__ import annotations
 
@@ -23,7 +24,7 @@ async def emulator():
 
 
 def _session(emulator: Emulator, **tier) -> TierSession:
-    fast = {"model": "m", "base_url": emulator.url, "api_key": KEY, "pool_size": 2, **tier}
+    fast = {"model": "m", "base_url": emulator.url, "api_key": KEY, "pool_size": 2, "lanes": False, **tier}
     return TierSession("fast", Settings.model_validate({"fast": fast}), warm=wire("Edit."))
 
 

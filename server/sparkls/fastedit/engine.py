@@ -24,8 +24,11 @@ from sparkls.edits.retry import with_parse_error
 from sparkls.edits.tail import EditOutcome, edit_timings, finish, read_region, region_shift
 from sparkls.edits.validate import check_region_parses
 from sparkls.errors import InvalidEdit, ModelError
+from sparkls.guard.wire import Wire
 from sparkls.models.chain import Turn
+from sparkls.models.collect import Reply
 from sparkls.models.router import RouteRequest, choose_tier
+from sparkls.models.steering import Steering
 from sparkls.request.environment import RequestEnv
 
 logger = logging.getLogger(__name__)
@@ -38,6 +41,7 @@ class EditRequest:
     end: Position
     instruction: str
     diagnostics: list[DiagnosticInfo] = field(default_factory=list)
+    steering: Steering | None = None  # lets a refine add words while it streams (refine/inflight.py)
 
 
 async def run_fast_edit(env: RequestEnv, request: EditRequest) -> EditOutcome:
@@ -65,9 +69,11 @@ async def run_fast_edit(env: RequestEnv, request: EditRequest) -> EditOutcome:
     session = served_by = env.fast
     attempts, reason, retried = 0, None, False
     invalid: InvalidEdit | None = None
+    steering = request.steering
     while True:
         try:
-            reply = await served_by.complete(prompt, notify=env.notify)
+            reply = await served_by.complete(prompt, notify=env.notify, steering=steering)
+            steering = None  # only the first request can be steered
         except ModelError as exc:
             if invalid is None:
                 raise
@@ -100,10 +106,19 @@ async def run_fast_edit(env: RequestEnv, request: EditRequest) -> EditOutcome:
         doc, region.start, ctx.region_text, new_region, reply=reply, tier=served_by.name, model=served_by.tier.model,
         timings_ms={}, check=False, escalation=reason,
         warnings=invented_names(doc, new_region, ctx.region_text, env.lookup),
-        turn=Turn(prompt, reply.text, reply.chain if served_by is session else None, reply.chained),
+        turn=Turn(_answered(prompt, reply, request.steering), reply.text, reply.chain if served_by is session else None,
+                  reply.chained),
     )
     timings = edit_timings(reply, started, context_done, replied, time.perf_counter())
     return replace(outcome, attempts=attempts, region_lines=(region.start_line, region.end_line), timings_ms=timings)
+
+
+def _answered(prompt: Wire, reply: Reply, steering: Steering | None) -> Wire:
+    """The conversation `reply` answers: `prompt`, or, when it was steered, the one
+    with the words added while it streamed (what a refine resent in full must send)."""
+    if reply.steered and steering is not None and steering.committed:
+        return steering.committed[-1]
+    return prompt
 
 
 def _current_region(env: RequestEnv, doc: Document, version: int, text_length: int, ctx: EditContext) -> Region:

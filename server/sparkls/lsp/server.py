@@ -37,6 +37,7 @@ if TYPE_CHECKING:
     from sparkls.guard import Guard
     from sparkls.models.session import TierSession
     from sparkls.nextedit.service import NextEditService
+    from sparkls.refine.inflight import InFlightEdits
     from sparkls.refine.service import RefineBook
     from sparkls.fastedit.speculation import Speculation
     from sparkls.request.environment import RequestEnv
@@ -150,6 +151,13 @@ class SparkServer(Messages):
         from sparkls.refine.service import RefineBook
 
         return self._store("refines", RefineBook)
+
+    @property
+    def in_flight(self) -> InFlightEdits:
+        """Each document's fast edit still streaming, for a refine to steer."""
+        from sparkls.refine.inflight import InFlightEdits
+
+        return self._store("in_flight", InFlightEdits)
 
     @property
     def completions(self) -> CompletionService:

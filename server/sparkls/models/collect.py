@@ -33,6 +33,12 @@ from sparkls.models.steering import Steering
 STEERED = "steered"
 
 
+class SteeredAway(StreamError):
+    """The response stopped for steering input that then failed: no answer came to
+    either. The request is sent again (once, like a broken stream); not a transport
+    failure."""
+
+
 @dataclass(frozen=True, slots=True)
 class Reply:
     text: str
@@ -47,6 +53,7 @@ class Reply:
     wait_ms: float = 0.0  # asked -> request sent: waiting for a socket, a lane or a connection
     mode: str = "websocket"  # "lanes" | "pool" | "http": how it was served
     steered: int = 0  # steering inputs its answer took (steering.py)
+    via: object = None  # the WebSocket connection that served it (`Sent.via`)
 
     @property
     def total_ms(self) -> float:
@@ -68,6 +75,7 @@ async def collect(
     answer = AnswerBuilder(where)
     sent = time.perf_counter()
     first: float | None = None
+    via: object = None
     finished: Completed | None = None  # ended, with accepted steering waiting for a successor
     stall = _stall_timer(where, tier)
     try:
@@ -81,7 +89,7 @@ async def collect(
                     if progress is not None:
                         progress(1)
                 elif isinstance(event, Sent):
-                    sent = time.perf_counter()
+                    sent, via = time.perf_counter(), event.via
                     continue
                 elif isinstance(event, Created):
                     if steering is not None:
@@ -93,13 +101,15 @@ async def collect(
                     if steering is not None:
                         steering.on(event)
                         if finished is not None and not steering.awaiting_successor:
-                            return _reply(answer, finished, sent, first, transport, attempt, started, steering)
+                            if finished.incomplete == STEERED:
+                                raise SteeredAway("The response stopped for added input that could not be applied.")
+                            return _reply(answer, finished, sent, first, transport, attempt, started, steering, via)
                     continue
                 elif isinstance(event, Completed):
                     if steering is not None and (event.incomplete == STEERED or steering.awaiting_successor):
                         finished = event  # a successor (or the steering's failure) follows
                         continue
-                    return _reply(answer, event, sent, first, transport, attempt, started, steering)
+                    return _reply(answer, event, sent, first, transport, attempt, started, steering, via)
                 answer.feed(event)
     finally:
         if stall is not None:
@@ -118,6 +128,7 @@ def _reply(
     attempt: int,
     started: float,
     steering: Steering | None,
+    via: object,
 ) -> Reply:
     done = time.perf_counter()
     text = answer.answer(event)  # raises on a refusal or a cut-off reply
@@ -132,6 +143,7 @@ def _reply(
         usage=event.usage,
         wait_ms=max(0.0, sent - started) * 1000,
         steered=len(steering.committed) if steering is not None else 0,
+        via=via,
     )
 
 

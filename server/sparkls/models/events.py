@@ -80,7 +80,10 @@ class Completed:
 
 @dataclass(frozen=True, slots=True)
 class Sent:
-    """The request left (WebSocket): time spent before this was waiting, not the model."""
+    """The request left (WebSocket): time spent before this was waiting, not the model.
+    `via`: the connection it left on."""
+
+    via: object = None
 
 
 @dataclass(frozen=True, slots=True)

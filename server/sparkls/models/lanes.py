@@ -158,7 +158,7 @@ class LaneConnection:
             raise ConnectError(f"The {self.where.tier} tier's connection closed before the request left: {exc}") from exc
         self.lanes_served += 1
         try:
-            yield Sent()
+            yield Sent(self)
             while not lane.done or not lane.queue.empty():
                 item = await lane.queue.get()
                 if isinstance(item, BaseException):

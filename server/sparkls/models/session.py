@@ -20,7 +20,6 @@ from __future__ import annotations
 
 import asyncio
 import logging
-import ssl
 import time
 from collections import deque
 from collections.abc import Callable
@@ -42,14 +41,13 @@ from sparkls.errors import (
     StreamError,
 )
 from sparkls.models.chain import PREVIOUS_RESPONSE_NOT_FOUND, Chain, FollowUp, turn_for
-from sparkls.models.collect import Reply, collect
-from sparkls.models.events import Completed, Where, chat_body, response_create, responses_body
-from sparkls.models.http import HTTPStreamer
+from sparkls.models.collect import Reply, SteeredAway, collect
+from sparkls.models.events import Where, chat_body, response_create, responses_body
 from sparkls.models.lanes import ConnectionLost, LaneConnection
-from sparkls.models.lanesocket import LaneSocket, LanesUnsupported, lanes_refused
-from sparkls.models.pool import SocketPool
+from sparkls.models.lanesocket import LanesUnsupported, lanes_refused
 from sparkls.models.retry import MAX_ATTEMPTS, backoff, is_retryable, retry_delay
 from sparkls.models.steering import Steering
+from sparkls.models.transports import Transports
 from sparkls.models.websocket import ResponsesSocket
 
 logger = logging.getLogger(__name__)
@@ -79,10 +77,6 @@ class TierStatus:
         return asdict(self)
 
 
-def ssl_context_for(tier: TierSettings) -> ssl.SSLContext | None:
-    return ssl.create_default_context(cafile=tier.ca_file) if tier.ca_file else None
-
-
 class TierSession:
     """One tier ("fast" or "deep"): its connections, retries, fallback and status."""
 
@@ -100,12 +94,9 @@ class TierSession:
         self._settings = settings
         self.where = Where(name, self.tier.host, self.tier.model)
         self.cache_key = cache_key
-        self._warm_wire = warm
         self._on_status = on_status
-        self._pool: SocketPool | None = None
-        self._lanes: LaneSocket | None = None
+        self._links = Transports(name, settings, self.where, warm=warm, cache_key=cache_key)
         self._lanes_off: str | None = None if self.tier.lanes else "the tier's `lanes` setting is off"
-        self._http: HTTPStreamer | None = None
         self._ws_failures = 0
         self._lost_counted: deque[LaneConnection] = deque(maxlen=8)  # lost connections counted once
         self._heal: asyncio.Task[None] | None = None
@@ -133,7 +124,8 @@ class TierSession:
     @property
     def wasted_tokens(self) -> int:
         """Output tokens of cancelled responses that streamed on and were dropped."""
-        return self._lanes.wasted_tokens if self._lanes is not None else 0
+        lanes = self._links.lanes_made
+        return lanes.wasted_tokens if lanes is not None else 0
 
     def _set_status(self, **changes: Any) -> None:
         for key, value in changes.items():
@@ -143,94 +135,18 @@ class TierSession:
         if self._on_status is not None:
             self._on_status(self.status)
 
-    def _dial_options(self) -> dict[str, Any]:
-        tier = self.tier
-        return {
-            "connect_timeout": tier.connect_timeout,
-            "ssl_context": ssl_context_for(tier),
-            "ping": (tier.keepalive_interval, tier.keepalive_timeout),
-        }
-
-    def _get_lanes(self) -> LaneSocket:
-        if self._lanes is None:
-            key = self._settings.api_key_for(self.name)  # raises MissingApiKey
-            self._lanes = LaneSocket(
-                self.tier.websocket_url,
-                key,
-                self.where,
-                dial_options=self._dial_options(),
-                warm=self._warm_lane if self._warm_wire is not None else None,
-                max_age=self.tier.max_connection_age,
-                waste_limit=self.tier.lane_waste_limit,
-            )
-        return self._lanes
-
-    def _get_pool(self) -> SocketPool:
-        if self._pool is None:
-            key = self._settings.api_key_for(self.name)  # raises MissingApiKey
-            tier, options = self.tier, self._dial_options()
-
-            def make_socket() -> ResponsesSocket:
-                return ResponsesSocket(
-                    tier.websocket_url,
-                    key,
-                    self.where,
-                    connect_timeout=options["connect_timeout"],
-                    ssl_context=options["ssl_context"],
-                    ping_interval=options["ping"][0],
-                    ping_timeout=options["ping"][1],
-                )
-
-            self._pool = SocketPool(
-                make_socket,
-                tier.pool_size,
-                warm=self._warm_socket if self._warm_wire is not None else None,
-                max_age=tier.max_connection_age,
-                drain_budget=tier.drain_budget,
-            )
-        return self._pool
-
-    def _warm_message(self) -> dict[str, Any]:
-        assert self._warm_wire is not None
-        message = response_create(self.tier.model, self._warm_wire, generate=False, cache_key=self.cache_key)
-        message["input"] = []
-        return message
-
-    async def _warm_lane(self, conn: LaneConnection) -> None:
-        async for event in conn.stream(self._warm_message()):
-            if isinstance(event, Completed):
-                return
-        raise StreamError(f"The {self.name} tier's warm-up did not complete.")
-
-    async def _warm_socket(self, sock: ResponsesSocket) -> None:
-        assert self._warm_wire is not None
-        await sock.warm(self.tier.model, self._warm_wire, cache_key=self.cache_key)
-
-    def _get_http(self) -> HTTPStreamer:
-        if self._http is None:
-            self._http = HTTPStreamer(
-                self.tier.base_url,
-                self._settings.api_key_for(self.name),
-                self.where,
-                api=self.tier.api,
-                connect_timeout=self.tier.connect_timeout,
-                request_timeout=self.tier.request_timeout,
-                verify=ssl_context_for(self.tier) or True,
-            )
-        return self._http
-
     async def _start_websocket(self) -> None:
         """Open and warm the lane connection, or the pool; a server found not to run
         lanes is remembered and the pool opened instead."""
         if self.mode == "lanes":
             try:
-                await self._get_lanes().start()
+                await self._links.lanes().start()
                 return
             except ModelError as exc:
                 if not lanes_refused(exc):
                     raise
                 self._no_lanes(exc)
-        await self._get_pool().start()
+        await self._links.pool().start()
 
     def _no_lanes(self, exc: BaseException) -> None:
         """This server does not run lanes: the pool serves the rest of the session."""
@@ -243,7 +159,7 @@ class TierSession:
         """Open and warm the WebSocket connection (HTTP tiers: check the key); never raises."""
         if self.transport != "websocket":
             try:
-                self._get_http()
+                self._links.http()
             except ModelError as exc:  # no API key
                 self._set_status(state="failing", reason=str(exc))
             else:
@@ -263,12 +179,12 @@ class TierSession:
     def hold(self, chain: Chain | None) -> None:
         """Keep the pool socket `chain` was served on for its follow-up (`SocketPool.hold`);
         on a lane nothing is held: a follow-up forks from any lane of the connection."""
-        if chain is not None and isinstance(chain.socket, ResponsesSocket) and self._pool is not None:
-            self._pool.hold(chain.socket)
+        if chain is not None and isinstance(chain.socket, ResponsesSocket) and self._links.pool_made is not None:
+            self._links.pool_made.hold(chain.socket)
 
     def release(self, chain: Chain | None) -> None:
-        if chain is not None and isinstance(chain.socket, ResponsesSocket) and self._pool is not None:
-            self._pool.release(chain.socket)
+        if chain is not None and isinstance(chain.socket, ResponsesSocket) and self._links.pool_made is not None:
+            self._links.pool_made.release(chain.socket)
 
     async def follow(self, follow_up: FollowUp, *, notify: Callable[[str], None] | None = None) -> Reply:
         """Continue `follow_up.chain` with its short turn where the chain still holds,
@@ -301,7 +217,7 @@ class TierSession:
             try:
                 reply = await self._complete_once(transport, prompt, attempt, follow_up, steering)
             except ModelError as exc:
-                if mode == "lanes" and lanes_refused(exc, self._lanes is not None and self._lanes.ignores_lanes):
+                if mode == "lanes" and lanes_refused(exc, self._links.ignores_lanes):
                     self._no_lanes(exc)
                     attempt -= 1  # not a failure of the request: it goes to the pool at once
                     continue
@@ -331,7 +247,7 @@ class TierSession:
                 continue
             if transport == "websocket":
                 self._ws_failures = 0
-                if mode == "lanes" and self._lanes is not None and self._lanes.ignores_lanes:
+                if mode == "lanes" and self._links.ignores_lanes:
                     self._no_lanes(LanesUnsupported("its responses name no lane"))
             # What the user waited for includes earlier attempts: all of it before this
             # attempt's request left is waiting.
@@ -353,19 +269,19 @@ class TierSession:
         try:
             async with asyncio.timeout(self.tier.request_timeout):
                 if transport == "websocket" and self.mode == "lanes":
-                    conn = await self._get_lanes().connection()
+                    conn = await self._links.lanes().connection()
                     sent, previous = turn_for(follow_up, prompt, conn)
                     message = response_create(
                         self.tier.model, sent, previous_response_id=previous, cache_key=self.cache_key, store=store
                     )
+                    steering = steering if steering is not None and not steering.closed else None  # first attempt only
                     if steering is not None:
-                        steering.attach(conn.steer)
-                    reply = await collect(self._get_lanes().stream(message), steering=steering, **read)
-                    served_on = self._lanes.current if self._lanes is not None else None
-                    chain = Chain(reply.response_id, transport, store, served_on)
+                        steering.attach(conn.steer, prompt)
+                    reply = await collect(self._links.lanes().stream(message), steering=steering, **read)
+                    chain = Chain(reply.response_id, transport, store, reply.via)  # type: ignore[arg-type]
                     return replace(reply, chain=chain, chained=previous is not None, mode="lanes")
                 if transport == "websocket":
-                    async with self._get_pool().checkout(prefer=chain.socket if chain else None) as sock:
+                    async with self._links.pool().checkout(prefer=chain.socket if chain else None) as sock:
                         sent, previous = turn_for(follow_up, prompt, sock)
                         message = response_create(
                             self.tier.model, sent, previous_response_id=previous, cache_key=self.cache_key, store=store
@@ -375,12 +291,12 @@ class TierSession:
                         return replace(reply, chain=chain, chained=previous is not None, mode="pool")
                 if self.tier.api != "responses":
                     body = chat_body(self.tier.model, prompt)
-                    return replace(await collect(self._get_http().stream(body), **read), mode="http")
+                    return replace(await collect(self._links.http().stream(body), **read), mode="http")
                 sent, previous = turn_for(follow_up, prompt, None)
                 body = responses_body(
                     self.tier.model, sent, cache_key=self.cache_key, previous_response_id=previous, store=store
                 )
-                reply = await collect(self._get_http().stream(body), **read)
+                reply = await collect(self._links.http().stream(body), **read)
                 chain = Chain(reply.response_id, transport, store)
                 return replace(reply, chain=chain, chained=previous is not None, mode="http")
         except TimeoutError as exc:
@@ -407,7 +323,7 @@ class TierSession:
     def _websocket_failed(self, exc: ModelError) -> None:
         """Count transport failures; after enough of them, serve over HTTP for a while.
         A connection lost with several lanes in flight is one failure, not one per lane."""
-        if not isinstance(exc, (ConnectError, StreamError)) or self.tier.api != "responses":
+        if not isinstance(exc, (ConnectError, StreamError)) or isinstance(exc, SteeredAway) or self.tier.api != "responses":
             return
         if isinstance(exc, ConnectionLost):
             if exc.connection in self._lost_counted:
@@ -440,15 +356,10 @@ class TierSession:
     async def settled(self) -> None:
         """Wait until no cancelled response holds a pool socket (pool.py). On lanes
         nothing waits: a cancelled response's rest is dropped as it arrives."""
-        if self._pool is not None:
-            await self._pool.settled()
+        if self._links.pool_made is not None:
+            await self._links.pool_made.settled()
 
     async def close(self) -> None:
         if self._heal is not None:
             self._heal.cancel()
-        if self._lanes is not None:
-            await self._lanes.close()
-        if self._pool is not None:
-            await self._pool.close()
-        if self._http is not None:
-            await self._http.aclose()
+        await self._links.close()

@@ -35,10 +35,11 @@ class Steering:
 
     def __init__(self) -> None:
         self._send: Callable[[dict[str, Any]], Awaitable[None]] | None = None
+        self.prompt: Wire | None = None  # the whole request, as sent
         self.response_id: str | None = None
         self._sent: deque[asyncio.Future[bool]] = deque()  # no answer yet
         self._accepted: deque[asyncio.Future[bool]] = deque()  # accepted, not committed
-        self.committed: list[Wire] = []  # inputs a successor took, in order
+        self.committed: list[Wire] = []  # the conversations a successor answered, in order
         self._pending: list[Wire] = []  # inputs sent, in order, not yet committed or refused
         self.closed = False
 
@@ -49,29 +50,32 @@ class Steering:
         """Whether a steer may be sent now."""
         return not self.closed and self._send is not None and self.response_id is not None
 
-    async def steer(self, prompt: Wire) -> bool:
+    async def steer(self, prompt: Wire, *, whole: Wire | None = None) -> bool:
         """Send `prompt`'s input to the response in flight; True once a successor
-        committed it, False when it was not (see the module doc)."""
+        committed it, False when it was not (see the module doc). `whole`: the
+        conversation with this input at its end, as a follow-up resent in full would
+        send it (`committed` keeps it)."""
         require_wire(prompt)
         if not self.live:
             return False
         assert self._send is not None and self.response_id is not None
         future: asyncio.Future[bool] = asyncio.get_running_loop().create_future()
+        kept = require_wire(whole) if whole is not None else prompt
         self._sent.append(future)
-        self._pending.append(prompt)
+        self._pending.append(kept)
         try:
             await self._send(steer_message(self.response_id, prompt))
         except ModelError as exc:
             logger.info("steering could not be sent: %s", exc)
-            self._drop(future, prompt)
+            self._drop(future, kept)
             return False
         return await future
 
     # -- the session's side ---------------------------------------------------------
 
-    def attach(self, send: Callable[[dict[str, Any]], Awaitable[None]]) -> None:
-        """The request left on a lane: steering goes through `send`."""
-        self._send = send
+    def attach(self, send: Callable[[dict[str, Any]], Awaitable[None]], prompt: Wire) -> None:
+        """`prompt` is leaving on a lane: steering goes through `send`."""
+        self._send, self.prompt = send, prompt
 
     def created(self, response_id: str) -> None:
         """A response (the first, or a successor) was created: a successor commits

@@ -185,7 +185,7 @@ class ResponsesSocket:
             payload = json.dumps(message)
             for fresh in (False, True):
                 ws = await self._send(payload)
-                yield Sent()
+                yield Sent(self)
                 started = False
                 try:
                     while self.pending:

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 from sparkls.context.prompt import REGION_END, REGION_START, fence_tag
 from sparkls.guard import Draft, Earlier, FromFile, FromUser, Section, fenced
+from sparkls.guard.wire import Wire
 from sparkls.refine.record import LastEdit
 
 REVISE = "Revise your last answer (the editable region you rewrote) as follows: "
@@ -35,6 +36,20 @@ def refine_sections(record: LastEdit, instruction: str, current: FromFile | None
     sections.append(Section.of(REVISE, FromUser(instruction.strip())))
     sections.append(Section.of(ANSWER_AGAIN))
     return tuple(sections)
+
+
+ADD_TO = "While you were answering, the user added to the instruction: "
+ANSWER_BOTH = (
+    "Answer with the complete new text of the editable region in one fenced code block, without the marker "
+    "lines, following the first instruction and this addition."
+)
+
+
+def steer_drafts(sent: Wire, instruction: str) -> tuple[Draft, Draft]:
+    """(the words to add to an edit still streaming, the whole conversation with them)."""
+    turn = (Section.of(ADD_TO, FromUser(instruction.strip())), Section.of(ANSWER_BOTH))
+    earlier = (*(Earlier("user" if r == "user" else "assistant", t) for r, t in sent.history), Earlier("user", sent.input))
+    return Draft(sent.instructions, turn), Draft(sent.instructions, turn, earlier)
 
 
 def refine_drafts(record: LastEdit, instruction: str, current: FromFile | None) -> tuple[Draft, Draft]:

@@ -2,12 +2,13 @@
 
 `RefineBook` keeps one `LastEdit` per document (the last sparkls edit, quick fix or
 comment instruction applied there, or the last refine) and asks the fast tier to hold
-the socket that served it (`TierSession.hold`), so that the continuation finds the
-response in that connection's memory. `run_refine` sends the follow-up turn
+the socket that served it (`TierSession.hold`; on a lane nothing is held: a refine forks
+from the connection's memory on a lane of its own). `run_refine` sends the follow-up turn
 (`TierSession.follow`: continued with `previous_response_id` where the chain holds,
 else the whole conversation) and returns the reply as an `EditOutcome` of the
 region as it is now: one versioned edit, rebased over typing elsewhere, refused when
-the typing touched the region. No LSP types.
+the typing touched the region. `steer_in_flight` adds a refine's words to an edit
+still streaming instead (refine/inflight.py). No LSP types.
 """
 
 from __future__ import annotations
@@ -23,7 +24,8 @@ from sparkls.errors import EditError, NothingToRefine
 from sparkls.guard import FromFile
 from sparkls.models.chain import FollowUp, Turn
 from sparkls.models.session import TierSession
-from sparkls.refine.prompt import refine_drafts
+from sparkls.refine.inflight import InFlight
+from sparkls.refine.prompt import refine_drafts, steer_drafts
 from sparkls.refine.record import LastEdit, Located, conversation, locate, settled
 from sparkls.request.environment import RequestEnv
 
@@ -85,6 +87,18 @@ class RefineBook:
             return self.locate(doc, doc.uri)[1]
         except NothingToRefine:
             return None
+
+
+async def steer_in_flight(env: RequestEnv, edit: InFlight, instruction: str) -> bool:
+    """Add `instruction` to the edit of `edit.uri` still streaming (`response.steer`);
+    True when the model took it: that edit's own reply answers both. False when it
+    could not be steered (not on a lane, not sent yet, already done, or refused)."""
+    sent = edit.steering.prompt
+    if sent is None or not edit.steering.live or not instruction.strip():
+        return False
+    env.guard.check_document(edit.uri)
+    short, whole = (env.seal(d) for d in steer_drafts(sent, instruction))
+    return await edit.steering.steer(short, whole=whole)
 
 
 async def run_refine(

@@ -29,7 +29,7 @@ from sparkls.guard import fixed_wire
 from sparkls.errors import MissingApiKey, SparkError
 from sparkls.models.events import TextDelta, Where, chat_body, responses_body
 from sparkls.models.http import HTTPStreamer
-from sparkls.models.session import ssl_context_for
+from sparkls.models.transports import ssl_context_for
 from sparkls.models.websocket import ResponsesSocket
 
 PROBE = fixed_wire("Reply with the word OK.", "OK?")

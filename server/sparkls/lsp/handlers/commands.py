@@ -46,10 +46,21 @@ def failure(ls: SparkServer, error: Exception, *, tier: str = "fast") -> dict[st
     return {"applied": False, "tier": tier, "error": detail}
 
 
-async def compute_edit(ls: SparkServer, request: EditRequest) -> EditOutcome:
+async def compute_edit(ls: SparkServer, request: EditRequest, *, steerable: bool = False) -> EditOutcome:
+    """The edit of `request`. A `steerable` one (the user asked for it: not a speculative
+    quick fix) may be steered by a refine of its document while it streams."""
+    from dataclasses import replace
+
     from sparkls.fastedit.engine import run_fast_edit
 
-    return await run_fast_edit(await ls.environment(request.uri), request)
+    env = await ls.environment(request.uri)
+    if not steerable:
+        return await run_fast_edit(env, request)
+    in_flight = ls.in_flight.begin(request.uri)
+    try:
+        return await run_fast_edit(env, replace(request, steering=in_flight.steering))
+    finally:
+        ls.in_flight.end(in_flight)
 
 
 def tell_warnings(ls: SparkServer, outcome: EditOutcome) -> None:
@@ -89,7 +100,7 @@ def register(server: SparkServer) -> None:
 
             request = one_argument(EDIT_COMMAND, args, EditArgs, "uri, range, instruction").request()
             # A quick fix listed for a client without resolve may be computed already.
-            work = take_outcome(ls.speculation, ls.documents, request, lambda: compute_edit(ls, request))
+            work = take_outcome(ls.speculation, ls.documents, request, lambda: compute_edit(ls, request, steerable=True))
             outcome, _ = await with_progress(ls, "Spark edit", work)
             if not outcome.edits:
                 ls.notify_user("the model proposed no change.", types.MessageType.Info)

@@ -5,7 +5,10 @@ Argument: one object `{"uri", "instruction"}`. The last edit applied in that doc
 by continuing its response (`refine/service.py`), and the result applied as one
 versioned edit. Result: the summary of `sparkls.edit` plus `chained` (true when only
 the new turn was sent, continuing the response). Nothing to refine, or any failure:
-a message to the user and `{"applied": false, "error": {...}}`.
+a message to the user and `{"applied": false, "error": {...}}`. Asked while an edit
+of that document is still streaming, the words are added to it (`response.steer`):
+`{"applied": false, "steered": true}`, and the edit applies the answer to both; when
+it cannot be steered, the refine waits for the edit and revises it as usual.
 
 VS Code also gets a code action "Spark: Refine last edit…" on the lines the last edit
 changed; it runs the extension's command that asks for the instruction. A plain LSP
@@ -47,6 +50,22 @@ def on_last_edit(ls: SparkServer, doc: Document, item: CommentInstruction) -> bo
     """Whether the `spark:` comment `item` lies on the lines of the last edit."""
     where = ls.refines.where(doc)
     return where is not None and where.start <= item.start < where.end
+
+
+async def steered(ls: SparkServer, args: dict[str, Any]) -> bool:
+    """A refine of an edit still streaming: its words steer that edit's response (True);
+    when they cannot, it waits for the edit to land and is then run as usual (False)."""
+    from sparkls.lsp.handlers.args import RefineArgs, one_argument
+    from sparkls.refine.service import steer_in_flight
+
+    given = one_argument(REFINE_COMMAND, (args,), RefineArgs, "uri, instruction")
+    edit = ls.in_flight.get(given.uri)
+    if edit is None or given.range is not None:
+        return False
+    if await steer_in_flight(await ls.environment(given.uri), edit, given.instruction):
+        return True
+    await edit.done.wait()
+    return False
 
 
 async def refine_outcome(ls: SparkServer, args: dict[str, Any]) -> EditOutcome:
@@ -109,6 +128,9 @@ def register(server: SparkServer) -> None:
         try:
             if len(args) != 1 or not isinstance(args[0], dict):
                 raise EditError(f"{REFINE_COMMAND} takes one argument {{uri, instruction}}, got {len(args)}.")
+            if await steered(ls, args[0]):
+                ls.notify_user("your words were added to the edit still being written.", types.MessageType.Info)
+                return {"applied": False, "steered": True}
             outcome = await with_progress(ls, "Spark refine", refine_outcome(ls, args[0]))
             if not outcome.edits:
                 ls.notify_user("the model proposed no change.", types.MessageType.Info)

@@ -1,0 +1,130 @@
+"""The connections of one tier, made when first needed: lanes, a pool, HTTP.
+
+`Transports` builds each of a tier's transports from its settings the first time it
+is asked for it (a missing key raises `MissingApiKey` then, not at start-up): the
+`LaneSocket` (one connection, many lanes), the `SocketPool` (one response per
+socket) and the `HTTPStreamer`, with the warm-up each WebSocket connection gets
+(`generate: false`: the instructions cached, and, on a lane, a first sign of whether
+the server runs lanes). Which one serves a request is the session's choice.
+"""
+
+from __future__ import annotations
+
+import ssl
+from typing import Any
+
+from sparkls.config import Settings, TierSettings
+from sparkls.errors import StreamError
+from sparkls.guard.wire import Wire
+from sparkls.models.events import Completed, Where, response_create
+from sparkls.models.http import HTTPStreamer
+from sparkls.models.lanes import LaneConnection
+from sparkls.models.lanesocket import LaneSocket
+from sparkls.models.pool import SocketPool
+from sparkls.models.websocket import ResponsesSocket
+
+
+def ssl_context_for(tier: TierSettings) -> ssl.SSLContext | None:
+    return ssl.create_default_context(cafile=tier.ca_file) if tier.ca_file else None
+
+
+class Transports:
+    def __init__(self, name: str, settings: Settings, where: Where, *, warm: Wire | None, cache_key: str | None) -> None:
+        self.name = name
+        self.tier: TierSettings = getattr(settings, name)
+        self.where = where
+        self._settings = settings
+        self._warm_wire = warm
+        self.cache_key = cache_key
+        self.lanes_made: LaneSocket | None = None
+        self.pool_made: SocketPool | None = None
+        self._http: HTTPStreamer | None = None
+
+    @property
+    def ignores_lanes(self) -> bool:
+        """The lane connection saw responses that name no lane (the server ignores them)."""
+        return self.lanes_made is not None and self.lanes_made.ignores_lanes
+
+    def _dial_options(self) -> dict[str, Any]:
+        tier = self.tier
+        return {
+            "connect_timeout": tier.connect_timeout,
+            "ssl_context": ssl_context_for(tier),
+            "ping": (tier.keepalive_interval, tier.keepalive_timeout),
+        }
+
+    def lanes(self) -> LaneSocket:
+        if self.lanes_made is None:
+            key = self._settings.api_key_for(self.name)  # raises MissingApiKey
+            self.lanes_made = LaneSocket(
+                self.tier.websocket_url,
+                key,
+                self.where,
+                dial_options=self._dial_options(),
+                warm=self._warm_lane if self._warm_wire is not None else None,
+                max_age=self.tier.max_connection_age,
+                waste_limit=self.tier.lane_waste_limit,
+            )
+        return self.lanes_made
+
+    def pool(self) -> SocketPool:
+        if self.pool_made is None:
+            key = self._settings.api_key_for(self.name)  # raises MissingApiKey
+            tier, options = self.tier, self._dial_options()
+
+            def make_socket() -> ResponsesSocket:
+                return ResponsesSocket(
+                    tier.websocket_url,
+                    key,
+                    self.where,
+                    connect_timeout=options["connect_timeout"],
+                    ssl_context=options["ssl_context"],
+                    ping_interval=options["ping"][0],
+                    ping_timeout=options["ping"][1],
+                )
+
+            self.pool_made = SocketPool(
+                make_socket,
+                tier.pool_size,
+                warm=self._warm_socket if self._warm_wire is not None else None,
+                max_age=tier.max_connection_age,
+                drain_budget=tier.drain_budget,
+            )
+        return self.pool_made
+
+    def _warm_message(self) -> dict[str, Any]:
+        assert self._warm_wire is not None
+        message = response_create(self.tier.model, self._warm_wire, generate=False, cache_key=self.cache_key)
+        message["input"] = []
+        return message
+
+    async def _warm_lane(self, conn: LaneConnection) -> None:
+        async for event in conn.stream(self._warm_message()):
+            if isinstance(event, Completed):
+                return
+        raise StreamError(f"The {self.name} tier's warm-up did not complete.")
+
+    async def _warm_socket(self, sock: ResponsesSocket) -> None:
+        assert self._warm_wire is not None
+        await sock.warm(self.tier.model, self._warm_wire, cache_key=self.cache_key)
+
+    def http(self) -> HTTPStreamer:
+        if self._http is None:
+            self._http = HTTPStreamer(
+                self.tier.base_url,
+                self._settings.api_key_for(self.name),
+                self.where,
+                api=self.tier.api,
+                connect_timeout=self.tier.connect_timeout,
+                request_timeout=self.tier.request_timeout,
+                verify=ssl_context_for(self.tier) or True,
+            )
+        return self._http
+
+    async def close(self) -> None:
+        if self.lanes_made is not None:
+            await self.lanes_made.close()
+        if self.pool_made is not None:
+            await self.pool_made.close()
+        if self._http is not None:
+            await self._http.aclose()
