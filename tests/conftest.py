@@ -88,6 +88,10 @@ class EmulatorHandle:
     def refuse_websocket(self, refuse: bool = True) -> None:
         self._control("POST", "refuse_websocket", {"refuse": refuse})
 
+    def set_lanes(self, enabled: bool) -> None:
+        """Run WebSocket lanes (`stream_id`) and steering, or refuse them as an older server would."""
+        self._control("POST", "lanes", {"lanes": enabled})
+
     def prompts(self) -> list[str]:
         """The request texts the emulator received since the last reset (the last 64)."""
         return self._control("GET", "prompts")["prompts"]

@@ -81,11 +81,29 @@ def test_json_lists_every_check(emulator, tmp_path):
         ("fast", "api key"),
         ("fast", "websocket handshake"),
         ("fast", "websocket warm-up"),
+        ("fast", "websocket mode"),
         ("fast", "http request (responses)"),
         ("deep", "api key"),
         ("deep", "http request (responses)"),
     ]
     assert all({"ok", "ms", "message"} <= set(c) for c in report["checks"])
+
+
+def test_websocket_mode_says_lanes_or_a_pool(emulator, tmp_path):
+    """The fast tier's mode: lanes where the server runs them; a pool, and why, where
+    it refuses `stream_id`; a pool by the `lanes` setting. Each passes."""
+    settings = {"fast": {"baseUrl": emulator.url, "apiKey": emulator.api_key}}
+    runs = {}
+    for name, lanes_setting, server_lanes in (("lanes", True, True), ("refused", True, False), ("off", False, True)):
+        emulator.set_lanes(server_lanes)
+        tier = {**settings["fast"], "lanes": lanes_setting}
+        proc = doctor(tmp_path, {"fast": tier}, "--tier", "fast", "--json")
+        assert proc.returncode == 0, proc.stdout + proc.stderr
+        runs[name] = next(c for c in json.loads(proc.stdout)["checks"] if c["name"] == "websocket mode")["message"]
+    assert runs["lanes"].startswith("lanes: concurrent requests share one connection")
+    assert runs["refused"].startswith("a pool of 2 sockets") and "does not run lanes" in runs["refused"]
+    assert "stream_id" in runs["refused"]
+    assert runs["off"] == "a pool of 2 sockets, one response at a time on each (setting `lanes` is off)"
 
 
 def test_chat_api_skips_the_websocket_and_passes_over_http(emulator, tmp_path):

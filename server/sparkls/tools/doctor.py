@@ -3,7 +3,8 @@
 It owns the checks and their report: the settings (loaded as the server loads them),
 where each tier goes (local, on this machine, or remote, and a warning when one is
 local and the other not), each tier's API key (present or not, never shown), a
-WebSocket handshake and warm-up, and one tiny streamed HTTP request, with timings. Each check is a `Check` record made
+WebSocket handshake and warm-up, the WebSocket mode (lanes on one connection, or a pool and why), and one
+tiny streamed HTTP request, with timings. Each check is a `Check` record made
 by a small async function; a failed check skips those that depend on it; rendering
 (text or JSON) is separate and pure. It talks to the model only through `models/`,
 and prints to stdout because it is a command, not the server.
@@ -27,8 +28,9 @@ from sparkls.config import PROJECT_FILE, Settings, TierSettings, load_settings, 
 from sparkls.endpoints import split_warning
 from sparkls.guard import fixed_wire
 from sparkls.errors import MissingApiKey, SparkError
-from sparkls.models.events import TextDelta, Where, chat_body, responses_body
+from sparkls.models.events import Completed, TextDelta, Where, chat_body, response_create, responses_body
 from sparkls.models.http import HTTPStreamer
+from sparkls.models.lanesocket import LaneSocket, lanes_refused
 from sparkls.models.transports import ssl_context_for
 from sparkls.models.websocket import ResponsesSocket
 
@@ -137,6 +139,45 @@ async def _websocket_checks(
         await sock.close()
 
 
+async def _lanes_check(
+    name: str, tier: TierSettings, key: str | None, tls: ssl.SSLContext | None, timeout: float
+) -> Check:
+    """Which WebSocket mode the tier will run in: two warm-ups at once, each on its own
+    lane of one connection; a server that refuses or ignores `stream_id` gets a pool."""
+    pool = f"a pool of {tier.pool_size} sockets, one response at a time on each"
+    if not tier.lanes:
+        return Check("websocket mode", True, f"{pool} (setting `lanes` is off)", tier=name)
+    where = Where(name, tier.host, tier.model)
+    lanes = LaneSocket(
+        tier.websocket_url, key, where, dial_options={"connect_timeout": timeout, "ssl_context": tls, "ping": (None, None)}
+    )
+
+    async def probe() -> str:
+        conn = await lanes.connection()
+        message = response_create(tier.model, PROBE, generate=False)
+        message["input"] = []
+
+        async def one() -> None:
+            async for event in conn.stream(message):
+                if isinstance(event, Completed):
+                    return
+
+        try:
+            await asyncio.gather(one(), one())
+        except SparkError as exc:
+            if not lanes_refused(exc):
+                raise
+            return f"{pool}: {tier.host} does not run lanes ({exc})"
+        if conn.ignores_lanes:
+            return f"{pool}: {tier.host} ignores lanes (its answers name none)"
+        return "lanes: concurrent requests share one connection (2 warm-ups on 2 lanes at once)"
+
+    try:
+        return await _timed(name, "websocket mode", probe(), timeout, key)
+    finally:
+        await lanes.close()
+
+
 async def _http_check(name: str, tier: TierSettings, key: str | None, tls: ssl.SSLContext | None, timeout: float) -> Check:
     where = Where(name, tier.host, tier.model)
     body = responses_body(tier.model, PROBE) if tier.api == "responses" else chat_body(tier.model, PROBE)
@@ -183,6 +224,8 @@ async def tier_checks(name: str, settings: Settings, timeout: float) -> list[Che
         return [*checks, Check("network checks", None, "skipped: no usable ca_file", tier=name)]
     if tier.transport == "websocket":
         checks += await _websocket_checks(name, tier, key, tls, timeout)
+        if checks[-1].ok:
+            checks.append(await _lanes_check(name, tier, key, tls, timeout))
     checks.append(await _http_check(name, tier, key, tls, timeout))
     return checks
 
