@@ -2,10 +2,12 @@
 
 from __future__ import annotations
 
+import asyncio
+
 import pytest
 from lsprotocol import types
 
-from tests.e2e.conftest import run_edit, start
+from tests.e2e.conftest import run_edit, start, wait_emulator
 
 SAMPLE = '''import math
 
@@ -224,3 +226,37 @@ async def test_a_spark_comment_elsewhere_is_no_refine(client, emulator, tmp_path
     await run_edit(client, sample, 5, "REPLACE raduis WITH radius")
     client.editor.type_text(sample, 9, 0, "    # spark: REPLACE nme WITH name\n")
     assert await _comment_refine(client, sample, 9) == []
+
+
+async def test_a_refine_while_the_edit_streams_steers_it(client, emulator, tmp_path, sample):
+    """Words added while the edit is still being written go into that response
+    (`response.steer`): one edit lands, answering both; no second request."""
+    await start(client, emulator, tmp_path)
+    client.editor.open(sample, SAMPLE)
+    emulator.set_faults(tokens_per_second=20, count=1)  # the edit streams for a while
+    editing = asyncio.ensure_future(run_edit(client, sample, 3, "REPLACE raduis WITH radius", end_line=6))
+    await wait_emulator(emulator, lambda s: s["deltas"] >= 3)
+    result = await refine(client, sample, "REPLACE radius WITH r")
+    assert result == {"applied": False, "steered": True}
+    edited = await editing
+    assert edited["applied"] is True and len(client.editor.applied) == 1
+    assert client.editor.text(sample) == FIXED.replace("radius", "r")
+    stats = emulator.stats()
+    assert stats["steers_accepted"] == 1 and stats["successors"] == 1
+    assert stats["responses"] == 2  # one request sent, and the successor that continued it
+    assert any("added to the edit still being written" in m.message for m in client.editor.messages)
+
+
+async def test_a_refine_that_cannot_steer_waits_for_the_edit_and_revises_it(client, emulator, tmp_path, sample):
+    """Steering refused (a server without it): the refine waits for the edit to land,
+    then revises it as usual."""
+    await start(client, emulator, tmp_path)
+    client.editor.open(sample, SAMPLE)
+    emulator.set_faults(tokens_per_second=20, steer="unsupported", count=1)
+    editing = asyncio.ensure_future(run_edit(client, sample, 3, "REPLACE raduis WITH radius", end_line=6))
+    await wait_emulator(emulator, lambda s: s["deltas"] >= 3)
+    result = await refine(client, sample, "REPLACE radius WITH r")
+    assert (await editing)["applied"] is True
+    assert result["applied"] is True and result["chained"] is True
+    assert client.editor.text(sample) == FIXED.replace("radius", "r")
+    assert emulator.stats()["steers_failed"] == 1 and emulator.stats()["responses"] == 2

@@ -22,6 +22,7 @@ from sparkls.lsp.server import SparkServer
 if TYPE_CHECKING:
     from sparkls.edits.tail import EditOutcome
     from sparkls.fastedit.engine import EditRequest
+    from sparkls.models.steering import Steering
 
 logger = logging.getLogger(__name__)
 
@@ -46,21 +47,13 @@ def failure(ls: SparkServer, error: Exception, *, tier: str = "fast") -> dict[st
     return {"applied": False, "tier": tier, "error": detail}
 
 
-async def compute_edit(ls: SparkServer, request: EditRequest, *, steerable: bool = False) -> EditOutcome:
-    """The edit of `request`. A `steerable` one (the user asked for it: not a speculative
-    quick fix) may be steered by a refine of its document while it streams."""
+async def compute_edit(ls: SparkServer, request: EditRequest, *, steering: Steering | None = None) -> EditOutcome:
+    """The edit of `request`; with `steering`, a refine may add words while it streams."""
     from dataclasses import replace
 
     from sparkls.fastedit.engine import run_fast_edit
 
-    env = await ls.environment(request.uri)
-    if not steerable:
-        return await run_fast_edit(env, request)
-    in_flight = ls.in_flight.begin(request.uri)
-    try:
-        return await run_fast_edit(env, replace(request, steering=in_flight.steering))
-    finally:
-        ls.in_flight.end(in_flight)
+    return await run_fast_edit(await ls.environment(request.uri), replace(request, steering=steering))
 
 
 def tell_warnings(ls: SparkServer, outcome: EditOutcome) -> None:
@@ -99,12 +92,20 @@ def register(server: SparkServer) -> None:
             from sparkls.fastedit.speculation import take_outcome
 
             request = one_argument(EDIT_COMMAND, args, EditArgs, "uri, range, instruction").request()
-            # A quick fix listed for a client without resolve may be computed already.
-            work = take_outcome(ls.speculation, ls.documents, request, lambda: compute_edit(ls, request, steerable=True))
-            outcome, _ = await with_progress(ls, "Spark edit", work)
-            if not outcome.edits:
-                ls.notify_user("the model proposed no change.", types.MessageType.Info)
-            result = await apply_outcome(ls, outcome)
+            # Until it has landed, a refine of this document steers the edit or waits for it.
+            in_flight = ls.in_flight.begin(request.uri)
+            try:
+                # A quick fix listed for a client without resolve may be computed already.
+                work = take_outcome(
+                    ls.speculation, ls.documents, request,
+                    lambda: compute_edit(ls, request, steering=in_flight.steering),
+                )
+                outcome, _ = await with_progress(ls, "Spark edit", work)
+                if not outcome.edits:
+                    ls.notify_user("the model proposed no change.", types.MessageType.Info)
+                result = await apply_outcome(ls, outcome)
+            finally:
+                ls.in_flight.end(in_flight)
             tell_warnings(ls, outcome)
             return result
         except Exception as exc:  # every failure becomes a message; the server stays up
