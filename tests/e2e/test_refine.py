@@ -244,7 +244,7 @@ async def test_a_refine_while_the_edit_streams_steers_it(client, emulator, tmp_p
     stats = emulator.stats()
     assert stats["steers_accepted"] == 1 and stats["successors"] == 1
     assert stats["responses"] == 2  # one request sent, and the successor that continued it
-    assert any("added to the edit still being written" in m.message for m in client.editor.messages)
+    assert any("added to the edit still being written" in m.message for m in client.messages)
 
 
 async def test_a_refine_that_cannot_steer_waits_for_the_edit_and_revises_it(client, emulator, tmp_path, sample):
