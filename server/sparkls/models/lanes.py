@@ -29,7 +29,7 @@ import itertools
 import json
 import logging
 import time
-from collections import OrderedDict
+from collections import OrderedDict, deque
 from collections.abc import AsyncIterator, Callable
 from dataclasses import dataclass, field
 from typing import Any
@@ -65,7 +65,7 @@ class _Lane:
     response_id: str | None = None
     ended: bool = False  # its current response ended; a successor may follow (steering)
     uncommitted: int = 0  # steering input accepted and not yet committed by a successor
-    delivered: int = 0  # text deltas its reader took
+    delivered: int = 0  # text deltas handed to its reader
     discarded: int = 0  # text deltas dropped after it was abandoned
 
 
@@ -87,6 +87,8 @@ class LaneConnection:
         self.opened_at = time.monotonic()
         self.retiring = False  # no new requests: they go to a newer connection
         self.ignores_lanes = False  # a frame of a response named no lane
+        self.runs_lanes = False  # a frame named its lane: the server runs them
+        self._steering: deque[_Lane] = deque()  # lanes whose steer awaits its answer, oldest first
         self.wasted_tokens = 0
         self.lanes_served = 0
         self._lanes: dict[str, _Lane] = {}
@@ -175,7 +177,12 @@ class LaneConnection:
             self._update_idle()
 
     async def steer(self, message: dict[str, Any]) -> None:
-        """Send a `response.steer`; its outcome comes on the target response's lane."""
+        """Send a `response.steer`; its outcome comes on the target response's lane
+        (an error naming no lane, from a server that runs lanes but not steering, is
+        that steer's failure)."""
+        lane = self._by_response.get(str(message.get("previous_response_id")))
+        if lane is not None:
+            self._steering.append(lane)
         try:
             await self.ws.send(json.dumps(message))
         except ConnectionClosed as exc:
@@ -183,9 +190,11 @@ class LaneConnection:
 
     def _abandon(self, lane: _Lane) -> None:
         lane.abandoned = True
-        while not lane.queue.empty():  # frames already read and not taken
+        while not lane.queue.empty():  # frames already read and not taken: not delivered after all
             item = lane.queue.get_nowait()
             if isinstance(item, dict):
+                if item.get("type") == "response.output_text.delta":
+                    lane.delivered -= 1
                 self._waste(lane, item)
         logger.debug("%s abandoned (%d deltas read)", lane.id, lane.delivered)
 
@@ -212,7 +221,16 @@ class LaneConnection:
     def _route(self, data: dict[str, Any]) -> None:
         kind = str(data.get("type") or "")
         name = data.get("stream_id")
-        lane = self._lanes.get(name) if isinstance(name, str) else self._unlaned_lane(kind, data)
+        if isinstance(name, str):
+            self.runs_lanes = True
+            lane = self._lanes.get(name)
+        elif kind == "error" and self.runs_lanes and self._steering:
+            data, kind = _steer_failure(data), "response.steer.failed"  # a steer the server does not take
+            lane = self._steering[0]
+        else:
+            lane = self._unlaned_lane(kind, data)
+        if kind.startswith(STEER_PREFIX) and lane is not None and lane in self._steering:
+            self._steering.remove(lane)
         if kind in ENDINGS or kind == "response.created":
             response_id = (data.get("response") or {}).get("id")
             if isinstance(response_id, str) and kind in ENDINGS:
@@ -229,6 +247,8 @@ class LaneConnection:
             lane.queue.put_nowait(data)
         if lane.done:
             self._lanes.pop(lane.id, None)
+            while lane in self._steering:
+                self._steering.remove(lane)
             if self._unlaned is lane:
                 self._unlaned = None
             if lane.abandoned:
@@ -241,6 +261,8 @@ class LaneConnection:
         if kind.startswith(STEER_PREFIX):
             steer = data.get("steer") if isinstance(data.get("steer"), dict) else {}
             return self._by_response.get(str(steer.get("previous_response_id")))
+        if self.runs_lanes:
+            return None  # not a response's frame: nobody's
         if self._unlaned is None or self._unlaned.done:
             self._unlaned = next((lane for lane in self._lanes.values() if not lane.started), None)
             if self._unlaned is not None and kind != "error":
@@ -322,3 +344,10 @@ class LaneConnection:
         finally:
             self._reader.cancel()
             self._fail_all("closed by sparkls")
+
+
+def _steer_failure(error: dict[str, Any]) -> dict[str, Any]:
+    """An error event answering a `response.steer`, as the steer's failure."""
+    detail = error.get("error") if isinstance(error.get("error"), dict) else {}
+    code = detail.get("code") or "steering_not_supported"
+    return {"type": "response.steer.failed", "error": {"code": code, "message": str(detail.get("message") or "")}, "steer": {}}
