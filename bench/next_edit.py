@@ -165,7 +165,7 @@ async def run_session(args: argparse.Namespace, emu: Emulator, proxied: str) -> 
     path = root / "refactor.py"
     path.write_text(make_source())
     session = Session(args, emu)
-    options = {"fast": {"baseUrl": proxied, "apiKey": "bench"}, "next_edit": {"enabled": True}}
+    options = {"fast": {"baseUrl": proxied, "apiKey": "bench", "lanes": not args.no_lanes}, "next_edit": {"enabled": True}}
     steps: list[dict[str, Any]] = []
     client = None
     try:
@@ -173,6 +173,7 @@ async def run_session(args: argparse.Namespace, emu: Emulator, proxied: str) -> 
         session.client, session.editor, session.cursor = client, editor, 0
         await editor.fast_tier_settled(timeout=30)
         before = session.responses()
+        wire_before = {k: emu.stats()[k] for k in ("bytes_in", "successors", "steers_accepted", "deltas")}
         for k in range(RENAMES):
             line = session.line_of(f"def scale_{k}(")
             column = editor.text.split("\n")[line].index("valeu")
@@ -201,6 +202,8 @@ async def run_session(args: argparse.Namespace, emu: Emulator, proxied: str) -> 
                 steps.append({"kind": "enum", **await session.place(slow + 2, last, expected, by_hand)})
                 last = time.perf_counter()
         model_calls = session.responses() - before
+        after = emu.stats()
+        wire = {k: after[k] - v for k, v in wire_before.items()}
     finally:
         if client is not None:
             await stop_session(client)
@@ -214,6 +217,12 @@ async def run_session(args: argparse.Namespace, emu: Emulator, proxied: str) -> 
         "offered": sum(s is not None for _, s in session.offers),
         "not_taken": [(s.line, s.reason) for _, s in session.offers if s is not None and s.line not in {st["line"] for st in steps}],
         "model_calls": model_calls,
+        # With lanes, newer typing is steered into a question still streaming: its
+        # successor answers (counted in model_calls) but no new request is sent.
+        "requests_sent": model_calls - wire["successors"],
+        "steers_accepted": wire["steers_accepted"],
+        "bytes_sent": wire["bytes_in"],
+        "deltas_streamed": wire["deltas"],
         "model_calls_per_accepted": model_calls / accepted if accepted else None,
         "suggestion_ms": {"n": len(waits), "p50": pct(waits, 50), "p95": pct(waits, 95)} if waits else None,
         "by_kind": {
@@ -232,6 +241,7 @@ def main() -> int:
     parser.add_argument("--move-ms", type=float, default=600, help="the user's time to get to the next place (default 600)")
     parser.add_argument("--ms-per-line", type=float, default=10, help="plus this per line of distance (default 10)")
     parser.add_argument("--give-up-ms", type=float, default=3000, help="how long the user waits there (default 3000)")
+    parser.add_argument("--no-lanes", action="store_true", help="the fast tier on a pool (setting lanes = false): superseded questions are cancelled, not steered")
     parser.add_argument("--json", help="also write the figures to this file")
     args = parser.parse_args()
     figures = asyncio.run(run(args))
@@ -249,6 +259,11 @@ def main() -> int:
     print(
         f"  accepted: {figures['accepted']}/{figures['steps']}; model calls: {figures['model_calls']}"
         f" ({per:.2f} per accepted suggestion)" if per is not None else ""
+    )
+    print(
+        f"  fast tier on {'a pool' if args.no_lanes else 'lanes'}: requests sent {figures['requests_sent']}, "
+        f"newer questions steered in {figures['steers_accepted']}, bytes sent {figures['bytes_sent']:,}, "
+        f"deltas streamed {figures['deltas_streamed']:,}"
     )
     if args.json:
         Path(args.json).write_text(json.dumps(figures, indent=2))

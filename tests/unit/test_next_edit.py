@@ -265,7 +265,7 @@ class Recorder:
 
 
 async def offer(service: NextEditService, doc: Document, suggestion: Suggestion, ttl: float = 30) -> None:
-    async def ask(_doc, _edits):
+    async def ask(_doc, _edits, _asking=None, _previous=None):
         return suggestion
 
     await service.schedule(doc, ask, delay=0, ttl=ttl)
@@ -317,7 +317,7 @@ async def test_a_newer_change_supersedes_the_question():
     r = Recorder(s, service)
     asked: list[int] = []
 
-    async def ask(doc, edits):
+    async def ask(doc, edits, _asking=None, _previous=None):
         asked.append(doc.version)
         return None
 
@@ -334,7 +334,7 @@ async def test_no_question_without_history():
     service = NextEditService()
     called = []
 
-    async def ask(doc, edits):
+    async def ask(doc, edits, _asking=None, _previous=None):
         called.append(1)
 
     assert await service.schedule(s.doc, ask, delay=0, ttl=30) is None

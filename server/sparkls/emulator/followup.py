@@ -14,7 +14,7 @@ from __future__ import annotations
 import re
 from typing import Any
 
-from sparkls.emulator import model
+from sparkls.emulator import model, nextedit
 from sparkls.emulator.protocol import find_region
 from sparkls.emulator.shapes import render
 
@@ -27,12 +27,16 @@ def split_conversation(body: dict[str, Any]) -> tuple[str | None, str]:
 
     An assistant message with ``status: "incomplete"`` (an answer cut short, as a
     steered response's is) is no answer to work from: it is left out, and the
-    conversation is answered as if it were not there."""
+    conversation is answered as if it were not there; when the newest turn is itself a
+    whole next-edit question (newer typing steered in), a model answers that one."""
     items = body.get("input")
     if not isinstance(items, list):
         return None, model.responses_request_text(body)
     if any(_cut_short(item) for item in items):
         items = [item for item in items if not _cut_short(item)]
+        newest = model.responses_request_text({"input": items[-1:]})
+        if nextedit.is_next_edit_request(newest):  # a newer question steered in: it alone is answered
+            return None, model.responses_request_text({**body, "input": items[-1:]})
         body = {**body, "input": items}
     last = max((i for i, item in enumerate(items) if isinstance(item, dict) and item.get("role") == "assistant"), default=None)
     if last is None:

@@ -6,25 +6,32 @@ renders the prompt (`prompt.py`), asks the fast tier, reads which region the mod
 rewrote and its new text (`edits/reply.py`, as for any edit), checks that the text
 parses, and returns the rewrite as an `EditOutcome` for the document as it is now
 (the rewrite tail, edits/tail.py: rebased past typing elsewhere, `StaleEdit` when
-the typing touched the region).
+the typing touched the region). A question still streaming when the user types on is
+steered (`response.steer`, models/steering.py) with the newer question instead of
+being abandoned: its answer is then read against the newer one (`Asking`).
 A candidate that holds what looks like a secret is never shown; everything shown
 goes through the guard (`RequestEnv.seal`), the lines around a candidate included.
 """
 
 from __future__ import annotations
 
-from collections.abc import Callable
-from dataclasses import dataclass
+import asyncio
 import time
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from typing import Any
 
 from sparkls.documents.store import Document
 from sparkls.edits.reply import RegionView
 from sparkls.edits.tail import EditOutcome, finish, read_region, region_shift
 from sparkls.guard import Guard
+from sparkls.guard.wire import Wire
+from sparkls.models.collect import Reply
+from sparkls.models.steering import Steering
 from sparkls.request.environment import RequestEnv
 from sparkls.nextedit.candidates import find_candidates
 from sparkls.nextedit.history import Edit
-from sparkls.nextedit.prompt import ShownRegion, read_answer, render_next_edit_prompt
+from sparkls.nextedit.prompt import ShownRegion, read_answer, render_next_edit_prompt, typed_on
 
 
 @dataclass(frozen=True, slots=True)
@@ -70,6 +77,50 @@ def _shown(guard: Guard, doc: Document, first: int, last: int, reason: str) -> t
     return ShownRegion(first, region, before, after, reason), view
 
 
+@dataclass(frozen=True, slots=True)
+class Question:
+    """One next-edit question, ready to send: the regions shown and the text they were
+    taken from (its version and length), and the sealed prompt."""
+
+    shown: tuple[tuple[ShownRegion, RegionView], ...]
+    prompt: Wire
+    steer: Wire  # the same question, told as newer typing to a question still being answered
+    version: int
+    length: int
+    started: float
+    ready: float
+
+
+@dataclass(eq=False, slots=True)
+class Asking:
+    """A question at the model, and the question its answer is to be read against: its
+    own, or a newer one steered into it (`response.steer`) when the user typed on."""
+
+    steering: Steering = field(default_factory=Steering)
+    question: Question | None = None
+    task: asyncio.Task[Any] | None = None
+    steered: bool = False  # this question went into an earlier one still streaming
+
+    @property
+    def steerable(self) -> bool:
+        return self.question is not None and self.steering.live
+
+
+def prepare_question(env: RequestEnv, doc: Document, edits: list[Edit], *, limit: int = 3) -> Question | None:
+    """The question `edits` raise in `doc` now; None when there is no candidate."""
+    started = time.perf_counter()
+    candidates = find_candidates(doc, edits, edits[-1].end, limit=limit)
+    shown = [s for c in candidates if (s := _shown(env.guard, doc, c.first, c.last, c.reason))]
+    if not shown:
+        return None
+    lines, text = doc.lines, doc.text
+    diffs = [e.diff(text, lines.line_of(e.start)) for e in edits]
+    path = env.path(doc.uri)
+    draft = render_next_edit_prompt(path, doc.uri, doc.language_id, diffs, lines.line_of(edits[-1].end), [r for r, _ in shown])
+    prompt, steer = env.seal(draft), env.seal(typed_on(draft))
+    return Question(tuple(shown), prompt, steer, doc.version, len(text), started, time.perf_counter())
+
+
 async def ask_next_edit(
     env: RequestEnv,
     doc: Document,
@@ -77,37 +128,50 @@ async def ask_next_edit(
     *,
     limit: int = 3,
     on_request: Callable[[], None] | None = None,
+    asking: Asking | None = None,
+    previous: Asking | None = None,
 ) -> Suggestion | None:
     """The next edit that follows from `edits` in `doc`, or None (no candidate, or
-    the model sees nothing to do)."""
-    started = time.perf_counter()
-    path, session = env.path(doc.uri), env.fast
-    version, text = doc.version, doc.text
-    candidates = find_candidates(doc, edits, edits[-1].end, limit=limit)
-    shown = [s for c in candidates if (s := _shown(env.guard, doc, c.first, c.last, c.reason))]
-    if not shown:
+    the model sees nothing to do). With `previous`, a question still streaming for
+    this document: the new question is steered into it (its answer then comes from
+    that request, read against this question: None here), or, when it cannot be, the
+    old one is cancelled and this one asked. `asking`: this question's own record."""
+    question = prepare_question(env, doc, edits, limit=limit)
+    if previous is not None and question is not None and previous.steerable:
+        if await previous.steering.steer(question.steer, whole=question.prompt):
+            previous.question = question
+            if asking is not None:
+                asking.steered = True
+            return None
+    if previous is not None and previous.task is not None and not previous.task.done():
+        previous.task.cancel()
+        await asyncio.wait([previous.task])
+    if question is None:
         return None
-    lines = doc.lines
-    diffs = [e.diff(text, lines.line_of(e.start)) for e in edits]
-    draft = render_next_edit_prompt(path, doc.uri, doc.language_id, diffs, lines.line_of(edits[-1].end), [r for r, _ in shown])
-    prompt = env.seal(draft)
     if on_request is not None:
         on_request()
-    context_done = time.perf_counter()
-    reply = await session.complete(prompt)
-    answer = read_answer(reply.text, len(shown))
+    asking = asking or Asking()
+    asking.question = question
+    reply = await env.fast.complete(question.prompt, steering=asking.steering)
+    return read_suggestion(env, doc, asking.question if reply.steered else question, reply)
+
+
+def read_suggestion(env: RequestEnv, doc: Document, question: Question, reply: Reply) -> Suggestion | None:
+    """The suggestion `reply` makes for `question`, in `doc` as it is now."""
+    path, session = env.path(doc.uri), env.fast
+    answer = read_answer(reply.text, len(question.shown))
     if answer is None:
         return None
-    region, view = shown[answer[0]]
+    region, view = question.shown[answer[0]]
     new_region = read_region(answer[1], view, path)
     if new_region == view.old:
         return None
     start = view.start + region_shift(
-        env.store, doc, version, len(text), view.start, view.end, path=path, what="next-edit suggestion",
-        touched=f"{path} changed where the next edit was to go; the suggestion was dropped.",
+        env.store, doc, question.version, question.length, view.start, view.end, path=path,
+        what="next-edit suggestion", touched=f"{path} changed where the next edit was to go; the suggestion was dropped.",
     )
-    timings = {"context": (context_done - started) * 1000, "wait": reply.wait_ms, "ttft": reply.ttft_ms, "stream": reply.stream_ms,
-               "total": (time.perf_counter() - started) * 1000}
+    timings = {"context": (question.ready - question.started) * 1000, "wait": reply.wait_ms, "ttft": reply.ttft_ms,
+               "stream": reply.stream_ms, "total": (time.perf_counter() - question.started) * 1000}
     outcome = finish(
         doc, start, view.old, new_region, reply=reply, tier=session.name, model=session.tier.model,
         timings_ms=timings, kind="lines",

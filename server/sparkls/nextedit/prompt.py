@@ -74,6 +74,17 @@ def render_next_edit_prompt(
     return Draft(NEXT_EDIT_INSTRUCTIONS, tuple(sections))
 
 
+TYPED_ON = (
+    "The user typed on while you were answering, so the question above is out of date. "
+    "Answer this one instead, in the same form:"
+)
+
+
+def typed_on(question: Draft) -> Draft:
+    """`question` as input steered into an earlier question still being answered."""
+    return Draft(question.instructions, (Section.of(TYPED_ON), *question.sections), question.history)
+
+
 def read_answer(reply: str, regions: int) -> tuple[int, str] | None:
     """(0-based region index, the reply from its label on) or None for NO_EDIT.
 

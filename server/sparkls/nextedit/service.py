@@ -8,9 +8,11 @@
   rebuilds the text between them, one copy per change; a keystroke costs its change.
 - `schedule(doc, ask, delay=..., ttl=...)`: ask for the next edit once the document
   has been quiet for `delay` seconds: `LatestOnly` (request/latest.py) runs it,
-  so a newer change cancels the older question at once, in its debounce or in the
-  middle of its model stream, and never more than one question per document is at
-  work. A suggestion that arrives is offered for `ttl` seconds, then dropped.
+  so a newer change cancels the older question at once in its debounce. A question
+  already streaming on a lane is left running: the newer question is steered into it
+  (`response.steer`: its answer then answers the newer one), or, when that cannot be,
+  cancels it before it is asked itself; one question per document is read at a time.
+  A suggestion that arrives is offered for `ttl` seconds, then dropped.
 - `current(doc)`: the suggestion on offer for the document as it is now, or None.
 
 `on_offer(uri, suggestion | None)` is told every time the offer changes (the server
@@ -27,12 +29,13 @@ from dataclasses import dataclass
 from sparkls.request.latest import LatestOnly
 from sparkls.documents.store import Document, WholeText
 from sparkls.errors import SparkError
-from sparkls.nextedit.ask import Suggestion
+from sparkls.nextedit.ask import Asking, Suggestion
 from sparkls.nextedit.history import EditHistory, Edit
 
 logger = logging.getLogger(__name__)
 
-Ask = Callable[[Document, list[Edit]], Awaitable[Suggestion | None]]
+# (document, its recent edits, this question's record, a question still streaming)
+Ask = Callable[[Document, list[Edit], "Asking", "Asking | None"], Awaitable[Suggestion | None]]
 
 
 @dataclass(slots=True)
@@ -42,6 +45,7 @@ class NextEditCounts:
     questions: int = 0  # debounced questions that ran (candidates looked for)
     model_requests: int = 0  # questions that went to the model (there were candidates)
     superseded: int = 0  # cancelled by a newer change to the same document
+    steered: int = 0  # newer questions steered into one still streaming, instead of asked anew
     offered: int = 0  # suggestions offered
     nothing: int = 0  # the model saw nothing to do (or rewrote nothing)
     accepted: int = 0
@@ -58,6 +62,7 @@ class NextEditService:
         self.histories: dict[str, EditHistory] = {}
         self.scheduler = LatestOnly()
         self.counts = NextEditCounts()
+        self._asking: dict[str, list[Asking]] = {}  # questions at work per document, oldest first
         self.on_offer: Callable[[str, Suggestion | None], None] | None = None
         self._offers: dict[str, tuple[Suggestion, asyncio.TimerHandle]] = {}
 
@@ -102,28 +107,48 @@ class NextEditService:
     # -- questions ------------------------------------------------------------------
 
     def schedule(self, doc: Document, ask: Ask, *, delay: float, ttl: float) -> asyncio.Task[Suggestion | None]:
-        """Ask for the next edit after `delay` seconds of quiet (superseding older work)."""
+        """Ask for the next edit after `delay` seconds of quiet (superseding older work:
+        a question still streaming is left running for the new one to steer)."""
         version = doc.version
         before = self.scheduler.superseded
 
         async def work() -> Suggestion | None:
+            previous = self._streaming(doc.uri)
             history = self.histories.get(doc.uri)
             if doc.version != version or history is None or not history.edits:
+                if previous is not None and previous.task is not None:
+                    previous.task.cancel()  # spared for a question that is not coming
                 return None
             self.counts.questions += 1
-            asked = self.counts.model_requests
-            found = await ask(doc, list(history.edits))
+            asked, mine = self.counts.model_requests, Asking(task=asyncio.current_task())
+            self._asking.setdefault(doc.uri, []).append(mine)
+            try:
+                found = await ask(doc, list(history.edits), mine, previous)
+            finally:
+                self._asking[doc.uri] = [a for a in self._asking.get(doc.uri, []) if a is not mine]
+            if mine.steered:
+                self.counts.steered += 1
             if found is None and self.counts.model_requests > asked:
                 self.counts.nothing += 1
             return found
 
-        task = self.scheduler.submit(doc.uri, version, work, delay=delay)
+        def spare(task: asyncio.Task[object]) -> bool:
+            streaming = self._streaming(doc.uri)
+            return streaming is not None and streaming.task is task
+
+        task = self.scheduler.submit(doc.uri, version, work, delay=delay, spare=spare)
         self.counts.superseded += self.scheduler.superseded - before
         task.add_done_callback(lambda t: self._landed(doc, t, ttl))
         return task
 
     def asked_model(self) -> None:
         self.counts.model_requests += 1
+
+    def _streaming(self, uri: str) -> Asking | None:
+        """The question for `uri` still streaming that newer typing can be steered into."""
+        live = [a for a in self._asking.get(uri, []) if a.task is not None and not a.task.done()]
+        self._asking[uri] = live
+        return next((a for a in reversed(live) if a.steerable), None)
 
     def _landed(self, doc: Document, task: asyncio.Task[Suggestion | None], ttl: float) -> None:
         if task.cancelled():
@@ -181,11 +206,14 @@ class NextEditService:
 
     def held(self) -> int:
         """How many documents have a history, an offer or a question at work."""
-        return len(set(self.histories) | set(self._offers) | set(self.scheduler.uris()))
+        return len(set(self.histories) | set(self._offers) | set(self.scheduler.uris()) | {u for u, a in self._asking.items() if a})
 
     def forget(self, uri: str) -> None:
         """The document closed: stop its question, drop its offer and its history."""
         self.scheduler.cancel(uri)
+        for asking in self._asking.pop(uri, []):
+            if asking.task is not None:
+                asking.task.cancel()
         if self._withdraw(uri):
             self.counts.dropped += 1
         self.histories.pop(uri, None)

@@ -27,15 +27,27 @@ class LatestOnly:
         self.superseded = 0  # tasks cancelled by a newer submit
 
     def submit(
-        self, key: str, ident: Hashable, work: Callable[[], Awaitable[T]], *, delay: float = 0.0
+        self,
+        key: str,
+        ident: Hashable,
+        work: Callable[[], Awaitable[T]],
+        *,
+        delay: float = 0.0,
+        spare: Callable[[asyncio.Task[Any]], bool] | None = None,
     ) -> asyncio.Task[T]:
+        """Run `work` after `delay` (see the module doc). `spare(task)` True leaves the
+        task at work running and not waited for: the new work deals with it (a
+        next-edit question steers newer typing into it, or cancels it)."""
         current = self._current.get(key)
+        previous = current[1] if current is not None else None
         if current is not None and not current[1].done():
             if current[0] == ident:
                 return current[1]
-            current[1].cancel()
-            self.superseded += 1
-        previous = current[1] if current is not None else None
+            if spare is not None and spare(current[1]):
+                previous = None
+            else:
+                current[1].cancel()
+                self.superseded += 1
         task = asyncio.ensure_future(self._run(previous, work, delay))
         self._current[key] = (ident, task)
         task.add_done_callback(lambda t: self._forget(key, t))

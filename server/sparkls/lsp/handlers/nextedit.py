@@ -28,7 +28,7 @@ from sparkls.lsp.handlers.convert import lsp_range, workspace_edit
 from sparkls.lsp.server import SparkServer
 
 if TYPE_CHECKING:
-    from sparkls.nextedit.ask import Suggestion
+    from sparkls.nextedit.ask import Asking, Suggestion
 
 NEXT_EDIT_NOTIFICATION = "sparkls/nextEdit"
 NEXT_EDIT_COMMAND = "sparkls.nextEdit"
@@ -62,12 +62,13 @@ def _announce(ls: SparkServer, uri: str, suggestion: Suggestion | None) -> None:
 def _ask(ls: SparkServer):
     from sparkls.nextedit.ask import ask_next_edit
 
-    async def ask(doc: Document, edits: list) -> Suggestion | None:
+    async def ask(doc: Document, edits: list, asking: Asking, previous: Asking | None) -> Suggestion | None:
         env = await ls.environment()
         env.guard.check_document(doc.uri)
-        await env.fast.settled()  # a question this one superseded has stopped streaming
+        await env.fast.settled()  # on a pool: a question this one superseded has stopped streaming
         return await ask_next_edit(
             env, doc, edits, limit=ls.settings.next_edit.max_candidates, on_request=ls.next_edits.asked_model,
+            asking=asking, previous=previous,
         )
 
     return ask
