@@ -130,3 +130,23 @@ async def test_service_skips_the_model_when_typing_went_on_during_the_debounce()
     task = service.start(doc, 4, ask, delay=0.01)
     store.change(doc.uri, [TextChange("4", (Position(0, 4), Position(0, 4)))], 2)
     assert await task is None and calls == []
+
+
+async def test_a_spared_task_runs_on_and_the_new_work_does_not_wait_for_it():
+    """`spare` True: the task at work is neither cancelled nor waited for; the new work
+    starts at once (a next-edit question steers newer typing into the spared one)."""
+    latest = LatestOnly()
+    release = asyncio.Event()
+
+    async def slow() -> str:
+        await release.wait()
+        return "old"
+
+    first = latest.submit("doc", 1, slow)
+    await asyncio.sleep(0)
+    second = latest.submit("doc", 2, lambda: asyncio.sleep(0, "new"), spare=lambda task: task is first)
+    assert await second == "new" and not first.done() and latest.superseded == 0
+    release.set()
+    assert await first == "old"
+    third = latest.submit("doc", 3, lambda: asyncio.sleep(0, "newer"), spare=lambda task: False)
+    assert await third == "newer"
