@@ -93,13 +93,21 @@ class Question:
 
 @dataclass(eq=False, slots=True)
 class Asking:
-    """A question at the model, and the question its answer is to be read against: its
-    own, or a newer one steered into it (`response.steer`) when the user typed on."""
+    """A question at the model, and the questions steered into it (`response.steer`)
+    when the user typed on: its answer is read against the one the service took last
+    (`answered`), whoever asked for it and whether or not they are still waiting."""
 
     steering: Steering = field(default_factory=Steering)
-    question: Question | None = None
+    question: Question | None = None  # its own
     task: asyncio.Task[Any] | None = None
     steered: bool = False  # this question went into an earlier one still streaming
+    steered_in: dict[Wire, Question] = field(default_factory=dict)  # newer questions sent into it, by prompt
+
+    def answered(self, reply: Reply) -> Question | None:
+        """The question `reply` answers: the newest one a successor took, else its own."""
+        if reply.steered and self.steering.committed:
+            return self.steered_in.get(self.steering.committed[-1], self.question)
+        return self.question
 
     @property
     def steerable(self) -> bool:
@@ -138,8 +146,8 @@ async def ask_next_edit(
     old one is cancelled and this one asked. `asking`: this question's own record."""
     question = prepare_question(env, doc, edits, limit=limit)
     if previous is not None and question is not None and previous.steerable:
+        previous.steered_in[question.prompt] = question  # before: the steer may commit after we are gone
         if await previous.steering.steer(question.steer, whole=question.prompt):
-            previous.question = question
             if asking is not None:
                 asking.steered = True
             return None
@@ -153,7 +161,7 @@ async def ask_next_edit(
     asking = asking or Asking()
     asking.question = question
     reply = await env.fast.complete(question.prompt, steering=asking.steering)
-    return read_suggestion(env, doc, asking.question if reply.steered else question, reply)
+    return read_suggestion(env, doc, asking.answered(reply) or question, reply)
 
 
 def read_suggestion(env: RequestEnv, doc: Document, question: Question, reply: Reply) -> Suggestion | None:
