@@ -140,3 +140,16 @@ async def test_removed_comment_is_reported(client, emulator, tmp_path):
     assert resolved.edit is None
     assert any("no longer there" in m.message for m in client.messages)  # sent before the answer
     assert emulator.stats()["responses"] == 0
+
+
+async def test_a_comment_whose_change_touches_several_places(client, emulator, tmp_path):
+    """An instruction that changes two separate lines lands whole, comment removed."""
+    await start(client, emulator, tmp_path)
+    uri = (tmp_path / "scale.py").as_uri()
+    source = "def scale(valeu, factor):\n    # spark: REPLACE valeu WITH value\n    print(factor)\n    return valeu * factor\n"
+    client.editor.open(uri, source)
+    (action,) = instruction_actions(await actions_at(client, uri, 1, 8))
+    resolved = await client.code_action_resolve_async(action)
+    assert resolved.edit is not None, client.messages
+    assert client.editor.apply_workspace_edit(resolved.edit).applied
+    assert client.editor.text(uri) == "def scale(value, factor):\n    print(factor)\n    return value * factor\n"

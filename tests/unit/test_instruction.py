@@ -255,3 +255,16 @@ def test_finish_outcome_always_removes_the_comment(reply):
     done = finish_outcome(doc, _outcome(doc, reply), item)
     assert _applied(doc, done) == "def f():\n    return 2\n\n\nx = 1\n"
 
+
+
+def test_finish_outcome_with_changes_in_several_places():
+    """A rewrite that changes two separate places (and keeps the comment) is finished
+    whole: both changes land, the comment goes (it once crashed ordering the edits)."""
+    from sparkls.edits.instruction import finish_outcome
+
+    doc = open_doc("g.py", "def g(a):\n    # spark: rename a to b\n    return a\n\n\nx = 1\n")
+    (item,) = find_instructions(doc, max_lines=MAX)
+    outcome = _outcome(doc, "def g(b):\n    # spark: rename a to b\n    return b\n")
+    assert len(outcome.edits) >= 2
+    done = finish_outcome(doc, outcome, item)
+    assert _applied(doc, done) == "def g(b):\n    return b\n\n\nx = 1\n"

@@ -244,7 +244,8 @@ def finish_outcome(doc: Document, outcome: EditOutcome, item: CommentInstruction
     end = lines.starts[last + 1] if last + 1 < lines.line_count else len(doc.text)
     old = doc.text[start:end]
     replacements = sorted(
-        Replacement(doc.offset(e.start) - start, doc.offset(e.end) - start, e.text) for e in outcome.edits
+        (Replacement(doc.offset(e.start) - start, doc.offset(e.end) - start, e.text) for e in outcome.edits),
+        key=lambda r: (r.start, r.end),
     )
     if strip_comment(old, item) == old:
         raise EditError("The `spark:` comment is not in the edited region; nothing was changed.")
