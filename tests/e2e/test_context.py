@@ -39,7 +39,11 @@ async def test_show_context_returns_and_shows_what_is_sent(client, emulator, tmp
     assert all(s["start_line"] != 2 for s in result["snippets"])  # `import os` is not used here
     assert result["tokens"] > 0 and "<|editable_region_start|>" in result["prompt"]["input"]
     (shown,) = client.shown_documents
-    assert "<|editable_region_start|>" in Path(shown.uri.removeprefix("file://")).read_text()
+    shown_path = Path(shown.uri.removeprefix("file://"))
+    assert "<|editable_region_start|>" in shown_path.read_text()
+    # Never a fixed shared path: a folder of the server's own that only this user can enter.
+    assert shown_path.name == "context.md" and shown_path.parent.name.startswith("sparkls-")
+    assert shown_path.parent.stat().st_mode & 0o077 == 0 and shown_path.stat().st_mode & 0o077 == 0
     assert emulator.stats()["responses"] == 0
 
 

@@ -2,12 +2,14 @@
 
 Argument: `{"uri", "range", "instruction"?}`. Returns what `sparkls context --json`
 prints (the report and the prompt itself), and shows the text to the user: in a
-document (`window/showDocument`) where the client can, else in the log, with a summary
+document (`window/showDocument`, a `context.md` in a folder of this server's own that
+only the user can enter) where the client can, else in the log, with a summary
 message that says where that log is in the user's editor (`where_logged`).
 """
 
 from __future__ import annotations
 
+import os
 import tempfile
 from pathlib import Path
 from typing import Any
@@ -35,12 +37,27 @@ async def _show(ls: SparkServer, report: dict[str, Any], text: str) -> None:
         f"{report['region']['end_line']}: {len(report['snippets'])} snippet(s), about {report['tokens']} tokens"
     )
     if _can_show_documents(ls):
-        path = Path(tempfile.gettempdir()) / "sparkls-context.md"
-        path.write_text(text, encoding="utf-8")
+        path = write_private(text)
         await ls.window_show_document_async(types.ShowDocumentParams(uri=path.as_uri(), take_focus=True))
     else:
         ls.log(text)
         ls.notify_user(f"{summary}; the prompt is in {where_logged(ls.client_name, ls.root)}", types.MessageType.Info)
+
+
+_FOLDER: tempfile.TemporaryDirectory[str] | None = None  # this server's own, removed when it exits
+
+
+def write_private(text: str) -> Path:
+    """`text` in `context.md` of a folder only this user can enter, made for this server
+    (never a fixed shared path another user could create or link first)."""
+    global _FOLDER
+    if _FOLDER is None:
+        _FOLDER = tempfile.TemporaryDirectory(prefix="sparkls-")  # mode 0700
+    path = Path(_FOLDER.name) / "context.md"
+    fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_TRUNC | getattr(os, "O_NOFOLLOW", 0), 0o600)
+    with os.fdopen(fd, "w", encoding="utf-8") as out:
+        out.write(text)
+    return path
 
 
 def where_logged(client_name: str | None, root: Path | None) -> str:
