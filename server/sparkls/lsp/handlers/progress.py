@@ -92,7 +92,10 @@ async def _show(
     await asyncio.sleep(PROGRESS_DELAY)
     if work.done():
         return False
-    await ls.work_done_progress.create_async(token)
+    # Shielded: when the work ends first and this is cancelled, the request stays open
+    # for the editor's late answer (Helix answers while it blocks on a resolve), which
+    # then finds a live future instead of a cancelled one (InvalidStateError on stderr).
+    await asyncio.shield(ls.work_done_progress.create_async(token))
     if work.done():
         return False
     ls.work_done_progress.begin(token, types.WorkDoneProgressBegin(title=title, cancellable=True))
