@@ -166,7 +166,9 @@ async def test_at_most_one_question_in_flight_per_document(client, emulator, tmp
                             fast={"lanes": lanes})
     for name in ("r1", "r2", "r3"):
         client.editor.replace_text(uri, 3, 9, 11 if name != "r1" else 15, name)
-        await wait_emulator(emulator, lambda s, n=int(name[1]): s["responses"] >= n)
+        # The question for this name is streaming (its first deltas came): the next
+        # rename comes while it streams.
+        await wait_emulator(emulator, lambda s, n=int(name[1]): s["responses"] >= n and s["deltas"] >= 2 * n)
     suggestion = await offered(client)
     assert suggestion["newText"] == "r3"
     stats = emulator.stats()

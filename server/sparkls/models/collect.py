@@ -106,6 +106,8 @@ async def collect(
                             return _reply(answer, finished, sent, first, transport, attempt, started, steering, via)
                     continue
                 elif isinstance(event, Completed):
+                    if steering is not None:
+                        steering.ended()
                     if steering is not None and (event.incomplete == STEERED or steering.awaiting_successor):
                         finished = event  # a successor (or the steering's failure) follows
                         continue

@@ -42,13 +42,14 @@ class Steering:
         self.committed: list[Wire] = []  # the conversations a successor answered, in order
         self._pending: list[Wire] = []  # inputs sent, in order, not yet committed or refused
         self.closed = False
+        self._between = False  # its response ended, its successor (if any) not yet created
 
     # -- the caller's side ---------------------------------------------------------
 
     @property
     def live(self) -> bool:
         """Whether a steer may be sent now."""
-        return not self.closed and self._send is not None and self.response_id is not None
+        return not self.closed and not self._between and self._send is not None and self.response_id is not None
 
     async def steer(self, prompt: Wire, *, whole: Wire | None = None) -> bool:
         """Send `prompt`'s input to the response in flight; True once a successor
@@ -83,7 +84,12 @@ class Steering:
         if self.response_id is not None and self._accepted:
             while self._accepted:
                 self._settle(self._accepted.popleft(), True)
-        self.response_id = response_id
+        self.response_id, self._between = response_id, False
+
+    def ended(self) -> None:
+        """The response ended; a steer now would name a finished response: none is sent
+        until its successor (if any) is created."""
+        self._between = True
 
     def on(self, event: Steered) -> None:
         if event.outcome == "accepted" and self._sent:
