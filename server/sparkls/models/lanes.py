@@ -17,9 +17,11 @@ wasted (`wasted_tokens`). A lost connection fails every lane still in flight wit
 one failure and each request is sent again once.
 
 A server that does not know lanes either refuses the first `stream_id` with an error
-naming it, or ignores it (its frames name no lane). Frames that name no lane go to
-the oldest lane still waiting for its first frame, and `ignores_lanes` says so; the
-tier then falls back to a pool of sockets (session.py).
+naming it, or ignores it (its frames name no lane). Until a frame has named its lane
+(`runs_lanes`), frames that name none go to the oldest lane still waiting for its
+first frame, and `ignores_lanes` says so; the tier then falls back to a pool of
+sockets (session.py). On a server that runs lanes, an error naming no lane that
+follows a `response.steer` is that steer's failure (a server without steering).
 """
 
 from __future__ import annotations
