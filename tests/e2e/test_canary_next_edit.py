@@ -17,7 +17,7 @@ import asyncio
 import secrets
 import string
 
-from tests.e2e.conftest import start, wait_status
+from tests.e2e.conftest import start, wait_emulator, wait_status
 
 # Built in pieces and new each run: no secret scanner flags this file.
 TOKEN = "sk" + "-proj-" + "".join(secrets.choice(string.ascii_letters + string.digits) for _ in range(44))
@@ -103,3 +103,20 @@ async def test_the_line_before_a_candidate_is_redacted(client, emulator, tmp_pat
     shown = _holding_the_key(asked)
     assert shown is None, f"the next-edit question holds the key: ...{shown!r}..."
     assert any("open_client(user, key, HOST, token)" in text and '    token = "[REDACTED]"' in text for text in asked), asked
+
+
+async def test_a_newer_question_steered_in_is_redacted(client, emulator, tmp_path):
+    """The user types on while the question streams: the newer question goes as a
+    `response.steer` into it (WebSocket lanes), through the same guard. The canary net
+    checks that message too; the key in it is redacted."""
+    source = SOURCE.replace(
+        "    return open_client(user, key, HOST)\n",
+        f'    token = "{TOKEN}"\n    return open_client(user, key, HOST, token)\n',
+    )
+    uri = await _session(client, emulator, tmp_path, source)
+    emulator.set_faults(tokens_per_second=20)  # the first question streams for seconds
+    client.editor.replace_text(uri, 5, 4, 7, "k")
+    await wait_emulator(emulator, lambda s: s["responses"] >= 1 and s["deltas"] >= 2)
+    client.editor.replace_text(uri, 5, 4, 5, "k2")
+    stats = await wait_emulator(emulator, lambda s: s["steers_accepted"] >= 1)
+    assert stats["canary_checked"] >= 3 and stats["canary_hits"] == []
