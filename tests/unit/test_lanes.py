@@ -225,20 +225,24 @@ async def test_an_error_on_one_lane_fails_only_that_request(emulator):
 # -- steering ----------------------------------------------------------------------
 
 
-async def _steer_when_streaming(emulator: Emulator, steering: Steering, words: str) -> bool:
+async def _steered(emulator: Emulator, session: TierSession, *, then: Faults | None = None) -> tuple[bool, object]:
+    """LONG sent with steering; "REPLACE w WITH z" added once it streams (then the
+    faults `then`, if given); whether the steer was committed, and the reply."""
+    await session.warm()
+    steering = Steering()
+    task = asyncio.ensure_future(session.complete(LONG, steering=steering))
     while steering.response_id is None or emulator.stats["deltas"] < 3:
         await asyncio.sleep(0.005)
-    return await steering.steer(wire("Edit.", words))
+    committed = await steering.steer(wire("Edit.", "Revise: REPLACE w WITH z"))
+    if then is not None:
+        emulator.set_faults(then)
+    return committed, await task
 
 
 async def test_steering_an_edit_in_flight_answers_the_added_words(emulator):
     emulator.set_faults(Faults(tokens_per_second=100))
     session = _session(emulator)
-    await session.warm()
-    steering = Steering()
-    task = asyncio.ensure_future(session.complete(LONG, steering=steering))
-    committed = await _steer_when_streaming(emulator, steering, "Revise: REPLACE w WITH z")
-    reply = await task
+    committed, reply = await _steered(emulator, session)
     assert committed and reply.steered == 1
     assert "z0 = 0" in reply.text and "w0" not in reply.text
     assert emulator.stats["steered"] == 1 and emulator.stats["successors"] == 1
@@ -250,11 +254,7 @@ async def test_steering_not_taken_leaves_the_first_answer(emulator, fault):
     """Refused or left queued: `steer` says False and the request answers its own question."""
     emulator.set_faults(Faults(tokens_per_second=100, steer=fault))
     session = _session(emulator)
-    await session.warm()
-    steering = Steering()
-    task = asyncio.ensure_future(session.complete(LONG, steering=steering))
-    committed = await _steer_when_streaming(emulator, steering, "Revise: REPLACE w WITH z")
-    reply = await task
+    committed, reply = await _steered(emulator, session)
     assert not committed and reply.steered == 0 and "w0 = 0" in reply.text
     await session.close()
 
@@ -263,12 +263,7 @@ async def test_a_steered_response_whose_successor_fails_is_asked_again(emulator)
     """Cut for steering, then no successor: the first request is sent once more whole."""
     emulator.set_faults(Faults(tokens_per_second=100, steer="successor_fails"))
     session = _session(emulator)
-    await session.warm()
-    steering = Steering()
-    task = asyncio.ensure_future(session.complete(LONG, steering=steering))
-    committed = await _steer_when_streaming(emulator, steering, "Revise: REPLACE w WITH z")
-    emulator.set_faults(Faults(tokens_per_second=2000))
-    reply = await task
+    committed, reply = await _steered(emulator, session, then=Faults(tokens_per_second=2000))
     assert not committed and reply.attempts == 2 and "w0 = 0" in reply.text
     await session.close()
 
