@@ -31,12 +31,12 @@ from typing import Any
 from sparkls.errors import ApiError, ModelError
 from sparkls.models.events import Event, Sent, Where
 from sparkls.models.lanes import LaneConnection
+from sparkls.models.pool import MIN_BACKGROUND_ROTATION
 from sparkls.models.websocket import CONNECTION_LIMIT, dial
 
 logger = logging.getLogger(__name__)
 
 ALREADY_IN_PROGRESS = "response_already_in_progress"
-MIN_BACKGROUND_ROTATION = 1.0  # as the pool's: a tiny `max_age` never loops
 
 
 class LanesUnsupported(ModelError):
@@ -190,11 +190,12 @@ class LaneSocket:
 
     # -- requests ---------------------------------------------------------------------
 
-    async def stream(self, message: dict[str, Any]) -> AsyncIterator[Event]:
-        """Send `message` on a lane and yield its events (`LaneConnection.stream`). A
+    async def stream(self, message: dict[str, Any], *, on: LaneConnection | None = None) -> AsyncIterator[Event]:
+        """Send `message` on a lane (of `on`, the connection the caller chose it for,
+        while it takes requests) and yield its events (`LaneConnection.stream`). A
         connection the service has retired (nothing was processed) is replaced and
         the message sent once more on the new one."""
-        conn = await self.connection()
+        conn = on if on is not None and on.is_open and not on.retiring else await self.connection()
         for fresh in (False, True):
             started = False
             try:

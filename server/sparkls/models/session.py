@@ -266,27 +266,28 @@ class TierSession:
         chain, store = (follow_up.chain if follow_up else None), self.tier.store
         started = time.perf_counter()
         read = {"where": self.where, "tier": self.tier, "transport": transport, "attempt": attempt, "started": started}
+
+        def create(sent: Wire, previous: str | None) -> dict[str, Any]:
+            return response_create(
+                self.tier.model, sent, previous_response_id=previous, cache_key=self.cache_key, store=store
+            )
+
         try:
             async with asyncio.timeout(self.tier.request_timeout):
                 if transport == "websocket" and self.mode == "lanes":
-                    conn = await self._links.lanes().connection()
+                    lanes = self._links.lanes()
+                    conn = await lanes.connection()
                     sent, previous = turn_for(follow_up, prompt, conn)
-                    message = response_create(
-                        self.tier.model, sent, previous_response_id=previous, cache_key=self.cache_key, store=store
-                    )
                     steering = steering if steering is not None and not steering.closed else None  # first attempt only
                     if steering is not None:
                         steering.attach(conn.steer, prompt)
-                    reply = await collect(self._links.lanes().stream(message), steering=steering, **read)
+                    reply = await collect(lanes.stream(create(sent, previous), on=conn), steering=steering, **read)
                     chain = Chain(reply.response_id, transport, store, reply.via)  # type: ignore[arg-type]
                     return replace(reply, chain=chain, chained=previous is not None, mode="lanes")
                 if transport == "websocket":
                     async with self._links.pool().checkout(prefer=chain.socket if chain else None) as sock:
                         sent, previous = turn_for(follow_up, prompt, sock)
-                        message = response_create(
-                            self.tier.model, sent, previous_response_id=previous, cache_key=self.cache_key, store=store
-                        )
-                        reply = await collect(sock.stream(message), **read)
+                        reply = await collect(sock.stream(create(sent, previous)), **read)
                         chain = Chain(reply.response_id, transport, store, sock)
                         return replace(reply, chain=chain, chained=previous is not None, mode="pool")
                 if self.tier.api != "responses":
