@@ -154,6 +154,14 @@ def response_create(
     return message
 
 
+def warm_up_create(model: str, prompt: Wire, *, cache_key: str | None = None) -> dict[str, Any]:
+    """A `generate: false` `response.create`: `prompt`'s instructions only, no input
+    (the service caches them and answers with an id, no output)."""
+    message = response_create(model, prompt, generate=False, cache_key=cache_key)
+    message["input"] = []
+    return message
+
+
 def steer_message(response_id: str, prompt: Wire) -> dict[str, Any]:
     """A `response.steer` for `response_id`: `prompt`'s new input as one user message
     (the event takes only `type`, `previous_response_id` and `input`; no `stream_id`:

@@ -14,14 +14,13 @@ import ssl
 from typing import Any
 
 from sparkls.config import Settings, TierSettings
-from sparkls.errors import StreamError
 from sparkls.guard.wire import Wire
-from sparkls.models.events import Completed, Where, response_create
+from sparkls.models.events import Where, warm_up_create
 from sparkls.models.http import HTTPStreamer
 from sparkls.models.lanes import LaneConnection
 from sparkls.models.lanesocket import LaneSocket
 from sparkls.models.pool import SocketPool
-from sparkls.models.websocket import ResponsesSocket
+from sparkls.models.websocket import ResponsesSocket, warmed
 
 
 def ssl_context_for(tier: TierSettings) -> ssl.SSLContext | None:
@@ -92,17 +91,9 @@ class Transports:
             )
         return self.pool_made
 
-    def _warm_message(self) -> dict[str, Any]:
-        assert self._warm_wire is not None
-        message = response_create(self.tier.model, self._warm_wire, generate=False, cache_key=self.cache_key)
-        message["input"] = []
-        return message
-
     async def _warm_lane(self, conn: LaneConnection) -> None:
-        async for event in conn.stream(self._warm_message()):
-            if isinstance(event, Completed):
-                return
-        raise StreamError(f"The {self.name} tier's warm-up did not complete.")
+        assert self._warm_wire is not None
+        await warmed(conn.stream(warm_up_create(self.tier.model, self._warm_wire, cache_key=self.cache_key)), self.where)
 
     async def _warm_socket(self, sock: ResponsesSocket) -> None:
         assert self._warm_wire is not None

@@ -28,7 +28,7 @@ from websockets.exceptions import ConnectionClosed, InvalidHandshake, InvalidSta
 from sparkls import __version__
 from sparkls.guard.wire import Wire
 from sparkls.errors import ApiError, ConnectError, HandshakeRefused, ModelError, StreamError
-from sparkls.models.events import Completed, Event, Sent, Where, api_error, classify, response_create, retry_after_from_headers
+from sparkls.models.events import Completed, Event, Sent, Where, api_error, classify, retry_after_from_headers, warm_up_create
 
 logger = logging.getLogger(__name__)
 
@@ -94,6 +94,14 @@ async def dial(
     except (OSError, TimeoutError, InvalidHandshake, InvalidURI) as exc:
         reason = "timed out" if isinstance(exc, TimeoutError) else str(exc) or type(exc).__name__
         raise ConnectError(f"Cannot connect to the {where.tier} tier at {url}: {reason}") from exc
+
+
+async def warmed(events: AsyncIterator[Event], where: Where) -> str:
+    """The id a warm-up (`warm_up_create`) answered with, read from its events."""
+    async for event in events:
+        if isinstance(event, Completed):
+            return event.response_id
+    raise StreamError(f"The {where.tier} tier's warm-up did not complete.")
 
 
 class ResponsesSocket:
@@ -164,12 +172,7 @@ class ResponsesSocket:
     async def warm(self, model: str, wire: Wire, *, cache_key: str | None = None) -> str:
         """Open if needed and send `wire`'s instructions as a `generate: false` request;
         returns its response id."""
-        message = response_create(model, wire, generate=False, cache_key=cache_key)
-        message["input"] = []
-        async for event in self.stream(message):
-            if isinstance(event, Completed):
-                return event.response_id
-        raise StreamError(f"The {self.where.tier} tier's warm-up did not complete.")
+        return await warmed(self.stream(warm_up_create(model, wire, cache_key=cache_key)), self.where)
 
     async def stream(self, message: dict[str, Any], *, drain_budget: float = 0.25) -> AsyncIterator[Event]:
         """Send one `response.create` and yield its events until it completes.

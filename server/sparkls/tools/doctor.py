@@ -28,11 +28,11 @@ from sparkls.config import PROJECT_FILE, Settings, TierSettings, load_settings, 
 from sparkls.endpoints import split_warning
 from sparkls.guard import fixed_wire
 from sparkls.errors import MissingApiKey, SparkError
-from sparkls.models.events import Completed, TextDelta, Where, chat_body, response_create, responses_body
+from sparkls.models.events import TextDelta, Where, chat_body, responses_body, warm_up_create
 from sparkls.models.http import HTTPStreamer
 from sparkls.models.lanesocket import LaneSocket, lanes_refused
 from sparkls.models.transports import ssl_context_for
-from sparkls.models.websocket import ResponsesSocket
+from sparkls.models.websocket import ResponsesSocket, warmed
 
 PROBE = fixed_wire("Reply with the word OK.", "OK?")
 TIERS = ("fast", "deep")
@@ -154,16 +154,9 @@ async def _lanes_check(
 
     async def probe() -> str:
         conn = await lanes.connection()
-        message = response_create(tier.model, PROBE, generate=False)
-        message["input"] = []
-
-        async def one() -> None:
-            async for event in conn.stream(message):
-                if isinstance(event, Completed):
-                    return
-
+        message = warm_up_create(tier.model, PROBE)
         try:
-            await asyncio.gather(one(), one())
+            await asyncio.gather(*(warmed(conn.stream(message), where) for _ in range(2)))
         except SparkError as exc:
             if not lanes_refused(exc):
                 raise
