@@ -31,9 +31,13 @@ async def test_closing_every_document_empties_every_per_document_store():
         server.completions.scheduler.submit(uri, n, lambda: asyncio.sleep(60), delay=30)  # work going
         server.speculation.start(_key(uri), lambda: asyncio.sleep(60), ttl=30, capacity=10)  # a quick fix ahead
         server.refines.remember(server.documents, _outcome(doc), _Session(), "m.py")  # a last edit to refine
+        server.in_flight.begin(uri)  # an edit still streaming, for a refine to steer
     held = server.held_documents()
-    assert set(held) >= {"documents", "speculation", "completions", "next_edits", "refines", "preparer", "reparse_timers"}
+    assert set(held) >= {
+        "documents", "speculation", "completions", "next_edits", "refines", "in_flight", "preparer", "reparse_timers",
+    }
     assert held["documents"] == held["completions"] == held["next_edits"] == held["speculation"] == held["refines"] == 5
+    assert held["in_flight"] == 5
     for uri in uris:
         _feature(server, types.TEXT_DOCUMENT_DID_CLOSE)(
             types.DidCloseTextDocumentParams(types.TextDocumentIdentifier(uri))
