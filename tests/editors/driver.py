@@ -18,7 +18,12 @@ from typing import Any, NoReturn
 import pytest
 
 # What .ci/run installs for each editor (Debian packages).
-APT_PACKAGES = {"nvim": "neovim", "emacs": "emacs-nox elpa-eglot", "eglot": "elpa-eglot"}
+APT_PACKAGES = {
+    "nvim": "neovim",
+    "emacs": "emacs-nox elpa-eglot",
+    "eglot": "elpa-eglot",
+    "lsp-mode": "elpa-lsp-mode",
+}
 # The `sparkls` next to this interpreter (.venv/bin), found through PATH as a user's would be.
 SPARKLS_BIN = Path(sys.executable).parent
 
