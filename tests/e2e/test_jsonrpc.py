@@ -203,6 +203,28 @@ async def test_the_reader_resyncs_after_a_bad_header(server, bad):
     assert [m["id"] for m in seen] == ["sentinel"]
 
 
+LYING_LENGTHS = {
+    "an absurd Content-Length": b"Content-Length: 99999999999\r\n\r\n",
+    "a length over the limit with no such body": b"Content-Length: %d\r\n\r\n" % (MAX_CONTENT_LENGTH + 1),
+    "a garbage length": b"Content-Length: 12abc\r\n\r\n{}",
+    "a body shorter than announced": b"Content-Length: 4000\r\n\r\n" + json.dumps({"jsonrpc": "2.0", "id": 8, "method": "shutdown"}).encode(),
+    "a length ending inside the next header": b"Content-Length: 20\r\n\r\n{}",
+}
+
+
+@pytest.mark.parametrize("bad", LYING_LENGTHS.values(), ids=LYING_LENGTHS.keys())
+async def test_a_length_that_lies_never_swallows_the_session(server, bad):
+    """The next well-framed request after a wrong Content-Length is answered, and so is the one after."""
+    await initialized(server)
+    await server.send(bad, request("sparkls/nothing", "next"), SENTINEL)
+    seen = await server.until("sentinel")
+    assert [m["id"] for m in seen] == ["next", "sentinel"]
+    await server.send(SHUTDOWN)  # the skipped shutdown (a body cut short) was not handled
+    await server.until("shutdown")
+    await server.send(EXIT)
+    assert await server.exit_code() == 0
+
+
 def peak_rss(pid: int) -> int:
     for line in Path(f"/proc/{pid}/status").read_text().splitlines():
         if line.startswith("VmHWM:"):

@@ -6,8 +6,12 @@ Owns:
 - `FrameParser`: LSP's base protocol (``Content-Length: N`` headers, a blank line,
   N bytes of body), incremental over chunks split anywhere. It resynchronises after
   a bad header block (garbage, no or a non-numeric ``Content-Length``) and refuses a
-  body above `MAX_CONTENT_LENGTH`, skipping its bytes without holding them. It never
-  holds more than `MAX_CONTENT_LENGTH` plus one header line.
+  body above `MAX_CONTENT_LENGTH`, skipping its bytes without holding them. A length
+  that does not match its body never swallows the session: a ``Content-Length: N``
+  line (digits, then a line break) inside a body or a refused body cannot be JSON (a
+  JSON string holds no raw line break), so it is taken as the next header and the
+  broken message before it is skipped. It never holds more than
+  `MAX_CONTENT_LENGTH` plus one header line.
 - `Gate`: what to do with one body under JSON-RPC 2.0 and the LSP lifecycle: deliver
   it, answer it with an error, drop it with a log line, or exit (with LSP's exit code).
 
@@ -40,6 +44,11 @@ _TOKEN = b"content-length:"
 _KEEP = len(_TOKEN) - 1  # bytes kept when a long line is cut: a token may straddle the cut
 _HEADER = re.compile(rb"[A-Za-z0-9-]+:")  # a header's name and colon, as RFC 7230 has it (near enough)
 _MAX_DIGITS = 18  # more digits than this is over any limit (and int() of 5,000 digits raises)
+# A header line found inside a body: what precedes a raw line break, lowercased.
+_HEADER_IN_BODY = re.compile(rb"content-length:[ \t]*[0-9]+[ \t]*\r?\Z")
+_LOOKBACK = 64  # bytes before a line break searched for such a header line
+# A body that ends inside a header line: its announced length stopped short of the line break.
+_HEADER_AT_END = re.compile(rb"content-length:[ \t]*[0-9]*[ \t]*\r?\Z")
 
 
 @dataclass(frozen=True, slots=True)
@@ -47,6 +56,26 @@ class Noise:
     """Input that was not a well-framed message and was skipped: a line for the log."""
 
     problem: str
+
+
+def _header_in(data: bytes | bytearray, start: int, end: int, floor: int) -> int:
+    """Where a ``Content-Length: N`` line whose line break lies in `data[start:end]`
+    begins (looking back no further than `floor`), or -1 when there is none."""
+    newline = data.find(b"\n", start, end)
+    while newline >= 0:
+        low = max(floor, newline - _LOOKBACK)
+        found = _HEADER_IN_BODY.search(bytes(data[low:newline]).lower())
+        if found:
+            return low + found.start()
+        newline = data.find(b"\n", newline + 1, end)
+    return -1
+
+
+def _header_at_end(data: bytes | bytearray, start: int, end: int) -> int:
+    """Where a header line that `data[start:end]` ends inside of begins, or -1."""
+    low = max(start, end - _LOOKBACK)
+    found = _HEADER_AT_END.search(bytes(data[low:end]).lower())
+    return low + found.start() if found else -1
 
 
 class FrameParser:
@@ -57,40 +86,45 @@ class FrameParser:
         self.max_header_line = max(max_header_line, len(_TOKEN) + _MAX_DIGITS + 2)
         self._buf = bytearray()
         self._body: int | None = None  # the length of the body being read
+        self._scanned = 0  # bytes of that body already searched for a header line
         self._skip = 0  # bytes of a refused body still to pass over
+        self._tail = b""  # the last bytes passed over of it: a header line may straddle two reads
         self._length: int | None = None  # Content-Length of the header block being read
         self._problem: str | None = None  # what was wrong in this block, if nothing right came after
         self._lines = 0  # non-blank lines in this header block
 
     @property
     def buffered(self) -> int:
-        """Bytes held: part of a body, or part of a header line."""
-        return len(self._buf)
+        """Bytes held: part of a body, part of a header line, or the end of a refused body."""
+        return len(self._buf) + len(self._tail)
 
     def feed(self, data: bytes) -> list[bytes | Noise]:
         out: list[bytes | Noise] = []
-        fresh = memoryview(data)
-        if self._skip:  # still passing over a refused body: do not even copy it in
-            taken = min(self._skip, len(fresh))
-            self._skip -= taken
-            fresh = fresh[taken:]
         buf = self._buf
-        buf += fresh
+        buf += data
         pos = 0
         while True:
-            if self._skip:  # a refused body: pass over what is here, hold none of it
-                taken = min(self._skip, len(buf) - pos)
-                self._skip -= taken
-                pos += taken
+            if self._skip:
+                pos = self._pass_over(pos, out)
                 if self._skip:
                     break
+                continue
             if self._body is not None:
                 end = pos + self._body
-                if len(buf) < end:
+                have = min(end, len(buf))
+                cut = _header_in(buf, pos + self._scanned, have, pos)
+                if cut < 0 and have == end:
+                    cut = _header_at_end(buf, pos, end)
+                if cut >= 0:  # the body was shorter than announced: the next message has begun
+                    out.append(Noise(f"a message announced {self._body} bytes but the next header came after {cut - pos}: skipped"))
+                    pos, self._body, self._scanned = cut, None, 0
+                    continue
+                if have < end:
+                    self._scanned = have - pos
                     break
                 with memoryview(buf) as held:  # one copy of the body, not two
                     out.append(bytes(held[pos:end]))
-                pos, self._body = end, None
+                pos, self._body, self._scanned = end, None, 0
                 continue
             newline = buf.find(b"\n", pos)
             if newline < 0:
@@ -104,6 +138,25 @@ class FrameParser:
                 self._header(line, out)
         del buf[:pos]
         return out
+
+    def _pass_over(self, pos: int, out: list[bytes | Noise]) -> int:
+        """Pass over what is here of a refused body, holding only its last few bytes; a
+        header line in it (the length was a lie) ends the skipping there."""
+        buf = self._buf
+        taken = min(self._skip, len(buf) - pos)
+        seen = self._tail + bytes(buf[pos : pos + taken])
+        at = _header_in(seen, len(self._tail), len(seen), 0)
+        if at < 0:
+            self._skip -= taken
+            self._tail = seen[-_LOOKBACK:] if self._skip else b""
+            return pos + taken
+        out.append(Noise("a header came inside the message refused as over the limit: reading on from it"))
+        held = len(self._tail)
+        self._skip, self._tail = 0, b""
+        if at >= held:
+            return pos + at - held
+        buf[pos:pos] = seen[at:held]  # the header began in bytes already passed over
+        return pos
 
     def _cut_long_line(self, pos: int, out: list[bytes | Noise]) -> int:
         """Drop the start of an unfinished header line longer than a header can be."""
