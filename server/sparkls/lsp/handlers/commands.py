@@ -13,6 +13,7 @@ import time
 from typing import TYPE_CHECKING, Any
 
 from lsprotocol import types
+from pygls.exceptions import JsonRpcException
 
 from sparkls.errors import Cancelled, EditRejected, SparkError
 from sparkls.lsp.handlers.convert import summary, workspace_edit
@@ -73,11 +74,14 @@ async def apply_outcome(ls: SparkServer, outcome: EditOutcome) -> dict[str, Any]
     started = time.perf_counter()
     remember_edit(ls, outcome)
     if outcome.edits:
-        result = await ls.workspace_apply_edit_async(
-            types.ApplyWorkspaceEditParams(
-                edit=workspace_edit(outcome, ls.client_capabilities), label="Spark edit"
+        try:
+            result = await ls.workspace_apply_edit_async(
+                types.ApplyWorkspaceEditParams(
+                    edit=workspace_edit(outcome, ls.client_capabilities), label="Spark edit"
+                )
             )
-        )
+        except JsonRpcException as exc:  # refused with an error (eglot: "Edits on X require version N")
+            raise EditRejected(f"The editor did not apply the edit ({exc.message}); nothing was changed.") from exc
         if not result.applied:
             reason = result.failure_reason or "no reason given"
             raise EditRejected(f"The editor did not apply the edit ({reason}); nothing was changed.")
