@@ -5,8 +5,11 @@
 ;; from environment variables:
 ;;   SPARKLS_EMACS_DOCS     Elisp file: the blocks of docs/editors/emacs.md under test
 ;;   SPARKLS_EMACS_FILE     the Python file to open
-;;   SPARKLS_EMACS_FLOW     JSON: {"quickfix": {"diagnostic"}, "edits": [STEP...], "task": STEP}
-;;                          where STEP is {"line", "select" | "to_line", "instruction"}
+;;   SPARKLS_EMACS_FLOW     JSON, each step optional, in this order: {"quickfix": {"diagnostic"},
+;;                          "edits": [STEP...], "refine": INSTRUCTION, "slow": SLOW,
+;;                          "context": LINE, "task": STEP}, where STEP is {"line",
+;;                          "select" | "to_line", "instruction"} and SLOW a STEP with
+;;                          "type_line", "type" (typed meanwhile), "idle" (then idle)
 ;;   SPARKLS_EMACS_RESULT   where to write the JSON result
 ;;   SPARKLS_EMACS_TIMEOUT  seconds, the bound on each wait (default 20)
 ;; The harness only observes (advice) and types: the set-up, the commands, eglot's
@@ -18,8 +21,11 @@
 (require 'subr-x)
 
 (defvar flow-result (make-hash-table :test 'equal))
-(defvar flow-requests nil "Client requests, newest first: (METHOD PARAMS RESULT).")
-(defvar flow-async nil "Asynchronous client requests, newest first: (METHOD PARAMS ANSWER).")
+;; Requests to the server, newest first: (METHOD PARAMS ANSWER), ANSWER (:result R) or
+;; (:error E), nil while pending; synchronous ones (`jsonrpc-request') and asynchronous
+;; ones (`jsonrpc-async-request') alike.
+(defvar flow-requests nil)
+(defvar flow-messages nil "What reached the echo area, newest first.")
 (defvar flow-env
   (list :docs (getenv "SPARKLS_EMACS_DOCS")
         :file (getenv "SPARKLS_EMACS_FILE")
@@ -42,16 +48,19 @@
   "Around `jsonrpc-request': remember every request and its result."
   (let ((entry (list method params nil)))
     (push entry flow-requests)
-    (let ((result (apply request connection method params args)))
-      (setf (nth 2 entry) result)
-      result)))
+    (condition-case err
+        (let ((result (apply request connection method params args)))
+          (setf (nth 2 entry) (list :result result))
+          result)
+      (error (setf (nth 2 entry) (list :error (error-message-string err)))
+             (signal (car err) (cdr err))))))
 
 (defun flow-observe-async (request connection method params &rest keys)
   "Around `jsonrpc-async-request': remember the request, and its answer when it comes."
-  (let ((entry (list method params nil nil))
+  (let ((entry (list method params nil))
         (success (plist-get keys :success-fn))
         (failure (plist-get keys :error-fn)))
-    (push entry flow-async)
+    (push entry flow-requests)
     (apply request connection method params
            (append (list :success-fn (lambda (result)
                                        (setf (nth 2 entry) (list :result result))
@@ -60,6 +69,18 @@
                                      (setf (nth 2 entry) (list :error error))
                                      (when failure (funcall failure error))))
                    keys))))
+
+(defun flow-observe-messages (message format &rest args)
+  "Around `message': remember what reached the echo area."
+  (let ((text (apply message format args)))
+    (when text (push text flow-messages))
+    text))
+
+(defun flow-idle ()
+  "Be idle for a moment, as a user who stops typing: run the idle timers, as the
+command loop does (batch Emacs never goes idle by itself)."
+  (dolist (timer (copy-sequence timer-idle-list))
+    (timer-event-handler timer)))
 
 (defun flow-observe-actions (actions &rest _)
   "Before eglot executes a code action: the titles it had to choose from."
@@ -102,21 +123,70 @@
     (push-mark (point) t t)
     (flow-goto-line (1+ (plist-get step :to_line)))))
 
+(defun flow-command (keys instruction)
+  "Type KEYS, then INSTRUCTION (if any) and RET; the request it sent, answered or not."
+  (let ((before (length flow-requests)))
+    (flow-type (kbd keys) (if instruction (concat instruction "\r") ""))
+    (unless (> (length flow-requests) before)
+      (error "%s sent no request" keys))
+    (car flow-requests)))
+
+(defun flow-answer (what entry)
+  "Wait for ENTRY's answer; fail on an error answer."
+  (flow-wait what (lambda () (nth 2 entry)))
+  (when (eq (car (nth 2 entry)) :error)
+    (error "%s: error %S" what (nth 2 entry)))
+  (plist-get (nth 2 entry) :result))
+
 (defun flow-edit (step)
   "Select what STEP says, then C-c s e and the instruction, as the user would."
   (flow-select step)
-  (let ((before (length flow-requests)))
-    (flow-type (kbd "C-c s e") (plist-get step :instruction) (kbd "RET"))
-    (unless (> (length flow-requests) before)
-      (error "C-c s e sent no request"))))
+  (flow-answer "C-c s e" (flow-command "C-c s e" (plist-get step :instruction))))
+
+(defun flow-refine (instruction)
+  "C-c s r and INSTRUCTION: revise the last edit."
+  (flow-answer "C-c s r" (flow-command "C-c s r" instruction)))
+
+(defun flow-context (line)
+  "C-c s c on LINE: the answer, and the buffer that shows it."
+  (flow-goto-line line)
+  (deactivate-mark)
+  (let* ((result (flow-answer "C-c s c" (flow-command "C-c s c" nil)))
+         (path (plist-get result :path))
+         (shown (if (stringp path) (find-buffer-visiting path) (get-buffer "*Spark context*"))))
+    (flow-set "context"
+              (list :path path
+                    :buffer (and shown (buffer-name shown))
+                    :displayed (and shown (get-buffer-window shown t) t)
+                    :read_only (and shown (buffer-local-value 'buffer-read-only shown))
+                    :text (and shown (with-current-buffer shown
+                                       (buffer-substring-no-properties (point-min) (point-max))))))))
+
+(defun flow-slow-edit (step)
+  "C-c s e against a slow model, then type elsewhere while it works (STEP's :type at
+the start of line :type_line), idle or not (:idle): what happened, for the test."
+  (flow-select step)
+  (let ((entry (flow-command "C-c s e" (plist-get step :instruction)))
+        (ticks 0) timer)
+    (setq timer (run-with-timer 0.05 0.05 (lambda () (cl-incf ticks))))
+    (let ((returned-pending (null (nth 2 entry))))
+      (deactivate-mark)
+      (flow-goto-line (plist-get step :type_line))
+      (flow-type (plist-get step :type))
+      (flow-set "slow" (list :returned_pending returned-pending
+                             :typed_pending (null (nth 2 entry)))))
+    (when (eq (plist-get step :idle) t)
+      (flow-idle))
+    (flow-wait "the slow edit to be answered" (lambda () (nth 2 entry)))
+    (cancel-timer timer)
+    (flow-set "slow" (append (gethash "slow" flow-result)
+                             (list :answer (nth 2 entry) :ticks ticks
+                                   :text (buffer-substring-no-properties (point-min) (point-max)))))))
 
 (defun flow-task (step)
   "C-c s t on STEP's selection; only what it sends is checked (the server side comes later)."
   (flow-select step)
-  (flow-type (kbd "C-c s t") (plist-get step :instruction) (kbd "RET"))
-  (let ((entry (car flow-async)))
-    (unless (and entry (eq (car entry) :workspace/executeCommand))
-      (error "C-c s t sent no request"))
+  (let ((entry (flow-command "C-c s t" (plist-get step :instruction))))
     (flow-wait "sparkls.task to answer" (lambda () (nth 2 entry)))
     (flow-set "task" (append (list :command (plist-get (nth 1 entry) :command)
                                    :arguments (plist-get (nth 1 entry) :arguments))
@@ -125,17 +195,24 @@
 (defun flow-commands ()
   "The workspace/executeCommand requests, oldest first, for the result."
   (vconcat
-   (cl-loop for (method params result) in (reverse flow-requests)
+   (cl-loop for (method params answer) in (reverse flow-requests)
             when (eq method :workspace/executeCommand)
             collect (list :command (plist-get params :command)
                           :arguments (plist-get params :arguments)
-                          :result result))))
+                          :result (plist-get answer :result)))))
+
+(defun flow-stderr-lines (server)
+  "The lines of the server's stderr, as eglot keeps them."
+  (with-current-buffer (jsonrpc-stderr-buffer server)
+    (cl-count-if (lambda (line) (not (string-empty-p line)))
+                 (split-string (buffer-string) "\n"))))
 
 (defun flow-main ()
-  (let ((started nil) server)
+  (let ((started nil) (flow (plist-get flow-env :flow)) server)
     (advice-add 'jsonrpc-request :around #'flow-observe-requests)
     (advice-add 'jsonrpc-async-request :around #'flow-observe-async)
     (advice-add 'eglot--read-execute-code-action :before #'flow-observe-actions)
+    (advice-add 'message :around #'flow-observe-messages)
     (load (plist-get flow-env :docs) nil t)
     (require 'eglot)
     (flow-set "eglot" (locate-library "eglot"))
@@ -150,22 +227,45 @@
     (flow-set "initialize_ms" (* 1000 (- (float-time) started)))
     (flow-wait "a warm fast tier" (lambda () (equal sparkls-status "Spark (local): ready")))
     (flow-set "warm_ms" (* 1000 (- (float-time) started)))
+    (flow-set "steps" nil)
     (flymake-start)
-    (flow-quick-fix server)
-    (dolist (step (plist-get (plist-get flow-env :flow) :edits))
-      (flow-edit step))
+    (when (plist-get flow :quickfix)
+      (flow-quick-fix server)
+      (flow-step "quick fix"))
+    (dolist (step (plist-get flow :edits))
+      (flow-edit step)
+      (flow-step "edit"))
+    (when-let ((instruction (plist-get flow :refine)))
+      (flow-refine instruction)
+      (flow-step "refine"))
+    (when-let ((step (plist-get flow :slow)))
+      (flow-slow-edit step)
+      (flow-step "edit while typing"))
     (save-buffer)
     (flow-set "status" sparkls-status)
-    (when-let ((step (plist-get (plist-get flow-env :flow) :task)))
-      (flow-task step))
+    (when-let ((line (plist-get flow :context)))
+      (flow-context line)
+      (flow-step "context view"))
+    (when-let ((step (plist-get flow :task)))
+      (flow-task step)
+      (flow-step "task"))
     (flow-set "commands" (flow-commands))
     (flow-set "methods" (vconcat (mapcar (lambda (r) (symbol-name (car r))) (reverse flow-requests))))
+    (flow-set "messages" (vconcat (reverse flow-messages)))
+    (flow-set "stderr_lines" (flow-stderr-lines server))
+    (flow-set "warnings" (and (get-buffer "*Warnings*")
+                              (with-current-buffer "*Warnings*" (buffer-string))))
     (eglot-shutdown server)))
+
+(defun flow-step (name)
+  "STEP NAME passed."
+  (flow-set "steps" (vconcat (gethash "steps" flow-result) (list name))))
 
 (let ((ok (condition-case err
               (progn (flow-main) t)
             (error (flow-set "error" (error-message-string err))
                    (flow-set "commands" (flow-commands))
+                   (flow-set "messages" (vconcat (reverse flow-messages)))
                    nil))))
   (with-temp-file (plist-get flow-env :result)
     (insert (json-encode flow-result)))

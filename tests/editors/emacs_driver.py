@@ -17,6 +17,8 @@ from tests.editors.workspace import (
     DIAGNOSTIC,
     EDIT_NAME,
     EDIT_PARAMETER,
+    REFINE,
+    SAMPLE,
     TASK,
     write_workspace,
 )
@@ -30,8 +32,22 @@ FLOW = {
         {"line": 10, "select": "nme", "instruction": EDIT_NAME},
         {"line": 4, "to_line": 6, "instruction": EDIT_PARAMETER},
     ],
+    "refine": REFINE,
+    "context": 6,
     "task": {"line": 4, "to_line": 6, "instruction": TASK},
 }
+
+# An edit against a slow model, with a line typed at the top of the file meanwhile.
+# With "idle", the user stops typing before the model answers (eglot then sends the
+# change); without, the answer comes while the change is still held back by eglot.
+TYPED = "# typed while Spark worked"
+
+
+def slow_flow(*, idle: bool) -> dict:
+    step = {"line": 10, "select": "nme", "instruction": EDIT_NAME, "type_line": 1, "type": TYPED + "\r"}
+    return {"slow": {**step, "idle": idle}}
+
+SLOW_EXPECTED = TYPED + "\n" + SAMPLE.replace("+ nme", "+ name")
 
 
 def eglot_available(emacs: str) -> bool:
@@ -43,8 +59,10 @@ def eglot_available(emacs: str) -> bool:
     return done.returncode == 0
 
 
-def run_flow(emacs: str, tmp: Path, emulator_url: str, *, timeout: float = 120) -> tuple[EditorRun, Path]:
-    """Run the whole flow once; returns the run and the edited file."""
+def run_flow(
+    emacs: str, tmp: Path, emulator_url: str, *, flow: dict | None = None, timeout: float = 120
+) -> tuple[EditorRun, Path]:
+    """Run the flow (the whole of FLOW unless told) once; returns the run and the edited file."""
     path = write_workspace(tmp / "project", emulator_url)
     docs = tmp / "sparkls-docs.el"
     blocks = [block("emacs.md", "elisp", heading, nth) for heading, nth in DOC_BLOCKS]
@@ -54,7 +72,7 @@ def run_flow(emacs: str, tmp: Path, emulator_url: str, *, timeout: float = 120) 
         tmp / "home",
         SPARKLS_EMACS_DOCS=str(docs),
         SPARKLS_EMACS_FILE=str(path),
-        SPARKLS_EMACS_FLOW=json.dumps(FLOW),
+        SPARKLS_EMACS_FLOW=json.dumps(flow or FLOW),
         SPARKLS_EMACS_RESULT=str(result),
         SPARKLS_EMACS_TIMEOUT=str(timeout / 3),
     )
