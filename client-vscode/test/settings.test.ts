@@ -5,6 +5,7 @@ import {
   explicitValue,
   initializationOptions,
   manifestSettings,
+  NOTIFICATIONS,
   serverSettings,
 } from '../src/common/settings';
 import { readJson } from './helpers';
@@ -91,13 +92,21 @@ describe('serverSettings', () => {
 describe('initializationOptions', () => {
   test('the stored key goes in as api_key, without touching the settings', () => {
     const settings = { fast: { model: 'm' } };
-    assert.deepEqual(initializationOptions(settings, 'sk-test-123456'), { fast: { model: 'm' }, api_key: 'sk-test-123456' });
+    assert.deepEqual(initializationOptions(settings, 'sk-test-123456'), {
+      fast: { model: 'm' },
+      notifications: ['status', 'nextEdit'],
+      api_key: 'sk-test-123456',
+    });
     assert.deepEqual(settings, { fast: { model: 'm' } });
   });
 
   test('no stored key: no api_key (the server reads its environment variable)', () => {
-    assert.deepEqual(initializationOptions({}, undefined), {});
-    assert.deepEqual(initializationOptions({}, ''), {});
+    assert.deepEqual(initializationOptions({}, undefined), { notifications: ['status', 'nextEdit'] });
+    assert.deepEqual(initializationOptions({}, ''), { notifications: ['status', 'nextEdit'] });
+  });
+
+  test('asks for the status and next-edit notifications the extension handles', () => {
+    assert.deepEqual(initializationOptions({}, undefined).notifications, [...NOTIFICATIONS]);
   });
 });
 

@@ -40,14 +40,18 @@ async def start(
     position_encodings: list[str] | None = None,
     client_name: str | None = None,
 ) -> types.InitializeResult:
-    """Initialize the session against the emulator (override any tier key with `fast`).
+    """Initialize the session against the emulator (override any tier key with `fast`),
+    asking for sparkls's notifications as the VS Code extension does.
 
     The workspace gets the canaries first (tests/canaries.py: files under
     `zz_canaries/` and a line in `.gitignore`); a request holding one fails the test.
     """
     if root.is_dir():
         canaries.plant(root)
-    init_options = {"fast": {"baseUrl": emulator.url, "apiKey": emulator.api_key, **(fast or {})}}
+    init_options = {
+        "fast": {"baseUrl": emulator.url, "apiKey": emulator.api_key, **(fast or {})},
+        "notifications": ["status", "nextEdit"],
+    }
     init_options.update(options or {})
     result = await client.initialize_session(
         types.InitializeParams(

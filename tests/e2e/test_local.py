@@ -36,7 +36,7 @@ async def _initialize(client: LanguageClient, root, options: dict) -> None:
     await client.initialize_session(
         types.InitializeParams(
             capabilities=capabilities("visual_studio_code"),
-            initialization_options=options,
+            initialization_options={**options, "notifications": ["status"]},
             root_uri=root.as_uri(),
             workspace_folders=[types.WorkspaceFolder(uri=root.as_uri(), name="w")],
         )

@@ -96,12 +96,20 @@ export function serverSettings(keys: readonly string[], valueOf: (key: string) =
 }
 
 /**
+ * sparkls's own notifications the extension handles (the status item, next-edit
+ * suggestions): the server sends them only to clients that ask (`notifications`).
+ */
+export const NOTIFICATIONS = ['status', 'nextEdit'];
+
+/**
  * `initializationOptions`: the settings, plus the key from VS Code's secret storage as
- * `api_key` (config.py `Settings.api_key`, for all tiers). The key is never put in the
+ * `api_key` (config.py `Settings.api_key`, for all tiers), plus the notifications asked
+ * for (`notifications`, the client's, not a setting). The key is never put in the
  * settings pushed later, so it exists in exactly one message.
  */
 export function initializationOptions(settings: ServerSettings, apiKey: string | undefined): ServerSettings {
-  return apiKey ? { ...settings, api_key: apiKey } : { ...settings };
+  const options: ServerSettings = { ...settings, notifications: [...NOTIFICATIONS] };
+  return apiKey ? { ...options, api_key: apiKey } : options;
 }
 
 export type ChangeAction = 'restart' | 'push' | 'none';

@@ -49,6 +49,9 @@ class Messages(LanguageServer):
     _reporting = False  # in report_server_error (no reporting an error about reporting)
     _log_loop: asyncio.AbstractEventLoop | None = None
     client_log: ClientLog
+    # sparkls's own notifications the client asked for (lsp/notifications.py): none
+    # until `initialize` says otherwise.
+    asked_notifications: frozenset[str] = frozenset()
 
     def report_server_error(self, error: Exception, source: Any) -> None:
         """pygls's hook for errors no request owns: logged, and shown to the user only
@@ -66,6 +69,14 @@ class Messages(LanguageServer):
 
     def notify_user(self, message: str, kind: types.MessageType = types.MessageType.Error) -> None:
         self.window_show_message(types.ShowMessageParams(type=kind, message=f"Spark: {message}"))
+
+    def notify_extension(self, name: str, params: Any) -> None:
+        """`sparkls/<name>` (`status`, `nextEdit`), to a client that asked for it only:
+        one with no handler would show each as an error (lsp/notifications.py)."""
+        from sparkls.lsp.notifications import method_name
+
+        if name in self.asked_notifications:
+            self.protocol.notify(method_name(name), params)
 
     def log(self, message: str, kind: types.MessageType = types.MessageType.Info) -> None:
         """A line for the editor's log whatever its trace level (what the user asked to

@@ -1,6 +1,7 @@
-"""What the editor's status bar shows of the tiers (`sparkls/status`), and the one
-warning that a local tier has a remote partner: one object per session, the server's
-`status_board`. No work of its own: it coalesces and sends.
+"""What the editor's status bar shows of the tiers (`sparkls/status`, to clients that
+ask for it: lsp/notifications.py), and the one warning that a local tier has a remote
+partner: one object per session, the server's `status_board`. No work of its own: it
+coalesces and sends.
 """
 
 from __future__ import annotations
@@ -16,7 +17,6 @@ if TYPE_CHECKING:
     from sparkls.lsp.server import SparkServer
     from sparkls.models.session import TierStatus
 
-STATUS_NOTIFICATION = "sparkls/status"
 STATUS_DELAY = 0.05  # seconds: status updates are coalesced, never ahead of an edit
 
 
@@ -44,7 +44,7 @@ class StatusBoard:
         pending, self._pending = self._pending, {}
         self._known.update(pending)
         if pending and self._server._initialized:
-            self._server.protocol.notify(STATUS_NOTIFICATION, {"tiers": dict(self._known)})
+            self._server.notify_extension("status", {"tiers": dict(self._known)})
 
     def announce_deep(self) -> None:
         """The deep tier's status before any task: where it goes, and whether it can serve."""

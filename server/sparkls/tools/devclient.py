@@ -183,7 +183,7 @@ async def start_session(
     await client.start_io(*(server_command or SERVER_COMMAND))
     # Demo and benchmark workspaces are throwaway folders: keep no index of them in
     # the user's cache unless asked to.
-    options = {**options, "context": {"index": False, **options.get("context", {})}}
+    options = {**options, "context": {"index": False, **options.get("context", {})}, "notifications": ["status", "nextEdit"]}
     result = await client.initialize_async(
         types.InitializeParams(capabilities=editor_capabilities(), root_uri=root.as_uri(), initialization_options=options)
     )

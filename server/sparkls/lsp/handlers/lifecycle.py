@@ -20,6 +20,7 @@ from pygls.uris import to_fs_path
 
 from sparkls.documents.positions import normalize_encoding
 from sparkls.lsp.handlers import inline
+from sparkls.lsp.notifications import asked_for
 from sparkls.lsp.server import SparkServer
 
 
@@ -77,7 +78,9 @@ def register(server: SparkServer) -> None:
         ls.root = _root(params)
         ls.client_name = params.client_info.name if params.client_info is not None else None
         ls.set_trace(params.trace)  # which log records reach the editor's log
-        options = params.initialization_options
+        # `notifications` is the client's, not a setting: taken out first.
+        ls.asked_notifications, options, problems = asked_for(params.initialization_options, params.capabilities.experimental)
+        ls.pending_problems.extend(problems)
         ls.settings_sources["initialization"] = options if isinstance(options, dict) else None
         if options is not None and not isinstance(options, dict):
             ls.pending_problems.append("initializationOptions must be an object; ignored")

@@ -6,7 +6,8 @@
   at once after an accepted suggestion (the chain of call sites goes on without a pause).
 - A suggestion on offer is announced with `sparkls/nextEdit` (`{"uri", "version",
   "line", "range", "newText", "title", "reason"}`, or `{"uri", "suggestion": null}`
-  when it is withdrawn), and shown as:
+  when it is withdrawn) to clients that asked for it (lsp/notifications.py), and
+  shown to every client as:
   - a `refactor.rewrite` code action "Spark: next edit at line N", offered wherever
     the cursor is, carrying the edit as a versioned `TextDocumentEdit` (an editor
     refuses it once the document has moved on);
@@ -30,7 +31,6 @@ from sparkls.lsp.server import SparkServer
 if TYPE_CHECKING:
     from sparkls.nextedit.ask import Asking, Suggestion
 
-NEXT_EDIT_NOTIFICATION = "sparkls/nextEdit"
 NEXT_EDIT_COMMAND = "sparkls.nextEdit"
 ACCEPT_NEXT_EDIT_COMMAND = "sparkls.acceptNextEdit"
 REWRITE = types.CodeActionKind.RefactorRewrite
@@ -54,9 +54,9 @@ def describe(doc: Document, suggestion: Suggestion) -> dict[str, Any]:
 
 def _announce(ls: SparkServer, uri: str, suggestion: Suggestion | None) -> None:
     if suggestion is None or not ls.documents.has(uri):
-        ls.protocol.notify(NEXT_EDIT_NOTIFICATION, {"uri": uri, "suggestion": None})
+        ls.notify_extension("nextEdit", {"uri": uri, "suggestion": None})
         return
-    ls.protocol.notify(NEXT_EDIT_NOTIFICATION, {"uri": uri, "suggestion": describe(ls.documents.get(uri), suggestion)})
+    ls.notify_extension("nextEdit", {"uri": uri, "suggestion": describe(ls.documents.get(uri), suggestion)})
 
 
 def _ask(ls: SparkServer):
@@ -126,7 +126,12 @@ def register(server: SparkServer) -> None:
 
     @server.command(NEXT_EDIT_COMMAND)
     def next_edit(ls: SparkServer, *args: Any) -> dict[str, Any] | None:
-        uri = _uri_argument(NEXT_EDIT_COMMAND, args)
+        from sparkls.lsp.handlers.commands import failure
+
+        try:
+            uri = _uri_argument(NEXT_EDIT_COMMAND, args)
+        except EditError as exc:  # a picker that runs it with no argument: a message, not a traceback
+            return failure(ls, exc)
         if not ls.documents.has(uri):
             return None
         doc = ls.documents.get(uri)
