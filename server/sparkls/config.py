@@ -18,6 +18,8 @@ This module does no I/O except `read_project_file`; it knows nothing of LSP.
 
 from __future__ import annotations
 
+import difflib
+import functools
 import os
 import re
 import tomllib
@@ -270,9 +272,15 @@ class Settings(_Model):
         return value
 
     def _local_hint(self, tier_name: str) -> str:
+        """How to go on without a key: the other tier's local server, or the emulator."""
         other = self.deep if tier_name == "fast" else self.fast
-        if getattr(self, tier_name).is_local or not other.is_local:
+        if getattr(self, tier_name).is_local:
             return ""
+        if not other.is_local:
+            return (
+                f" To try sparkls without a key, run `sparkls emulate` and set `local_base_url` "
+                f"(`localBaseUrl` in an editor's settings) to {DEFAULT_LOCAL_BASE_URL}."
+            )
         return (
             f" The other tier is local ({other.host}): to keep this one on this machine too, "
             f"set `local_base_url` (e.g. {other.base_url}) instead."
@@ -282,10 +290,14 @@ class Settings(_Model):
 _CAMEL = re.compile(r"(?<=[a-z0-9])([A-Z])")
 
 
+def _snake(key: Any) -> str:
+    return _CAMEL.sub(r"_\1", str(key)).lower()
+
+
 def snake_keys(value: Any) -> Any:
     """`baseUrl` -> `base_url`, recursively through dicts."""
     if isinstance(value, dict):
-        return {_CAMEL.sub(r"_\1", str(k)).lower(): snake_keys(v) for k, v in value.items()}
+        return {_snake(k): snake_keys(v) for k, v in value.items()}
     return value
 
 
@@ -313,12 +325,60 @@ def _drop(raw: dict[str, Any], path: tuple[Any, ...]) -> bool:
     return False
 
 
-def _describe(error: dict[str, Any]) -> str:
+def _camel(path: str) -> str:
+    """`fast.base_url` -> `fast.baseUrl`: a key as an editor's settings spell it."""
+    return ".".join(re.sub(r"_([a-z0-9])", lambda m: m.group(1).upper(), part) for part in path.split("."))
+
+
+def _spellings(value: Any, prefix: str = "", snake: str = "") -> dict[str, str]:
+    """Each key's snake_case path -> the path as the user wrote it (camelCase, say)."""
+    out: dict[str, str] = {}
+    if isinstance(value, dict):
+        for key, child in value.items():
+            written = f"{prefix}.{key}" if prefix else str(key)
+            path = f"{snake}.{_snake(key)}" if snake else _snake(key)
+            out[path] = written
+            out.update(_spellings(child, written, path))
+    return out
+
+
+@functools.cache
+def setting_paths(model: type[BaseModel] = BaseModel) -> tuple[str, ...]:
+    """Every setting's dotted snake_case path (`fast.base_url`, `context.exclude`, ...)."""
+    model = Settings if model is BaseModel else model
+    paths: list[str] = []
+    for name, field in model.model_fields.items():
+        kind = field.annotation
+        if isinstance(kind, type) and issubclass(kind, BaseModel):
+            paths += [f"{name}.{sub}" for sub in setting_paths(kind)]
+        else:
+            paths.append(name)
+    return tuple(paths)
+
+
+def did_you_mean(path: str) -> list[str]:
+    """The settings an unknown `path` most likely meant: a close name beside it
+    (`fast.modle` -> `fast.model`), else the same name elsewhere (`model` ->
+    `fast.model`, `deep.model`), else a close path anywhere."""
+    known = setting_paths()
+    parent, _, leaf = path.rpartition(".")
+    siblings = {p.rpartition(".")[2]: p for p in known if p.rpartition(".")[0] == parent}
+    close = difflib.get_close_matches(leaf, list(siblings), n=1, cutoff=0.6)
+    if close:
+        return [siblings[close[0]]]
+    elsewhere = [p for p in known if p.rpartition(".")[2] == leaf]
+    return elsewhere[:2] or difflib.get_close_matches(path, known, n=1, cutoff=0.8)
+
+
+def _describe(error: dict[str, Any], spellings: dict[str, str] | None = None) -> str:
     where = ".".join(str(p) for p in error["loc"]) or "settings"
-    message = error["msg"].removeprefix("Value error, ")
+    written = (spellings or {}).get(where, where)
     if error["type"] == "extra_forbidden":
-        message = "unknown setting"
-    return f"`{where}`: {message}"
+        camel = written != where  # spelled as an editor spells it: suggest that spelling
+        guesses = [f"`{_camel(p) if camel else p}`" for p in did_you_mean(where)]
+        hint = f" (did you mean {' or '.join(guesses)}?)" if guesses else ""
+        return f"unknown setting `{written}`{hint}; ignored"
+    return f"`{written}`: {error['msg'].removeprefix('Value error, ')} (default kept)"
 
 
 def load_settings(*sources: dict[str, Any] | None) -> tuple[Settings, list[str]]:
@@ -328,6 +388,7 @@ def load_settings(*sources: dict[str, Any] | None) -> tuple[Settings, list[str]]
     """
     raw: dict[str, Any] = {}
     problems: list[str] = []
+    spellings: dict[str, str] = {}
     for source in sources:
         if source is None:
             continue
@@ -335,6 +396,7 @@ def load_settings(*sources: dict[str, Any] | None) -> tuple[Settings, list[str]]
             problems.append(f"settings must be an object, got {type(source).__name__}; ignored")
             continue
         raw = merge(raw, snake_keys(source))
+        spellings.update(_spellings(source))
     for _ in range(50):  # each round removes at least one bad key
         try:
             settings = Settings.model_validate(merge(_DEFAULTS, raw))
@@ -343,11 +405,11 @@ def load_settings(*sources: dict[str, Any] | None) -> tuple[Settings, list[str]]
             for error in exc.errors():
                 loc = tuple(error["loc"])
                 if loc == ("local_base_url",):  # asked for local: never fall back to remote
-                    problems.append(_describe(error) + f"; both tiers stay on {DEFAULT_LOCAL_BASE_URL} meanwhile")
+                    problems.append(_describe(error).removesuffix(" (default kept)") + f"; both tiers stay on {DEFAULT_LOCAL_BASE_URL} meanwhile")
                     raw["local_base_url"] = DEFAULT_LOCAL_BASE_URL
                     removed = True
                     continue
-                problems.append(_describe(error) + " (default kept)")
+                problems.append(_describe(error, spellings))
                 while loc and not _drop(raw, loc):
                     loc = loc[:-1]
                 removed = removed or bool(loc)

@@ -11,6 +11,7 @@
     │   │   └── HandshakeRefused  the WebSocket upgrade refused by a non-API answer (proxy)
     │   ├── AuthError             401 / 403
     │   ├── ModelNotFound         404 for the model
+    │   ├── EndpointNotFound      404 for the API path itself: a base URL without /v1
     │   ├── RateLimited           429; carries `retry_after` seconds when given
     │   ├── ServerError           5xx, `response.failed` or an in-band `server_error`
     │   ├── StreamError           the stream broke before the response completed
@@ -80,6 +81,10 @@ class AuthError(ModelError):
 
 class ModelNotFound(ModelError):
     code = "model_not_found"
+
+
+class EndpointNotFound(ModelError):
+    code = "endpoint_not_found"
 
 
 class RateLimited(ModelError):

@@ -224,12 +224,11 @@ def api_error(
     if code == "model_not_found" or (status == 404 and code is None):
         return ModelNotFound(f"Model {where.model!r} of the {where.tier} tier was not found at {where.host}: {detail}")
     if status == 429 or code in ("rate_limit_exceeded", "requests", "tokens"):
-        named = retry_after_from_message(detail)
-        retry_after = retry_after if retry_after is not None else named
-        wait = f" Retry in {retry_after:g} s." if retry_after is not None and named is None else ""
-        return RateLimited(
-            f"Rate limited by {where.host} ({where.tier} tier): {detail.rstrip('.')}.{wait}", retry_after=retry_after
-        )
+        retry_after = retry_after if retry_after is not None else retry_after_from_message(detail)
+        head = f"Rate limited by {where.host} ({where.tier} tier)"
+        if retry_after is None:
+            return RateLimited(f"{head}: {detail.rstrip('.')}.")
+        return RateLimited(f"{head}: retry in {retry_after:.3g} s. ({detail.rstrip('.')}.)", retry_after=retry_after)
     if (status is not None and status >= 500) or code in SERVER_ERROR_CODES:
         shown = f"status {status}" if status is not None else f"error {code}"
         return ServerError(f"{where.host} failed with {shown} ({where.tier} tier): {detail}")

@@ -18,7 +18,7 @@ from typing import Any, Literal
 import httpx
 
 from sparkls import __version__
-from sparkls.errors import ConnectError, RequestTimeout, StreamError
+from sparkls.errors import ConnectError, EndpointNotFound, RequestTimeout, StreamError
 from sparkls.models.events import (
     Completed,
     Event,
@@ -28,6 +28,7 @@ from sparkls.models.events import (
     classify_chat,
     retry_after_from_headers,
 )
+from sparkls.models.explain import connect_failure, not_found_message
 from sparkls.models.sse import SSEDecoder
 
 logger = logging.getLogger(__name__)
@@ -80,10 +81,9 @@ class HTTPStreamer:
                     yield event
                     if isinstance(event, Completed):
                         return
-        except httpx.ConnectError as exc:
-            raise ConnectError(f"Cannot connect to the {self.where.tier} tier at {self.url}: {exc}") from exc
-        except httpx.ConnectTimeout as exc:
-            raise ConnectError(f"Cannot connect to the {self.where.tier} tier at {self.url}: timed out") from exc
+        except (httpx.ConnectError, httpx.ConnectTimeout) as exc:
+            cause = TimeoutError() if isinstance(exc, httpx.ConnectTimeout) else exc
+            raise ConnectError(connect_failure(self.where.tier, self.url, cause)) from exc
         except httpx.TimeoutException as exc:
             raise RequestTimeout(
                 f"The {self.where.tier} tier at {self.where.host} did not answer in time ({type(exc).__name__})."
@@ -146,6 +146,8 @@ class HTTPStreamer:
                 message = str(err)
         except (ValueError, AttributeError):
             message = raw.decode("utf-8", "replace")[:200]
+        if response.status_code == 404 and (wrong := not_found_message(self.where.tier, self.url, message, code)):
+            return EndpointNotFound(wrong)
         return api_error(
             self.where,
             response.status_code,

@@ -30,14 +30,15 @@ MAX_RATE_LIMIT_WAIT = 30.0  # seconds; a longer retry-after is reported, not wai
 RESEND_CODES = frozenset({"previous_response_not_found", "websocket_connection_limit_reached"})
 
 
-def is_retryable(exc: BaseException) -> bool:
-    """True when sending the same request again is safe and may succeed."""
+def is_retryable(exc: BaseException, *, max_wait: float = MAX_RATE_LIMIT_WAIT) -> bool:
+    """True when sending the same request again is safe and may succeed (a rate limit:
+    when the wait it asks for is at most `max_wait` seconds)."""
     if isinstance(exc, HandshakeRefused):
         return True  # the other transport may get through where the upgrade did not
     if isinstance(exc, (ConnectError, StreamError, ServerError)):
         return True
     if isinstance(exc, RateLimited):
-        return exc.retry_after is None or exc.retry_after <= MAX_RATE_LIMIT_WAIT
+        return exc.retry_after is None or exc.retry_after <= max_wait
     if isinstance(exc, ApiError):
         return exc.api_code in RESEND_CODES
     return False

@@ -14,6 +14,13 @@
 It retries what `is_retryable` allows, falls back to HTTP after repeated WebSocket
 failures (a connection lost with several lanes in flight counts once) and heals back
 after a cool-down, and reports its state (`TierStatus`) to whoever listens.
+
+An endpoint that cannot be reached at all (`unreachable`: connection refused, a name
+that does not resolve) marks the tier failing and is probed every few seconds at
+most (heal.py), and at once when a request over HTTP gets through: the
+status is ready again within seconds of the endpoint coming back. An interactive
+request (everything but a deep task) never sleeps through a rate limit longer than
+`INTERACTIVE_RATE_LIMIT_WAIT`: it fails at once with the wait in its message.
 """
 
 from __future__ import annotations
@@ -32,6 +39,7 @@ from sparkls.errors import (
     ApiError,
     AuthError,
     ConnectError,
+    EndpointNotFound,
     HandshakeRefused,
     ModelError,
     ModelRefused,
@@ -43,9 +51,11 @@ from sparkls.errors import (
 from sparkls.models.chain import PREVIOUS_RESPONSE_NOT_FOUND, Chain, FollowUp, turn_for
 from sparkls.models.collect import Reply, SteeredAway, collect
 from sparkls.models.events import Where, chat_body, response_create, responses_body
+from sparkls.models.explain import naming_local_base_url
+from sparkls.models.heal import Healer
 from sparkls.models.lanes import ConnectionLost, LaneConnection
 from sparkls.models.lanesocket import LanesUnsupported, lanes_refused
-from sparkls.models.retry import MAX_ATTEMPTS, backoff, is_retryable, retry_delay
+from sparkls.models.retry import MAX_ATTEMPTS, MAX_RATE_LIMIT_WAIT, backoff, is_retryable, retry_delay
 from sparkls.models.steering import Steering
 from sparkls.models.transports import Transports
 from sparkls.models.websocket import ResponsesSocket
@@ -55,6 +65,19 @@ logger = logging.getLogger(__name__)
 # Failures that are about one request's answer, not the tier's health: they never
 # mark the tier failing (a refusal or a cut-off reply says nothing of the service).
 REQUEST_ERRORS = (ApiError, ReplyCutOff, ModelRefused)
+# An interactive request (an edit, a quick fix, a completion, a next edit) waits out a
+# rate limit up to this many seconds; a longer one is reported at once with its wait.
+INTERACTIVE_RATE_LIMIT_WAIT = 5.0
+
+
+# Errors whose message may name the tier's `base_url` setting (models/explain.py).
+NAMES_BASE_URL = (ConnectError, HandshakeRefused, EndpointNotFound)
+
+
+def unreachable(exc: BaseException) -> bool:
+    """The endpoint itself could not be reached (refused, no such host, timed out):
+    HTTP would fail as the WebSocket did. A proxy refusing the upgrade is not that."""
+    return isinstance(exc, ConnectError) and not isinstance(exc, HandshakeRefused)
 
 
 @dataclass(slots=True)
@@ -99,7 +122,10 @@ class TierSession:
         self._lanes_off: str | None = None if self.tier.lanes else "the tier's `lanes` setting is off"
         self._ws_failures = 0
         self._lost_counted: deque[LaneConnection] = deque(maxlen=8)  # lost connections counted once
-        self._heal: asyncio.Task[None] | None = None
+        self._heal = Healer(
+            name, self._start_websocket, self._healed,
+            cooldown=self.tier.fallback_cooldown, cooldown_max=self.tier.fallback_cooldown_max,
+        )
         self.status = TierStatus(
             name, self.tier.model, self.tier.host, transport=self._configured_transport,
             location=self.tier.location, lanes_off=self._lanes_off,
@@ -172,6 +198,8 @@ class TierSession:
             self._websocket_failed(exc)
             if self.transport == "websocket":
                 self._set_status(state="failing", reason=str(self._explained(exc)))
+            if unreachable(exc):
+                self._heal.start(probing=True)
             return
         self._ws_failures = 0
         self._set_status(state="ready", reason=None)
@@ -198,16 +226,22 @@ class TierSession:
         notify: Callable[[str], None] | None = None,
         follow_up: FollowUp | None = None,
         steering: Steering | None = None,
+        patient: bool | None = None,
     ) -> Reply:
         """Send `prompt` and collect the whole reply, retrying what may be retried.
         With `follow_up`, its short turn goes instead where its chain can be continued;
         a chain the service no longer knows (`previous_response_not_found`) is resent
         in full at once. With `steering`, input may be added while it streams on a lane
-        (steering.py). Only the guard's output (`Wire`) is accepted."""
+        (steering.py). `patient` (default: on the deep tier only) waits out a rate limit
+        up to `MAX_RATE_LIMIT_WAIT`; otherwise the request is interactive and a wait
+        longer than `INTERACTIVE_RATE_LIMIT_WAIT` fails it at once. Only the guard's
+        output (`Wire`) is accepted."""
         require_wire(prompt)
         if follow_up is not None:
             require_wire(follow_up.short)
         delays = backoff()
+        patient = self.name == "deep" if patient is None else patient
+        max_wait = MAX_RATE_LIMIT_WAIT if patient else INTERACTIVE_RATE_LIMIT_WAIT
         stream_retried = False
         attempt = 0
         asked = time.perf_counter()
@@ -228,20 +262,18 @@ class TierSession:
                     continue
                 if transport == "websocket":
                     self._websocket_failed(exc)
-                retry = is_retryable(exc) and attempt < MAX_ATTEMPTS
+                retry = is_retryable(exc, max_wait=max_wait) and attempt < MAX_ATTEMPTS
                 if isinstance(exc, StreamError):
                     retry, stream_retried = retry and not stream_retried, True
                 if not retry:
                     explained = self._explained(exc)
-                    # A degraded tier stays degraded (its next request goes over HTTP).
-                    if not isinstance(exc, REQUEST_ERRORS) and self.status.state != "degraded":
-                        self._set_status(state="failing", reason=str(explained))
+                    self._failed(exc, explained)
                     if explained is exc:
                         raise
                     raise explained from exc
                 delay = retry_delay(exc, delays)
                 if isinstance(exc, RateLimited) and notify is not None:
-                    notify(f"{exc} Retrying in {delay:g} s.")
+                    notify(f"Rate limited by {self.where.host} ({self.name} tier). Retrying in {delay:.3g} s.")
                 logger.info("%s tier: retrying after %s (attempt %d, in %.2f s)", self.name, exc, attempt, delay)
                 await asyncio.sleep(delay)
                 continue
@@ -258,6 +290,7 @@ class TierSession:
             }
             state = "degraded" if self.status.state == "degraded" else "ready"
             self._set_status(state=state, reason=self.status.reason if state == "degraded" else None, last=last)
+            self._heal.wake()  # the endpoint answers: reconnect now, not at the next probe
             return reply
 
     async def _complete_once(
@@ -306,8 +339,22 @@ class TierSession:
                 "(setting `request_timeout`)."
             ) from exc
 
+    def _failed(self, exc: ModelError, explained: ModelError) -> None:
+        """The status after a request failed for good. An unreachable endpoint makes the
+        tier failing, even a degraded one (HTTP failed too), and is probed until it
+        answers; a degraded tier otherwise stays degraded (its next request goes over
+        HTTP); a failure of the request itself (REQUEST_ERRORS) changes nothing."""
+        if unreachable(exc):
+            self._set_status(state="failing", reason=str(explained))
+            self._heal.start(probing=True)
+        elif not isinstance(exc, REQUEST_ERRORS) and self.status.state != "degraded":
+            self._set_status(state="failing", reason=str(explained))
+
     def _explained(self, exc: ModelError) -> ModelError:
-        """A local server that refused the request sent no key: say how to give it one."""
+        """A local server that refused the request sent no key: say how to give it one.
+        A base URL set through `local_base_url` is named as that setting."""
+        if type(exc) in NAMES_BASE_URL and self._settings.local_base_url == self.tier.base_url:
+            return type(exc)(naming_local_base_url(str(exc), self.name))
         if not isinstance(exc, AuthError) or not self.tier.is_local:
             return exc
         try:
@@ -333,26 +380,17 @@ class TierSession:
         self._ws_failures += 1
         refused = isinstance(exc, HandshakeRefused)  # a proxy will not let it through: no point retrying
         if (refused or self._ws_failures >= self.tier.fallback_after) and self.transport == "websocket":
+            probing = unreachable(exc)
             logger.warning(
-                "%s tier: WebSocket failing (%s); using HTTP for %.0f s", self.name, exc, self.tier.fallback_cooldown
+                "%s tier: WebSocket failing (%s); using HTTP %s", self.name, exc,
+                "until it answers" if probing else f"for {self.tier.fallback_cooldown:.0f} s",
             )
-            self._set_status(state="degraded", transport="http", reason=str(exc))
-            self._heal = asyncio.ensure_future(self._heal_after(self.tier.fallback_cooldown))
+            self._set_status(state="degraded", transport="http", reason=str(self._explained(exc)))
+            self._heal.start(probing=probing)
 
-    async def _heal_after(self, delay: float) -> None:
-        """After the cool-down, try the WebSocket again; back to it if it works."""
-        while True:
-            await asyncio.sleep(delay)
-            try:
-                await self._start_websocket()
-            except ModelError as exc:
-                delay = min(delay * 2, self.tier.fallback_cooldown_max)
-                logger.info("%s tier: WebSocket still failing (%s); next try in %.0f s", self.name, exc, delay)
-                continue
-            self._ws_failures = 0
-            logger.info("%s tier: WebSocket healthy again", self.name)
-            self._set_status(state="ready", transport="websocket", reason=None)
-            return
+    def _healed(self) -> None:
+        self._ws_failures = 0
+        self._set_status(state="ready", transport="websocket", reason=None)
 
     async def settled(self) -> None:
         """Wait until no cancelled response holds a pool socket (pool.py). On lanes
@@ -361,6 +399,5 @@ class TierSession:
             await self._links.pool_made.settled()
 
     async def close(self) -> None:
-        if self._heal is not None:
-            self._heal.cancel()
+        self._heal.cancel()
         await self._links.close()

@@ -27,7 +27,8 @@ from websockets.exceptions import ConnectionClosed, InvalidHandshake, InvalidSta
 
 from sparkls import __version__
 from sparkls.guard.wire import Wire
-from sparkls.errors import ApiError, ConnectError, HandshakeRefused, ModelError, StreamError
+from sparkls.errors import ApiError, ConnectError, EndpointNotFound, HandshakeRefused, ModelError, StreamError
+from sparkls.models.explain import connect_failure, not_found_message
 from sparkls.models.events import Completed, Event, Sent, Where, api_error, classify, retry_after_from_headers, warm_up_create
 
 logger = logging.getLogger(__name__)
@@ -37,13 +38,19 @@ CONNECTION_LIMIT = "websocket_connection_limit_reached"
 
 
 def _status_error(exc: InvalidStatus, where: Where, url: str) -> Exception:
-    """The API's own errors by status; anything else (a proxy, say) refused the upgrade."""
+    """The API's own errors by status; anything else (a proxy, say) refused the upgrade.
+    A 404 from a base URL without `/v1`, and a 429 whatever its body, say so."""
     response = exc.response
     body = response.body or b""
     try:
         err = json.loads(body).get("error")
     except (ValueError, AttributeError):
         err = None
+    detail, code = (str(err.get("message") or ""), err.get("code")) if isinstance(err, dict) else ("", None)
+    if response.status_code == 404 and (wrong := not_found_message(where.tier, url, detail, code)):
+        return EndpointNotFound(wrong)
+    if not isinstance(err, dict) and response.status_code == 429:
+        err = {"code": "rate_limit_exceeded", "message": response.reason_phrase}
     if not isinstance(err, dict):
         return HandshakeRefused(
             f"The WebSocket upgrade to {url} was refused with HTTP {response.status_code} "
@@ -92,8 +99,7 @@ async def dial(
     except InvalidStatus as exc:
         raise _status_error(exc, where, url) from exc
     except (OSError, TimeoutError, InvalidHandshake, InvalidURI) as exc:
-        reason = "timed out" if isinstance(exc, TimeoutError) else str(exc) or type(exc).__name__
-        raise ConnectError(f"Cannot connect to the {where.tier} tier at {url}: {reason}") from exc
+        raise ConnectError(connect_failure(where.tier, url, exc)) from exc
 
 
 async def warmed(events: AsyncIterator[Event], where: Where) -> str:

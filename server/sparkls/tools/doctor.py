@@ -20,15 +20,16 @@ import sys
 import time
 from collections.abc import Awaitable, Sequence
 from contextlib import aclosing
-from dataclasses import asdict, dataclass, field
+from dataclasses import asdict, dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
-from sparkls.config import PROJECT_FILE, Settings, TierSettings, load_settings, read_project_file
+from sparkls.config import DEFAULT_LOCAL_BASE_URL, PROJECT_FILE, Settings, TierSettings, load_settings, read_project_file
 from sparkls.endpoints import split_warning
 from sparkls.guard import fixed_wire
 from sparkls.errors import MissingApiKey, SparkError
 from sparkls.models.events import TextDelta, Where, chat_body, responses_body, warm_up_create
+from sparkls.models.explain import naming_local_base_url
 from sparkls.models.http import HTTPStreamer
 from sparkls.models.lanesocket import LaneSocket, lanes_refused
 from sparkls.models.transports import ssl_context_for
@@ -205,8 +206,9 @@ async def tier_checks(name: str, settings: Settings, timeout: float) -> list[Che
     try:
         key = settings.api_key_for(name)
     except MissingApiKey as exc:
+        try_it = f"sparkls emulate, then: sparkls doctor --settings '{{\"localBaseUrl\": \"{DEFAULT_LOCAL_BASE_URL}\"}}'"
         return [
-            Check("api key", False, str(exc), tier=name),
+            Check("api key", False, str(exc), tier=name, details=[f"to check the emulator instead: {try_it}"]),
             Check("network checks", None, "skipped: no API key", tier=name),
         ]
     checks = [Check("api key", True, key_source(settings, name), tier=name)]
@@ -220,6 +222,8 @@ async def tier_checks(name: str, settings: Settings, timeout: float) -> list[Che
         if checks[-1].ok:
             checks.append(await _lanes_check(name, tier, key, tls, timeout))
     checks.append(await _http_check(name, tier, key, tls, timeout))
+    if settings.local_base_url == tier.base_url:  # the setting the user would change
+        checks = [replace(c, message=naming_local_base_url(c.message, name)) for c in checks]
     return checks
 
 
