@@ -44,6 +44,7 @@ class DocumentEdit:
     version: int | None
     changes: tuple[TextChange, ...]
     annotation_id: str
+    base_text: str | None = None  # the text `changes` apply to, checked again before sending (deep/lsp.py)
 
 
 @dataclass(frozen=True, slots=True)
@@ -127,7 +128,7 @@ def build_workspace_edit(
             description = f"{len(edits)} edit{'s' if len(edits) != 1 else ''} from {made_by}{plural} {blocks}"
         if edits:
             version = source.version if change.old_text is not None else None
-            operations.append(DocumentEdit(source.uri, version, edits, annotation_id))
+            operations.append(DocumentEdit(source.uri, version, edits, annotation_id, change.old_text))
         annotations.append(ChangeAnnotation(annotation_id, change.path, description, needs_confirmation))
         files.append(FileSummary(change.path, source.uri, change.created, len(edits), change.blocks))
     return DeepWorkspaceEdit(tuple(operations), tuple(annotations), tuple(files))

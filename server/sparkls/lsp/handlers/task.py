@@ -4,7 +4,10 @@ Argument: one object `{"instruction", "uris"?: [...], "range"?: {...}}` (the ran
 a selection in the first URI). The work is tasks.run_task, under a cancellable
 progress that names its phase; the result is one `workspace/applyEdit` with
 `documentChanges` (change annotations per file where the editor supports them,
-`needsConfirmation` with `deep.confirm`). Every failure, a refusal by the editor
+`needsConfirmation` with `deep.confirm`), or plain `changes` for an editor without
+documentChanges (deep/lsp.py). Right before it is sent, every file it changes must
+still be what the edit was computed from (an open document at its version, a file on
+disk with the same text); else nothing is sent. Every failure, a refusal by the editor
 included, is shown with `window/showMessage` and returned as
 `{"applied": false, "tier": "deep", "error": {...}}`; nothing is applied in part.
 """
@@ -50,13 +53,17 @@ async def _environment(ls: SparkServer, phase: list[str]) -> TaskEnv:
 
 
 async def _apply(ls: SparkServer, outcome: TaskOutcome) -> dict[str, Any]:
-    from sparkls.deep.lsp import client_edit_support, lsp_workspace_edit, unsupported_reason
+    from sparkls.deep.lsp import client_edit_support, lsp_workspace_edit, moved_file, unsupported_reason
 
     support = client_edit_support(ls.client_capabilities)
     if (reason := unsupported_reason(outcome.edit, support)) is not None:
         raise EditRejected(f"The task's edit was not sent: {reason}. Nothing was changed.")
+    if (moved := moved_file(outcome.edit, lambda uri: _open_document(ls, uri), _disk_text)) is not None:
+        raise EditRejected(f"{moved} changed while the task ran; nothing was applied; run the task again.")
     started = time.perf_counter()
-    edit = lsp_workspace_edit(outcome.edit, annotations=support.change_annotations)
+    edit = lsp_workspace_edit(
+        outcome.edit, annotations=support.change_annotations, document_changes=support.document_changes
+    )
     result = await ls.workspace_apply_edit_async(types.ApplyWorkspaceEditParams(edit=edit, label="Spark task"))
     if not result.applied:
         why = result.failure_reason or "no reason given"
@@ -64,6 +71,24 @@ async def _apply(ls: SparkServer, outcome: TaskOutcome) -> dict[str, Any]:
     summary = outcome.summary(ls.settings)
     summary["timings_ms"]["apply"] = round((time.perf_counter() - started) * 1000, 3)
     return summary
+
+
+def _open_document(ls: SparkServer, uri: str) -> tuple[int, str] | None:
+    if not ls.documents.has(uri):
+        return None
+    doc = ls.documents.get(uri)
+    return doc.version, doc.text
+
+
+def _disk_text(uri: str) -> str | None:
+    """A file's text as the task read it (deep/files.py: UTF-8, line breaks kept)."""
+    from pygls.uris import to_fs_path
+
+    try:
+        with open(to_fs_path(uri) or "", encoding="utf-8", newline="") as fh:
+            return fh.read()
+    except (OSError, UnicodeDecodeError):
+        return None
 
 
 def _tell(ls: SparkServer, outcome: TaskOutcome) -> None:
