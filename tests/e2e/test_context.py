@@ -7,6 +7,7 @@ import subprocess
 import sys
 from pathlib import Path
 
+import pytest
 from lsprotocol import types
 
 from tests.e2e.conftest import start
@@ -44,19 +45,27 @@ async def test_show_context_returns_and_shows_what_is_sent(client, emulator, tmp
     # Never a fixed shared path: a folder of the server's own that only this user can enter.
     assert shown_path.name == "context.md" and shown_path.parent.name.startswith("sparkls-")
     assert shown_path.parent.stat().st_mode & 0o077 == 0 and shown_path.stat().st_mode & 0o077 == 0
+    assert result["path"] == str(shown_path)
     assert emulator.stats()["responses"] == 0
 
 
-async def test_show_context_names_eglots_events_buffer(client, emulator, tmp_path):
-    """Without showDocument (eglot), the prompt goes to the log and the message names eglot's events buffer."""
+@pytest.mark.parametrize("editor", ["emacs", "neovim@v0.7.0"], ids=["eglot", "neovim-0.7"])
+async def test_show_context_without_show_document_names_a_private_file(client, emulator, tmp_path, editor):
+    """Without showDocument (eglot 1.9, Neovim 0.7), the prompt goes to a private context.md
+    whose path the message names and the result returns; the log does not carry the prompt."""
     path = tmp_path / "circle.py"
     path.write_text(SAMPLE)
-    await start(client, emulator, tmp_path, editor="emacs")
+    await start(client, emulator, tmp_path, editor=editor)
     client.editor.open(path.as_uri(), SAMPLE)
     result = await client.workspace_execute_command_async(_context_params(path.as_uri(), 6))
-    assert any(result["prompt"]["input"] in m.message for m in client.log_messages)
+    written = Path(result["path"])
+    assert written.name == "context.md" and written.parent.name.startswith("sparkls-")
+    assert written.parent.stat().st_mode & 0o777 == 0o700 and written.stat().st_mode & 0o077 == 0
+    assert result["prompt"]["input"] in written.read_text()
     (message,) = [m.message for m in client.messages if "context for circle.py" in m.message]
-    assert f"*EGLOT ({tmp_path.name}/(MODES)) events* (M-x eglot-events-buffer)" in message
+    assert message.startswith("Spark: context for circle.py lines 6-7 (") and message.endswith(f" in {written}")
+    assert client.shown_documents == []
+    assert not any(result["prompt"]["input"] in m.message for m in client.log_messages)
 
 
 async def test_show_context_code_action(client, emulator, tmp_path):

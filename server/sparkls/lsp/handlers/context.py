@@ -1,10 +1,12 @@
 """`sparkls.showContext`: show the user exactly what an edit here would send.
 
 Argument: `{"uri", "range", "instruction"?}`. Returns what `sparkls context --json`
-prints (the report and the prompt itself), and shows the text to the user: in a
-document (`window/showDocument`, a `context.md` in a folder of this server's own that
-only the user can enter) where the client can, else in the log, with a summary
-message that says where that log is in the user's editor (`where_logged`).
+prints (the report and the prompt itself) plus `path`: the text is written to a
+`context.md` in a folder of this server's own that only the user can enter (0700,
+made per server process, removed when it exits; the file opened with O_NOFOLLOW).
+An editor with `window/showDocument` opens it; any other is told where it is in a
+`window/showMessage` ("Spark: context for … in /tmp/sparkls-…/context.md") and gets
+the path in the result, for a keymap to open it. Never a fixed shared path.
 """
 
 from __future__ import annotations
@@ -31,17 +33,21 @@ def _can_show_documents(ls: SparkServer) -> bool:
     return bool(window and window.show_document and window.show_document.support)
 
 
-async def _show(ls: SparkServer, report: dict[str, Any], text: str) -> None:
+async def _show(ls: SparkServer, report: dict[str, Any], text: str) -> Path:
+    """Write `text` where only this user can read it, and show or name that file."""
+    region = report["region"]
+    snippets = len(report["snippets"])
     summary = (
-        f"context for {report['region']['path']} lines {report['region']['start_line']}-"
-        f"{report['region']['end_line']}: {len(report['snippets'])} snippet(s), about {report['tokens']} tokens"
+        f"context for {region['path']} lines {region['start_line']}-{region['end_line']} "
+        f"({snippets} snippet{'s' if snippets != 1 else ''}, about {report['tokens']} tokens)"
     )
+    path = write_private(text)
+    ls.log(f"{summary} in {path}")
     if _can_show_documents(ls):
-        path = write_private(text)
         await ls.window_show_document_async(types.ShowDocumentParams(uri=path.as_uri(), take_focus=True))
     else:
-        ls.log(text)
-        ls.notify_user(f"{summary}; the prompt is in {where_logged(ls.client_name, ls.root)}", types.MessageType.Info)
+        ls.notify_user(f"{summary} in {path}", types.MessageType.Info)
+    return path
 
 
 _FOLDER: tempfile.TemporaryDirectory[str] | None = None  # this server's own, removed when it exits
@@ -58,20 +64,6 @@ def write_private(text: str) -> Path:
     with os.fdopen(fd, "w", encoding="utf-8") as out:
         out.write(text)
     return path
-
-
-def where_logged(client_name: str | None, root: Path | None) -> str:
-    """Where an editor keeps the server's `window/logMessage`s, as its user finds them.
-    Eglot 1.9 sends no client name: no name is taken for eglot."""
-    name = (client_name or "").lower()
-    if name.startswith("neovim"):
-        return "Neovim's LSP log (:lua print(vim.lsp.get_log_path()); INFO lines need vim.lsp.set_log_level('info'))"
-    if name.startswith("helix"):
-        return "Helix's log (:log-open; start hx with -v)"
-    if not name or name.startswith("eglot"):
-        project = root.stem if root is not None and root.stem else "PROJECT"  # eglot: file-name-base
-        return f"eglot's events buffer, *EGLOT ({project}/(MODES)) events* (M-x eglot-events-buffer)"
-    return "the editor's log of the server's messages (window/logMessage)"
 
 
 def _menu(ls: SparkServer, doc: Document, params: types.CodeActionParams) -> list[types.CodeAction]:
@@ -110,5 +102,9 @@ def register(server: SparkServer) -> None:
         except Exception as exc:  # shown to the user; the server stays up
             return failure(ls, exc)
         result = context_result(ctx, prompt)
-        await _show(ls, result, render_report(result, prompt))
-        return result
+        try:
+            path = await _show(ls, result, render_report(result, prompt))
+        except OSError as exc:  # no private folder to be had: say so, return the report
+            ls.notify_user(f"the context could not be written to a private file ({exc}).")
+            return result
+        return {**result, "path": str(path)}
