@@ -150,6 +150,9 @@ class HelixClient:
         self.calls: list[dict[str, Any]] = []
         self.shown: list[dict[str, Any]] = []  # showDocument: uri, text, folder mode
         self.notifications: list[tuple[str, Any]] = []
+        # application.rs: a granted token starts the server's spinner, which stops only
+        # when an `end` leaves the server no token (lib.rs `LspProgressMap`).
+        self.progress: set[Any] = set()
         self.capabilities: dict[str, Any] = {}
         self.timings: dict[str, float] = {}
         self.encoding = "utf-16"
@@ -267,13 +270,20 @@ class HelixClient:
         self.notifications.append((method, params))
         if method == "window/showMessage":
             self.messages.append((params["type"], params["message"]))
+        elif method == "$/progress":
+            kind = params["value"].get("kind")
+            if kind == "end":
+                self.progress.discard(params["token"])
+            elif kind == "begin":
+                self.progress.add(params["token"])
         elif method == "window/logMessage":
             self.log.append(("INFO", f"window/logMessage: {params!r}"))
-        elif method not in ("textDocument/publishDiagnostics", "$/progress"):
+        elif method != "textDocument/publishDiagnostics":
             self.log.append(("INFO", "Ignoring Unhandled notification from Language Server"))
 
     def _method_call(self, method: str, params: Any) -> Any:
         if method == "window/workDoneProgress/create":
+            self.progress.add(params["token"])
             return None
         if method == "workspace/applyEdit":
             reason = self.apply_workspace_edit(params["edit"])

@@ -129,8 +129,8 @@ async def _flow(root: Path, emulator) -> dict[str, Any]:
     helix.transact(shapes, [(start, start + len("name"), "")])
     helix.type(shapes, start, "who")
     title = "Spark: next edit at line 10"
-    for _ in range(200):  # `space a` again until Spark has it (Helix gets no notification)
-        menu = await _menu(helix, shapes, start)
+    for _ in range(200):  # `space a` again, on line 1, until Spark has it (Helix gets no notification)
+        menu = await _menu(helix, shapes, 0)
         if title in menu:
             break
         await asyncio.sleep(0.05)
@@ -193,6 +193,7 @@ async def _flow(root: Path, emulator) -> dict[str, Any]:
     steps["bare sparkls.edit"] = isinstance(out["bare_edit"], dict) and out["bare_edit"].get("applied") is False
 
     helix.save(shapes)
+    out["spinning_at_quit"] = sorted(helix.progress)
     out["exit_code"] = await helix.stop()
     out["context_left"] = [shown["path"].exists() for shown in helix.shown]
     return out
@@ -229,7 +230,7 @@ def test_quick_fix_is_offered_for_the_other_servers_diagnostic(flow):
 
 
 def test_next_edit_is_offered_after_typed_keys(flow):
-    """After `ciw` + `who`, `space a` offers the next edit at the use of the old name."""
+    """After `ciw` + `who`, `space a` anywhere (here on line 1) offers the next edit at the use of the old name."""
     assert "Spark: next edit at line 10" in flow["next_edit_menu"]
 
 
@@ -240,6 +241,14 @@ def test_a_slow_resolve_gets_its_progress_token_late_and_quietly(flow):
     assert created and all(c["while_blocked"] and c["answered"] and c["answers_before_answer"] >= 1 for c in created)
     assert flow["rewrite_resolve_ms"] > 300
     assert flow["client"].stderr == []
+
+
+@pytest.mark.xfail(strict=True, reason="server: a progress token granted after the work ended gets no `end` "
+                   "(lsp/handlers/progress.py `_show`), so Helix's spinner never stops")
+def test_the_spinner_stops_after_a_slow_resolve(flow):
+    """Helix starts the server's spinner when it grants a token; the server ends every
+    token it was granted, even late, so nothing spins once the work is done."""
+    assert flow["spinning_at_quit"] == []
 
 
 def test_rewrites_are_offered_on_a_selection(flow):
