@@ -1,24 +1,26 @@
--- Drives Neovim (0.7+) through the documented sparkls set-up, as a user would.
+-- Drives Neovim (0.7 or 0.11+) through the documented sparkls set-up, as a user would.
 --
 -- Run as `nvim --headless --clean -u NONE -i NONE -S nvim_flow.lua`. Parameters come
 -- from environment variables:
---   SPARKLS_NVIM_SETUP     Lua file: the set-up block of docs/editors/neovim.md
---   SPARKLS_NVIM_COMMANDS  Lua file: the commands block of the same page
---   SPARKLS_NVIM_FILE      the Python file to open
---   SPARKLS_NVIM_FLOW      JSON: {"quickfix": {diagnostic, "pick"}, "edits": [{"keys", "instruction"}],
---                          "refine": {"keys", "instruction"}, "task": {"keys", "instruction"},
---                          "next_edit": {"keys", "pick"}}
+--   SPARKLS_NVIM_BLOCKS    JSON list of Lua files run in order: blocks of docs/editors/neovim.md
+--                          (the set-up for this version, the commands, and on 0.11+ the
+--                          quick-fix and inline-completion blocks)
+--   SPARKLS_NVIM_LINTER    JSON cmd of the stand-in for ruff (0.11+ flow), or unset
+--   SPARKLS_NVIM_FILE      the Python file to open (a second one, `other`, is in the flow)
+--   SPARKLS_NVIM_FLOW      JSON: the steps, each optional (see tests/editors/nvim_driver.py)
 --   SPARKLS_NVIM_RESULT    where to write the JSON result
 --   SPARKLS_NVIM_TIMEOUT_MS  the bound on each wait (default 20000)
 -- The result holds the timings (server spawn -> initialize result -> fast tier
--- ready), what was offered and sent, and the error if any; Neovim exits non-zero on
--- failure. The harness only wraps functions to observe them: the set-up, the keymaps,
--- code actions and applyEdit are Neovim's and the docs' own.
+-- ready), what was offered and sent, each step's outcome, the LSP log's path, and the
+-- error if any; Neovim exits non-zero on failure. The harness only wraps functions to
+-- observe them and answers the prompts: the set-up, the keymaps, code actions,
+-- applyEdit, showDocument and inline completion are Neovim's and the docs' own.
 
 local uv = vim.loop
+local modern = vim.fn.has('nvim-0.11') == 1
 local env = {
-  setup = os.getenv('SPARKLS_NVIM_SETUP'),
-  commands = os.getenv('SPARKLS_NVIM_COMMANDS'),
+  blocks = vim.json.decode(os.getenv('SPARKLS_NVIM_BLOCKS') or '[]'),
+  linter = os.getenv('SPARKLS_NVIM_LINTER') and vim.json.decode(os.getenv('SPARKLS_NVIM_LINTER')),
   file = os.getenv('SPARKLS_NVIM_FILE'),
   flow = vim.json.decode(os.getenv('SPARKLS_NVIM_FLOW') or '{}'),
   result = os.getenv('SPARKLS_NVIM_RESULT'),
@@ -32,6 +34,9 @@ local result = {
   statuses = {}, -- fast-tier states from sparkls/status, in order
   commands = {}, -- workspace/executeCommand: {arguments, result}
   notices = {}, -- vim.notify messages
+  notice_levels = {}, -- their levels (vim.log.levels; INFO when none given)
+  steps = {}, -- the steps that completed, in order
+  log_path = require('vim.lsp.log').get_filename(),
 }
 
 local spawned_at
@@ -45,34 +50,57 @@ local function wait_for(what, predicate)
   end
 end
 
--- Observe the client sparkls's set-up starts: when, its initialize result, its requests.
+-- Record the client's requests (and the answers to executeCommand). 0.11+ clients
+-- take `self` first (client:request), older ones do not.
+local function observe_requests(client)
+  local request = client.request
+  local function observed(method, params, handler)
+    table.insert(result.requests, method)
+    if method ~= 'workspace/executeCommand' then return handler end
+    local record = { arguments = params.arguments }
+    table.insert(result.commands, record)
+    local inner = handler or vim.lsp.handlers[method]
+    return function(err, res, ctx, cfg)
+      record.result, record.error = res, err
+      if inner then return inner(err, res, ctx, cfg) end
+    end
+  end
+  if modern then
+    client.request = function(self, method, params, handler, bufnr)
+      return request(self, method, params, observed(method, params, handler), bufnr)
+    end
+  else
+    client.request = function(method, params, handler, bufnr)
+      return request(method, params, observed(method, params, handler), bufnr)
+    end
+  end
+end
+
+local function on_init(client, init_result)
+  result.timings_ms.initialize = since_spawn()
+  result.offset_encoding = client.offset_encoding
+  result.server = init_result.serverInfo
+  result.client_id = client.id
+  observe_requests(client)
+end
+
+-- When sparkls's process starts (every version spawns through vim.lsp.rpc.start), and
+-- its client: through the config on 0.11+, through start_client on 0.7.
 local function observe_clients()
+  local rpc_start = vim.lsp.rpc.start
+  vim.lsp.rpc.start = function(cmd, ...)
+    if (type(cmd) == 'table' and cmd[1] or cmd) == 'sparkls' then spawned_at = uv.hrtime() end
+    return rpc_start(cmd, ...)
+  end
+  if modern then return end
   local start_client = vim.lsp.start_client
   vim.lsp.start_client = function(config)
-    local on_init = config.on_init
+    local documented = config.on_init
     config.on_init = function(client, init_result)
-      result.timings_ms.initialize = since_spawn()
-      result.offset_encoding = client.offset_encoding
-      result.server = init_result.serverInfo
-      local request = client.request
-      client.request = function(method, params, handler, bufnr)
-        table.insert(result.requests, method)
-        if method == 'workspace/executeCommand' then
-          local record = { arguments = params.arguments }
-          table.insert(result.commands, record)
-          local inner = handler or vim.lsp.handlers[method]
-          handler = function(err, res, ctx, cfg)
-            record.result, record.error = res, err
-            if inner then return inner(err, res, ctx, cfg) end
-          end
-        end
-        return request(method, params, handler, bufnr)
-      end
-      if on_init then return on_init(client, init_result) end
+      on_init(client, init_result)
+      if documented then return documented(client, init_result) end
     end
-    spawned_at = uv.hrtime()
-    result.client_id = start_client(config)
-    return result.client_id
+    return start_client(config)
   end
 end
 
@@ -92,6 +120,7 @@ end
 
 -- The user's side of the prompts: type the next instruction, pick the wanted action.
 local instructions = {}
+local pick -- the start of the title to pick from the next menu (nil: pick nothing)
 local function stub_ui()
   vim.ui.input = function(_, on_confirm)
     on_confirm(table.remove(instructions, 1))
@@ -101,7 +130,7 @@ local function stub_ui()
     for _, item in ipairs(items) do
       local title = opts.format_item and opts.format_item(item) or tostring(item)
       table.insert(titles, title)
-      if not chosen and vim.startswith(title, result.pick or env.flow.quickfix.pick) then
+      if pick and not chosen and vim.startswith(title, pick) then
         chosen, result.picked = item, title
       end
     end
@@ -111,6 +140,7 @@ local function stub_ui()
   local notify = vim.notify
   vim.notify = function(message, level, opts)
     table.insert(result.notices, message)
+    table.insert(result.notice_levels, level or vim.log.levels.INFO)
     return notify(message, level, opts)
   end
 end
@@ -119,33 +149,51 @@ local function buffer_text(bufnr)
   return table.concat(vim.api.nvim_buf_get_lines(bufnr, 0, -1, true), '\n')
 end
 
-local function quick_fix(bufnr)
-  local fix = env.flow.quickfix
-  local d = fix.diagnostic
-  local ns = vim.api.nvim_create_namespace('sparkls-test-linter') -- as a linter would publish it
-  vim.diagnostic.set(ns, bufnr, {
-    {
-      lnum = d.line, col = d.col, end_lnum = d.line, end_col = d.end_col,
-      message = d.message, source = d.source, severity = vim.diagnostic.severity.ERROR,
-    },
-  })
+-- Open the code action menu with `open()`, pick the action starting with `title`
+-- (none when nil), and return what was offered and picked.
+local function code_actions(open, title)
+  result.offered, result.picked, pick = nil, nil, title
+  open()
+  wait_for('the code actions', function() return result.offered ~= nil end)
+  if title and not result.picked then
+    error('no action starting with ' .. title .. ' among ' .. vim.inspect(result.offered))
+  end
+  return result.offered, result.picked
+end
+
+-- 0.7: a linter's diagnostic set in a namespace; `code_action()` sends it to sparkls.
+-- 0.11+: the stand-in linter publishes it; plain `code_action()` sends sparkls none
+-- (recorded), the documented `gra` sends it, and the fix is picked from that menu.
+local function quick_fix(bufnr, step)
+  local d = step.diagnostic
+  if env.linter then
+    wait_for("the linter's diagnostic", function() return #vim.diagnostic.get(bufnr, { lnum = d.line }) > 0 end)
+  else
+    vim.diagnostic.set(vim.api.nvim_create_namespace('sparkls-test-linter'), bufnr, {
+      {
+        lnum = d.line, col = d.col, end_lnum = d.line, end_col = d.end_col,
+        message = d.message, source = d.source, severity = vim.diagnostic.severity.ERROR,
+      },
+    })
+  end
   vim.api.nvim_win_set_cursor(0, { d.line + 1, d.col })
   local before = buffer_text(bufnr)
-  vim.lsp.buf.code_action({ only = { 'quickfix' } })
-  wait_for('the code actions', function() return result.offered ~= nil end)
-  if not result.picked then
-    error('no action starting with ' .. fix.pick .. ' among ' .. vim.inspect(result.offered))
+  local fix = {}
+  if step.plain_first then
+    fix.plain_offered = code_actions(function() vim.lsp.buf.code_action() end, nil)
   end
-  wait_for('the quick fix to change the buffer', function()
-    return buffer_text(bufnr) ~= before
-  end)
+  local open = step.keys and function() vim.cmd('normal ' .. step.keys) end
+    or function() vim.lsp.buf.code_action({ only = { 'quickfix' } }) end
+  fix.offered, fix.picked = code_actions(open, step.pick)
+  wait_for('the quick fix to change the buffer', function() return buffer_text(bufnr) ~= before end)
+  result.quickfix = fix
 end
 
 -- Type `keys` then the documented mapping `lhs` (mapleader unset: `\`), answer its
 -- prompt with `instruction`, and wait for the server's answer to the command it runs.
 local function type_command(keys, lhs, instruction)
   local done = #result.commands + 1
-  table.insert(instructions, instruction)
+  if instruction then table.insert(instructions, instruction) end
   vim.cmd('normal ' .. keys .. lhs)
   wait_for(lhs .. ' to get an answer', function()
     local record = result.commands[done]
@@ -170,18 +218,21 @@ local function refine(step)
   end
 end
 
--- The documented <leader>st, after the file is written: only what it sends is checked
--- (the server side of sparkls.task comes later; its answer is recorded, not judged).
-local function task(step)
+-- The documented <leader>st with a second file open: what it sends, its answer, and
+-- both buffers afterwards (its answer is judged by the tests, not here).
+local function task(bufnr, step)
+  vim.cmd('belowright split ' .. vim.fn.fnameescape(step.other)) -- both files on screen
+  local other = vim.api.nvim_get_current_buf()
+  wait_for('sparkls on the second file', function() return vim.lsp.buf_is_attached(other, result.client_id) end)
+  vim.cmd('wincmd p')
   result.task = table.remove(result.commands, type_command(step.keys, '\\st', step.instruction))
+  result.task.texts = { buffer_text(bufnr), buffer_text(other) }
 end
 
 -- Rename a parameter by typing (`keys`), wait for the documented handler's notice of
 -- the next edit, then pick it from the code actions: Neovim applies its edit.
 local function next_edit(bufnr, step)
   local notices = #result.notices
-  local quick_fix_menu, quick_fix_picked = result.offered, result.picked -- kept for the quick fix's checks
-  result.offered, result.picked, result.pick = nil, nil, step.pick
   vim.cmd('normal ' .. step.keys)
   wait_for('the next-edit notice', function()
     for i = notices + 1, #result.notices do
@@ -190,18 +241,84 @@ local function next_edit(bufnr, step)
     return false
   end)
   local before = buffer_text(bufnr)
-  vim.lsp.buf.code_action()
-  wait_for('the code actions', function() return result.offered ~= nil end)
-  if not result.picked then error('no next edit among ' .. vim.inspect(result.offered)) end
+  local _, picked = code_actions(function() vim.lsp.buf.code_action() end, step.pick)
   wait_for('the next edit to change the buffer', function() return buffer_text(bufnr) ~= before end)
-  result.next_edit.picked, result.next_edit.text = result.picked, buffer_text(bufnr)
-  result.offered, result.picked = quick_fix_menu, quick_fix_picked
+  result.next_edit.picked, result.next_edit.text = picked, buffer_text(bufnr)
+end
+
+-- An edit the server applies with a warning: what the keymap said last.
+local function warned_edit(step)
+  local notices = #result.notices
+  local record = result.commands[type_command(step.keys, '\\se', step.instruction)]
+  result.warned = { result = record.result, notices = {}, levels = {} }
+  wait_for("the keymap's message", function() return #result.notices > notices + 1 end)
+  for i = notices + 1, #result.notices do
+    table.insert(result.warned.notices, result.notices[i])
+    table.insert(result.warned.levels, result.notice_levels[i])
+  end
+end
+
+-- The context view: "Show Spark context" from the menu (0.11+: the server opens
+-- context.md with window/showDocument), or the documented <leader>sc (0.7: a scratch
+-- buffer). Records the buffer that opened, then goes back.
+local function context(bufnr, step)
+  vim.cmd('normal ' .. step.keys)
+  if step.pick then
+    code_actions(function() vim.lsp.buf.code_action() end, step.pick)
+  else
+    type_command('', '\\sc', nil)
+  end
+  wait_for('the context view', function() return vim.api.nvim_get_current_buf() ~= bufnr end)
+  local shown = vim.api.nvim_get_current_buf()
+  result.context = { name = vim.api.nvim_buf_get_name(shown), buftype = vim.bo[shown].buftype, text = buffer_text(shown) }
+  vim.api.nvim_set_current_buf(bufnr)
+end
+
+-- Inline completion (0.12): type in insert mode, with the event loop running, until
+-- the ghost text shows; press the documented accept key, then leave insert mode.
+local function inline_completion(bufnr, step)
+  local ns = vim.api.nvim_create_namespace('nvim.lsp.inline_completion')
+  local keycode = function(k) return vim.api.nvim_replace_termcodes(k, true, false, true) end
+  local started, before, phase = uv.hrtime(), nil, 'typing'
+  local timer = uv.new_timer()
+  local done = {}
+  timer:start(10, 10, vim.schedule_wrap(function()
+    if phase == 'typing' then
+      local marks = vim.api.nvim_buf_get_extmarks(bufnr, ns, 0, -1, { details = true })
+      if #marks > 0 then
+        local texts = {}
+        for _, chunk in ipairs(marks[1][4].virt_text or {}) do table.insert(texts, chunk[1]) end
+        done.ghost = table.concat(texts)
+        before, phase = buffer_text(bufnr), 'accepting'
+        vim.api.nvim_feedkeys(keycode(step.accept), 'm', false) -- mapped: the documented key
+      end
+    elseif phase == 'accepting' and buffer_text(bufnr) ~= before then
+      phase = 'accepted'
+    end
+    if phase == 'accepted' or (uv.hrtime() - started) / 1e6 > env.timeout then
+      timer:stop()
+      timer:close()
+      vim.api.nvim_feedkeys(keycode('<Esc>'), 'n', false)
+    end
+  end))
+  vim.api.nvim_feedkeys(keycode(step.keys), 'tx!', false) -- returns once insert mode is left
+  if phase ~= 'accepted' then error('inline completion: ' .. phase .. ', ghost ' .. vim.inspect(done.ghost)) end
+  done.text = buffer_text(bufnr)
+  result.inline = done
+end
+
+local function step(name, fn, ...)
+  if env.flow[name] then
+    fn(...)
+    table.insert(result.steps, name)
+  end
 end
 
 local function main()
   observe_clients()
-  dofile(env.setup)
-  dofile(env.commands)
+  for _, file in ipairs(env.blocks) do dofile(file) end
+  if modern then vim.lsp.config('sparkls', { on_init = on_init }) end
+  if env.linter then vim.lsp.config('ruff', { cmd = env.linter }) end -- the stand-in for ruff
   observe_status()
   stub_ui()
   vim.cmd('filetype on')
@@ -211,23 +328,29 @@ local function main()
   wait_for('the initialize result', function() return result.timings_ms.initialize ~= nil end)
   wait_for('a warm fast tier', function() return result.timings_ms.warm ~= nil end)
   result.attached = vim.lsp.buf_is_attached(bufnr, result.client_id)
-  quick_fix(bufnr)
-  for _, step in ipairs(env.flow.edits or {}) do
-    edit_with_instruction(step)
+  table.insert(result.steps, 'ready')
+  step('quickfix', quick_fix, bufnr, env.flow.quickfix)
+  for _, edit in ipairs(env.flow.edits or {}) do
+    edit_with_instruction(edit)
   end
-  if env.flow.refine then refine(env.flow.refine) end
+  if env.flow.edits then table.insert(result.steps, 'edits') end
+  step('refine', refine, env.flow.refine)
   vim.cmd('write')
   result.status_line = vim.g.sparkls_status
-  if env.flow.task then task(env.flow.task) end
-  if env.flow.next_edit then next_edit(bufnr, env.flow.next_edit) end
+  step('task', task, bufnr, env.flow.task)
+  step('next_edit', next_edit, bufnr, env.flow.next_edit)
+  step('warned_edit', warned_edit, env.flow.warned_edit)
+  step('context', context, bufnr, env.flow.context)
+  step('inline', inline_completion, bufnr, env.flow.inline)
 end
 
 local ok, err = xpcall(main, debug.traceback)
 if not ok then result.error = err end
-if result.client_id then
-  vim.lsp.stop_client(result.client_id)
-  vim.wait(5000, function() return vim.lsp.client_is_stopped(result.client_id) end, 10)
+local clients = vim.lsp.get_clients or vim.lsp.get_active_clients -- 0.10+ / older
+for _, client in ipairs(clients()) do
+  vim.lsp.stop_client(client.id)
 end
+vim.wait(5000, function() return #clients() == 0 end, 10)
 local out = assert(io.open(env.result, 'w'))
 out:write(vim.json.encode(result))
 out:close()

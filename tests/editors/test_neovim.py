@@ -1,4 +1,4 @@
-"""Neovim 0.7 (Debian's package), headless, through the documented set-up, against real sparkls."""
+"""Neovim 0.7 (Debian's package), headless, through the documented 0.7 set-up, against real sparkls."""
 
 from __future__ import annotations
 
@@ -7,16 +7,16 @@ import subprocess
 
 import pytest
 
+from tests.editors import nvim_checks
 from tests.editors.docs import code_blocks
-from tests.editors.driver import require
-from tests.editors.nvim_driver import run_flow
+from tests.editors.driver import unavailable
+from tests.editors.nvim_driver import NVIM_07, debian_nvim, run_flow
 from tests.editors.workspace import (
     EDIT_NAME,
     NEXT_EDIT_KEYS,
     QUICK_FIX_TITLE,
     REFINE,
     REFINED,
-    TASK,
     lines_range,
     utf16_range,
 )
@@ -24,16 +24,23 @@ from tests.editors.workspace import (
 
 @pytest.fixture(scope="module")
 def nvim() -> str:
-    return require("nvim")
+    """Debian's 0.7 by its path: the venv's Neovim 0.12 comes first on the editors' PATH."""
+    return debian_nvim() or unavailable("nvim")
 
 
 @pytest.fixture(scope="module")
-def flow(nvim, keyless_emulator_process, tmp_path_factory):
-    """One run of the user's flow: quick fix, two edits with an instruction, write."""
+def run(nvim, keyless_emulator_process, tmp_path_factory):
+    """One run of the user's flow (tests/editors/nvim_driver.py): quick fix, edits, refine,
+    write, multi-file task, next edit, an edit with a warning, the context view."""
     keyless_emulator_process.reset()
-    run, path = run_flow(nvim, tmp_path_factory.mktemp("nvim"), keyless_emulator_process.url)
+    run, path = run_flow(nvim, tmp_path_factory.mktemp("nvim"), keyless_emulator_process.url, version=NVIM_07)
     assert run.returncode == 0 and "error" not in run.result, run.explain()
-    return run.result, path
+    return run, path
+
+
+@pytest.fixture(scope="module")
+def flow(run):
+    return run[0].result, run[1]
 
 
 def test_flow_writes_the_edited_file(flow):
@@ -45,7 +52,7 @@ def test_flow_writes_the_edited_file(flow):
 def test_quick_fix_is_offered_and_resolved(flow):
     """Neovim lists "Fix with Spark" for the linter's diagnostic and resolves its edit."""
     result, _ = flow
-    assert result["offered"] == [QUICK_FIX_TITLE]
+    assert result["quickfix"]["offered"] == [QUICK_FIX_TITLE]
     assert result["requests"][:2] == ["textDocument/codeAction", "codeAction/resolve"]
 
 
@@ -66,11 +73,20 @@ def test_linewise_selection_sends_whole_lines(flow):
 
 
 def test_edits_are_applied_by_neovim(flow):
-    """Both sparkls.edit calls and the refine report an edit Neovim applied, and the keymap says so."""
+    """Both sparkls.edit calls report an edit Neovim applied, and every step of the flow passed."""
     result, _ = flow
-    assert [c["result"]["applied"] for c in result["commands"]] == [True, True]
-    applied = [n for n in result["notices"] if n.startswith("Spark: applied in ")]
-    assert len(applied) == 3, result["notices"]
+    assert [c["result"]["applied"] for c in result["commands"][:2]] == [True, True]
+    assert result["steps"] == NVIM_07.expected_steps()
+
+
+def test_each_keymap_says_it_is_at_work_then_applied(flow):
+    """"Spark: editing…" as soon as the request goes, "Spark: applied in N ms" when it lands."""
+    nvim_checks.busy_then_applied(flow[0])
+
+
+def test_a_warning_is_shown_with_the_applied_message(flow):
+    """The "possible invented API" warning is in the keymap's last message, not overwritten by it."""
+    nvim_checks.warning_is_kept(flow[0])
 
 
 def test_refine_revises_the_last_edit_over_the_warm_socket(flow, keyless_emulator_process):
@@ -83,11 +99,24 @@ def test_refine_revises_the_last_edit_over_the_warm_socket(flow, keyless_emulato
     assert keyless_emulator_process.stats()["chained"] >= 1
 
 
-def test_task_sends_instruction_files_and_selection(flow):
-    """<leader>st on a selection sends sparkls.task the instruction, the buffer's URI and the range."""
-    result, path = flow
-    (argument,) = result["task"]["arguments"]
-    assert argument == {"instruction": TASK, "uris": [path.as_uri()], "range": lines_range(3, 5)}
+def test_multi_file_task_is_applied(flow):
+    """<leader>st with two files open: sent with both files and the selection, applied to
+    both (as plain `changes`: Neovim declares no workspaceEdit.documentChanges)."""
+    nvim_checks.task_is_applied(*flow)
+
+
+def test_context_view_opens_the_prompt_in_a_scratch_buffer(flow):
+    """<leader>sc on 0.7 (no window/showDocument): the prompt in a scratch buffer."""
+    result, _ = flow
+    nvim_checks.context_shows_the_prompt(result)
+    assert result["context"]["buftype"] == "nofile"
+    (argument,) = [c for c in result["commands"] if "instruction" not in c["arguments"][0]][0]["arguments"]
+    assert argument["range"]["start"]["line"] == 9
+
+
+def test_no_error_in_the_lsp_log(run):
+    """Nothing from sparkls on stderr, nothing at ERROR in Neovim's LSP log."""
+    nvim_checks.quiet_log(run[0])
 
 
 def test_status_reaches_the_statusline(flow):
@@ -139,8 +168,5 @@ def test_the_emulators_init_options_line_compiles(nvim, tmp_path):
 
 def test_a_typed_rename_offers_the_next_edit(flow):
     """Renaming `name` by typing: the documented handler announces the next edit; its code action renames the use."""
-    result, _ = flow
     assert NEXT_EDIT_KEYS.endswith("who")
-    assert result["next_edit"]["notice"].startswith("Spark: next edit at line 10 (use of name")
-    assert result["next_edit"]["picked"] == "Spark: next edit at line 10"
-    assert result["next_edit"]["text"] == REFINED.replace("(name)", "(who)").replace("+ name", "+ who").rstrip("\n")
+    nvim_checks.next_edit_renames_the_use(flow[0])
