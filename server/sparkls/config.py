@@ -344,13 +344,13 @@ def _spellings(value: Any, prefix: str = "", snake: str = "") -> dict[str, str]:
 
 @functools.cache
 def setting_paths(model: type[BaseModel] = BaseModel) -> tuple[str, ...]:
-    """Every setting's dotted snake_case path (`fast.base_url`, `context.exclude`, ...)."""
+    """Every setting's dotted snake_case path (`fast`, `fast.base_url`, `context.exclude`, ...)."""
     model = Settings if model is BaseModel else model
     paths: list[str] = []
     for name, field in model.model_fields.items():
         kind = field.annotation
         if isinstance(kind, type) and issubclass(kind, BaseModel):
-            paths += [f"{name}.{sub}" for sub in setting_paths(kind)]
+            paths += [name, *(f"{name}.{sub}" for sub in setting_paths(kind))]
         else:
             paths.append(name)
     return tuple(paths)

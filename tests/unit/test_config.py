@@ -43,6 +43,35 @@ def test_unknown_key_is_reported():
     assert problems and "fats" in problems[0] and "unknown" in problems[0]
 
 
+@pytest.mark.parametrize(
+    "written, hint",
+    [
+        ({"fast": {"modle": "m"}}, "unknown setting `fast.modle` (did you mean `fast.model`?)"),
+        ({"fast": {"baseUrll": "http://h/v1"}}, "unknown setting `fast.baseUrll` (did you mean `fast.baseUrl`?)"),
+        ({"nextEdit": {"enable": True}}, "unknown setting `nextEdit.enable` (did you mean `nextEdit.enabled`?)"),
+        ({"model": "m"}, "unknown setting `model` (did you mean `fast.model` or `deep.model`?)"),
+        ({"fast": {"delegate": True}}, "unknown setting `fast.delegate` (did you mean `deep.delegate`?)"),
+        ({"fats": {}}, "unknown setting `fats` (did you mean `fast`?)"),
+    ],
+    ids=["snake", "camel", "camel-section", "wrong-level", "wrong-tier", "section"],
+)
+def test_an_unknown_setting_gets_did_you_mean(written, hint):
+    """A misspelt key: the closest real one, spelt as the user spells keys (camelCase from an editor)."""
+    _, problems = load_settings(written)
+    assert problems == [hint + "; ignored"]
+
+
+def test_an_unknown_setting_far_from_any_gets_no_guess():
+    _, problems = load_settings({"zzzz": 1})
+    assert problems == ["unknown setting `zzzz`; ignored"]
+
+
+def test_an_invalid_value_is_named_as_written():
+    """A bad value under a camelCase key is named with the key the user wrote."""
+    _, problems = load_settings({"fast": {"baseUrl": "ftp://h"}})
+    assert problems[0].startswith("`fast.baseUrl`: must be an http:// or https:// URL") and "(default kept)" in problems[0]
+
+
 def test_websocket_needs_responses_api():
     """transport websocket with api chat is refused; chat alone defaults to http."""
     settings, problems = load_settings({"fast": {"api": "chat", "transport": "websocket"}})
