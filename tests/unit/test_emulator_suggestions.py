@@ -8,6 +8,7 @@ from sparkls.context.builder import DiagnosticInfo, EditContext
 from sparkls.context.prompt import render_edit_prompt
 from sparkls.context.region import Region
 from sparkls.emulator.model import answer, responses_request_text
+from sparkls.emulator.phrasings import NOT_UNDERSTOOD
 from sparkls.emulator.suggestions import Rename, suggested_renames
 from tests.sealing import seal
 
@@ -60,10 +61,12 @@ def test_replace_directive_wins_over_the_suggestion():
     assert answer(text) == fenced(AREA.replace("raduis", "r"))
 
 
-def test_message_without_suggestion_changes_nothing():
-    """pyright's '"raduis" is not defined' suggests nothing: the region comes back as it is."""
+def test_message_without_suggestion_suggests_nothing():
+    """pyright's '"raduis" is not defined' suggests nothing (the emulator's quick-fix
+    rules, fixes.py, find the close name themselves)."""
     text = quick_fix(AREA, '"raduis" is not defined', source="Pyright", code="reportUndefinedVariable")
-    assert answer(text) == fenced(AREA)
+    assert suggested_renames(text) == ()
+    assert answer(text) == fenced(AREA.replace("raduis", "radius"))
 
 
 def test_double_quoted_suggestion_is_taken():
@@ -73,12 +76,14 @@ def test_double_quoted_suggestion_is_taken():
 
 
 def test_suggestion_outside_a_diagnostics_block_is_ignored():
-    """A suggestion only in the instruction (no Diagnostics: block) is not a diagnostic."""
+    """A suggestion only in the instruction (no Diagnostics: block) is not a diagnostic:
+    nothing is renamed (the words are not understood, and the answer says so)."""
     text = (
         "<|editable_region_start|>\nx = raduis\n<|editable_region_end|>\n"
         "Instruction: Cannot find name 'raduis'. Did you mean 'radius'?"
     )
-    assert answer(text) == "```\nx = raduis\n```"
+    assert suggested_renames(text) == ()
+    assert answer(text) == NOT_UNDERSTOOD
 
 
 def test_quoted_module_path_is_not_the_name():

@@ -281,7 +281,7 @@ def _first_line(lines: list[str]) -> str | None:
 
 
 def _no_block(reply: str) -> NoUsableReply:
-    preview = " ".join(reply.split())[:80]
+    preview = " ".join(reply.split())[:240]  # a model that answers in words is heard out (a sentence or two)
     return NoUsableReply(
         "The model's reply had no complete code block, so nothing was changed"
         + (f" (it began: {preview!r})." if preview else " (the reply was empty).")

@@ -89,6 +89,7 @@ class Emulator:
         self._stored: collections.OrderedDict[str, None] = collections.OrderedDict()
         # The text of recent answers, by response id, for a request that continues one.
         self._answers: collections.OrderedDict[str, str] = collections.OrderedDict()
+        self._origins: collections.OrderedDict[str, str] = collections.OrderedDict()  # answer -> region it rewrote
         self._server: asyncio.Server | None = None
         self._connections: set[asyncio.Task[None]] = set()
         self._ws_wires: set[Wire] = set()
@@ -217,8 +218,17 @@ class Emulator:
             self.counters.chained += 1
             earlier = self._answers.get(previous_id)
         if earlier is None:
-            return model.answer(latest, reply=reply), latest
-        return followup.continue_answer(earlier, latest, reply=reply), latest
+            text = model.answer(latest, reply=reply)
+            bounds = model.find_region(latest)
+            origin = None if bounds is None else latest[bounds[0] : bounds[1]].replace(model.CURSOR, "")
+        else:
+            origin = followup.origin_region(body) or self._origins.get(earlier)
+            text = followup.continue_answer(earlier, latest, reply=reply, origin=origin)
+        if origin is not None:  # the code before sparkls's edits: what "keep the old name" goes back to
+            self._origins[text] = origin
+            while len(self._origins) > STORED_RESPONSES:
+                self._origins.popitem(last=False)
+        return text, latest
 
     async def serve_response(
         self,

@@ -5,7 +5,8 @@ the emulator looks the answer up) or carries it (an ``assistant`` message in
 ``input``: a conversation resent in full). Then, as a real model continuing the
 conversation would, the scripted model works from its previous answer: the region is
 the code of that answer, and the directives of the new turn only (``REPLACE a WITH
-b``, ``COMPLETE x``) apply to it. A new turn that shows the region again between the
+b``, ``COMPLETE x``, or the plain words ``understanding.py`` follows, "keep the
+old name" included) apply to it. A new turn that shows the region again between the
 region markers (the user changed it since) is answered from that text instead. Pure.
 """
 
@@ -55,12 +56,33 @@ def answer_code(answer: str) -> str:
     return blocks[-1][1] if blocks else answer.strip("\n")
 
 
-def continue_answer(previous: str, request_text: str, *, reply: str = "fenced") -> str:
-    """The answer to *request_text* continuing the earlier answer *previous*."""
+def origin_region(body: dict[str, Any]) -> str | None:
+    """The editable region of the request a conversation resent in full began with
+    (the input before its last assistant message), or None."""
+    items = body.get("input")
+    if not isinstance(items, list):
+        return None
+    last = max((i for i, item in enumerate(items) if isinstance(item, dict) and item.get("role") == "assistant"), default=None)
+    if last is None:
+        return None
+    text = model.responses_request_text({"input": items[:last]})
+    bounds = find_region(text)
+    return None if bounds is None else text[bounds[0] : bounds[1]].replace(model.CURSOR, "")
+
+
+def continue_answer(previous: str, request_text: str, *, reply: str = "fenced", origin: str | None = None) -> str:
+    """The answer to *request_text* continuing the earlier answer *previous*; *origin*:
+    the region that answer rewrote, when known (for "keep the old name")."""
     if reply == "empty":
         return ""
     if find_region(request_text) is not None:
         return model.answer(request_text, reply=reply)
     old = answer_code(previous)
-    new = model.edit_region(old, model.parse_directives(request_text))
+    directives = model.parse_directives(request_text)
+    new = model.edit_region(old, directives)
+    if not (directives.replaces or directives.completes):
+        followed = model.follow_words(request_text, old, new, earlier=origin)
+        if followed is not None and followed.prose is not None:
+            return followed.prose
+        new = new if followed is None else followed.region
     return render(reply, new, old, request_text)

@@ -39,8 +39,9 @@ import re
 from collections import deque
 from typing import Any, Iterable
 
-from sparkls.emulator import deep, nextedit, suggestions
+from sparkls.emulator import deep, nextedit, suggestions, understanding
 from sparkls.emulator.protocol import CURSOR, FENCE, REGION_END, REGION_START, fence, find_region
+from sparkls.emulator.phrasings import NOT_UNDERSTOOD
 from sparkls.emulator.shapes import BROKEN_TAIL, REPLY_STYLES, render
 
 __all__ = [
@@ -147,10 +148,25 @@ def answer(request_text: str, *, reply: str = "fenced") -> str:
         new = edit_region(old, directives)
         if not (directives.replaces or directives.completes):
             new = suggestions.apply_renames(new, suggestions.suggested_renames(request_text))
+            followed = follow_words(request_text, old, new)
+            if followed is not None and followed.prose is not None:
+                return followed.prose
+            new = new if followed is None else followed.region
         return render(reply, new, old, request_text)
     if directives.completes:
         return render(reply, "".join(directives.completes), None, request_text)
     return NO_REGION_ANSWER
+
+
+def follow_words(request_text: str, old: str, new: str, *, earlier: str | None = None) -> understanding.Followed | None:
+    """The user's plain words followed on *new* (the region *old* after the
+    suggestions, ``understanding.py``): None when the request holds no user words;
+    a suggestion taken counts as understanding them."""
+    cursor = old.find(CURSOR)
+    followed = understanding.follow(request_text, new, cursor=cursor if cursor >= 0 else None, earlier=earlier)
+    if followed is not None and followed.prose == NOT_UNDERSTOOD and new != old.replace(CURSOR, ""):
+        return understanding.Followed(new)
+    return followed
 
 
 def split_tokens(text: str) -> list[str]:

@@ -1,0 +1,68 @@
+"""A first try with no key, as docs/emulator.md tells it: plain words and a quick fix on
+ruff's diagnostic change the code; words the emulator cannot follow tell the user
+what it follows."""
+
+from __future__ import annotations
+
+from lsprotocol import types
+
+from tests.e2e.conftest import run_edit
+from tests.e2e.editor import capabilities
+
+SAMPLE = "from os import path, sep\nimport sys\n\n\ndef area(radius):\n    return 3.14 * radius ** 2\n\n\nprint(area(2), sys.argv)\n"
+F401 = types.Diagnostic(
+    range=types.Range(start=types.Position(line=0, character=21), end=types.Position(line=0, character=24)),
+    message="`os.sep` imported but unused",
+    source="Ruff",
+    code="F401",
+)
+
+
+async def _start(client, emulator, root) -> str:
+    await client.initialize_session(
+        types.InitializeParams(
+            capabilities=capabilities("neovim"),
+            initialization_options={"localBaseUrl": emulator.url},
+            root_uri=root.as_uri(),
+            workspace_folders=[types.WorkspaceFolder(uri=root.as_uri(), name="w")],
+        )
+    )
+    path = root / "shapes.py"
+    path.write_text(SAMPLE)
+    client.editor.open(path.as_uri(), SAMPLE)
+    return path.as_uri()
+
+
+async def test_plain_words_change_the_code(client, keyless_emulator, tmp_path):
+    """"rename radius to r" then "add a docstring": both apply."""
+    uri = await _start(client, keyless_emulator, tmp_path)
+    assert (await run_edit(client, uri, 5, "rename radius to r"))["applied"] is True, client.messages
+    assert (await run_edit(client, uri, 5, "add a docstring"))["applied"] is True, client.messages
+    assert client.editor.text(uri) == SAMPLE.replace("radius", "r").replace('(r):\n', '(r):\n    """Area."""\n')
+
+
+async def test_quick_fix_on_ruff_f401_removes_the_import(client, keyless_emulator, tmp_path):
+    """"Fix with Spark" on ruff's "`os.sep` imported but unused" removes that import."""
+    uri = await _start(client, keyless_emulator, tmp_path)
+    actions = await client.text_document_code_action_async(
+        types.CodeActionParams(
+            text_document=types.TextDocumentIdentifier(uri=uri),
+            range=F401.range,
+            context=types.CodeActionContext(diagnostics=[F401], only=[types.CodeActionKind.QuickFix]),
+        )
+    )
+    (fix,) = actions
+    resolved = await client.code_action_resolve_async(fix)
+    assert resolved.edit is not None, client.messages
+    assert client.editor.apply_workspace_edit(resolved.edit).applied
+    assert client.editor.text(uri) == SAMPLE.replace(", sep", "")
+
+
+async def test_words_it_cannot_follow_say_what_it_follows(client, keyless_emulator, tmp_path):
+    """"shorter" changes nothing, and the user is shown what the emulator follows."""
+    uri = await _start(client, keyless_emulator, tmp_path)
+    result = await run_edit(client, uri, 5, "shorter")
+    assert result["applied"] is False and client.editor.text(uri) == SAMPLE
+    shown = [m.message for m in client.messages]
+    told = [m for m in shown if "The sparkls emulator is not a model" in m]
+    assert told and "`add a docstring`" in told[0] and "docs/emulator.md" in told[0], shown
