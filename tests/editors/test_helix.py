@@ -1,9 +1,10 @@
 """Helix, replayed (tests/editors/helix_client.py), through helix.md's set-up, against real sparkls.
 
-One session runs the page's flow: `space a` quick fix on pylsp's diagnostic, refine by
-comment, next edit after a typed rename, a slow rewrite resolved while Helix blocks,
-`spark:` comment instructions touching one, two and many places, a completion item,
-"Show Spark context", and `:lsp-workspace-command sparkls.edit` with no arguments.
+One session runs the page's flow: `space a` quick fix on pylsp's diagnostic, next edit
+after a typed rename, a slow rewrite resolved while Helix blocks, `spark:` comment
+instructions touching many places and two places apart, refine by comment, a
+completion item, "Show Spark context", and `:lsp-workspace-command sparkls.edit` with
+no arguments.
 The emulator follows the REPLACE / COMPLETE directives written into the texts.
 """
 
