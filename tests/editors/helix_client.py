@@ -54,74 +54,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-VERSION = "25.07.1 (079a789e)"
-ENCODINGS = ["utf-8", "utf-32", "utf-16"]
-_WIDTH = {"utf-8": lambda ch: len(ch.encode("utf-8")), "utf-16": lambda ch: len(ch.encode("utf-16-le")) // 2,
-          "utf-32": lambda ch: 1}
-_KINDS = ["", "quickfix", "refactor", "refactor.extract", "refactor.inline", "refactor.rewrite", "source",
-          "source.organizeImports", "source.fixAll"]
-
-
-def capabilities(enable_snippets: bool = True) -> dict[str, Any]:
-    """Helix's ClientCapabilities (client.rs `initialize`), as it serializes them."""
-    no_dynamic = {"dynamicRegistration": False}
-    symbol_kinds = {"valueSet": list(range(1, 27))}
-    return {
-        "workspace": {
-            "configuration": True, "didChangeConfiguration": no_dynamic, "workspaceFolders": True,
-            "applyEdit": True, "symbol": {"dynamicRegistration": False, "symbolKind": symbol_kinds},
-            "executeCommand": no_dynamic, "inlayHint": {"refreshSupport": False},
-            "workspaceEdit": {"documentChanges": True, "resourceOperations": ["create", "rename", "delete"],
-                              "failureHandling": "abort", "normalizesLineEndings": False},
-            "didChangeWatchedFiles": {"dynamicRegistration": True, "relativePatternSupport": True},
-            "fileOperations": {k: True for k in ("willCreate", "didCreate", "willRename", "didRename",
-                                                  "willDelete", "didDelete")},
-            "diagnostic": {"refreshSupport": True},
-        },
-        "textDocument": {
-            "completion": {
-                "completionItem": {
-                    "snippetSupport": enable_snippets,
-                    "resolveSupport": {"properties": ["documentation", "detail", "additionalTextEdits"]},
-                    "insertReplaceSupport": True, "deprecatedSupport": True, "tagSupport": {"valueSet": [1]},
-                },
-                "completionItemKind": {},
-            },
-            "hover": {"contentFormat": ["markdown"]},
-            "signatureHelp": {"signatureInformation": {"documentationFormat": ["markdown"],
-                              "parameterInformation": {"labelOffsetSupport": True}, "activeParameterSupport": True}},
-            "rename": {"dynamicRegistration": False, "prepareSupport": True, "honorsChangeAnnotations": False},
-            "formatting": no_dynamic,
-            "codeAction": {
-                "codeActionLiteralSupport": {"codeActionKind": {"valueSet": _KINDS}},
-                "isPreferredSupport": True, "disabledSupport": True, "dataSupport": True,
-                "resolveSupport": {"properties": ["edit", "command"]},
-            },
-            "diagnostic": {"dynamicRegistration": False, "relatedDocumentSupport": True},
-            "publishDiagnostics": {"versionSupport": True, "tagSupport": {"valueSet": [1, 2]}},
-            "inlayHint": no_dynamic,
-            "documentLink": {"dynamicRegistration": False, "tooltipSupport": False},
-            "callHierarchy": no_dynamic,
-            "documentSymbol": {"dynamicRegistration": False, "symbolKind": symbol_kinds,
-                               "hierarchicalDocumentSymbolSupport": False},
-        },
-        "window": {
-            "showMessage": {"messageActionItem": {"additionalPropertiesSupport": True}},
-            "workDoneProgress": True, "showDocument": {"support": True},
-        },
-        "general": {"positionEncodings": ENCODINGS},
-    }
-
-
-def priority(action: dict[str, Any]) -> int:
-    """action.rs `lsp_code_action_priority`: kind category, then fixes a diagnostic, then preferred."""
-    if isinstance(action.get("command"), str):  # a bare Command
-        return 0
-    parts = (action.get("kind") or "").split(".") + [""]
-    sub = {"extract": 6, "inline": 5, "rewrite": 4, "move": 3, "surround": 2}.get(parts[1], 1)
-    category = {"quickfix": 7, "refactor": sub, "source": 1}.get(parts[0], 0) if action.get("kind") else 0
-    return category * 4 + (2 if action.get("diagnostics") else 0) + (1 if action.get("isPreferred") else 0)
-
+from tests.editors.helix_values import VERSION, WIDTH, capabilities, priority, traverse
 
 @dataclass
 class Doc:
@@ -335,14 +268,14 @@ class HelixClient:
     def position(self, doc: Doc, offset: int) -> dict[str, int]:
         line = doc.text.count("\n", 0, offset)
         start = doc.text.rfind("\n", 0, offset) + 1
-        return {"line": line, "character": sum(_WIDTH[self.encoding](ch) for ch in doc.text[start:offset])}
+        return {"line": line, "character": sum(WIDTH[self.encoding](ch) for ch in doc.text[start:offset])}
 
     def offset(self, doc: Doc, pos: dict[str, int], encoding: str | None = None) -> int:
         lines = doc.text.split("\n")
         if pos["line"] >= len(lines):
             return len(doc.text)
         start = sum(len(line) + 1 for line in lines[: pos["line"]])
-        width, at = _WIDTH[encoding or self.encoding], 0
+        width, at = WIDTH[encoding or self.encoding], 0
         for i, ch in enumerate(lines[pos["line"]]):
             if at >= pos["character"]:
                 return start + i
@@ -356,7 +289,7 @@ class HelixClient:
         events, shift = [], 0
         for start, end, new in sorted(changes):
             begin = self.position(doc, start + shift)
-            finish = _traverse(begin, doc.text[start + shift : end + shift], self.encoding)
+            finish = traverse(begin, doc.text[start + shift : end + shift], self.encoding)
             doc.text = doc.text[: start + shift] + new + doc.text[end + shift :]
             events.append({"range": {"start": begin, "end": finish}, "text": new})
             shift += len(new) - (end - start)
@@ -484,17 +417,6 @@ class HelixClient:
     def errors(self) -> list[str]:
         """Helix's log lines at ERROR (a healthy session has none)."""
         return [line for level, line in self.log if level == "ERROR"]
-
-
-def _traverse(pos: dict[str, int], text: str, encoding: str) -> dict[str, int]:
-    """The position after `text` from `pos` (client.rs `traverse`; the texts here use \\n)."""
-    line, character = pos["line"], pos["character"]
-    for ch in text:
-        if ch == "\n":
-            line, character = line + 1, 0
-        else:
-            character += _WIDTH[encoding](ch)
-    return {"line": line, "character": character}
 
 
 class ResponseError(Exception):

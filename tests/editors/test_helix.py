@@ -20,7 +20,8 @@ import pytest
 
 from tests.editors.docs import block
 from tests.editors.driver import editor_env
-from tests.editors.helix_client import ENCODINGS, HelixClient
+from tests.editors.helix_client import HelixClient
+from tests.editors.helix_values import ENCODINGS
 
 DOCUMENTED_URL = "http://127.0.0.1:8765/v1"
 
