@@ -172,7 +172,6 @@ def test_context_view_shows_the_prompt(flow):
     assert "<|editable_region_start|>" in context["text"] and "def area(r):" in context["text"]
 
 
-@pytest.mark.xfail(strict=True, reason="the server names its context.md only once the showContext change lands")
 def test_context_view_opens_the_servers_file(flow):
     """The server names the private context.md it wrote; C-c s c opens that file."""
     result, _ = flow

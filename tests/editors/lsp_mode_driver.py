@@ -1,0 +1,66 @@
+"""The lsp-mode flow: Emacs in batch mode, Debian's lsp-mode, the documented set-up, real
+sparkls as an add-on beside a tiny linter (tiny_linter.py) as the buffer's main server.
+
+`run_flow` writes the workspace (tests/editors/workspace.py) without its
+`.sparkls.toml`, so the emulator is reached through the documented keyless variant
+(its `localBaseUrl` replaced by the test emulator's), extracts the commands from
+docs/editors/lsp-mode.md, and runs `lsp_mode_flow.el` in `emacs --batch`.
+"""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+from pathlib import Path
+
+from tests.editors.docs import block
+from tests.editors.driver import EditorRun, editor_env, run_editor
+from tests.editors.workspace import DIAGNOSTIC, EDIT_NAME, QUICK_FIX_TITLE, write_workspace
+
+HERE = Path(__file__).resolve().parent
+PAGE = "lsp-mode.md"
+DOCUMENTED_URL = "http://127.0.0.1:8765/v1"
+REWRITE_TITLE = "Spark: Simplify"
+TASK = "REPLACE area WITH circle_area"
+LINTER_WORD = "raduis"
+
+FLOW = {
+    "fix_title": QUICK_FIX_TITLE,
+    "rewrite": {"line": 9, "to_line": 10, "title": REWRITE_TITLE},
+    "edit": {"line": 10, "select": "nme", "instruction": EDIT_NAME},
+    "refine": 'REPLACE "+ name" WITH "+ name.strip()"',
+    "context": 6,
+    "task": {"line": 4, "to_line": 6, "instruction": TASK},
+}
+
+
+def lsp_mode_available(emacs: str) -> bool:
+    """Whether `emacs` can load lsp-mode the way the flow does."""
+    done = subprocess.run(
+        [emacs, "--batch", "-q", "--eval", "(progn (package-initialize) (require 'lsp-mode))"],
+        check=False, stdin=subprocess.DEVNULL, capture_output=True, timeout=60,
+    )
+    return done.returncode == 0
+
+
+def run_flow(emacs: str, tmp: Path, emulator_url: str, *, timeout: float = 150) -> tuple[EditorRun, Path]:
+    """Run the whole flow once; returns the run and the edited file."""
+    path = write_workspace(tmp / "project", emulator_url)
+    (path.parent / ".sparkls.toml").unlink()  # the emulator only through the documented option
+    setup = block(PAGE, "elisp", "Without a key").replace(DOCUMENTED_URL, emulator_url)
+    docs = tmp / "sparkls-docs.el"
+    docs.write_text(setup + "\n" + block(PAGE, "elisp", "Commands"), encoding="utf-8")
+    linter = [sys.executable, str(HERE / "tiny_linter.py"), LINTER_WORD, DIAGNOSTIC["source"], DIAGNOSTIC["message"]]
+    result = tmp / "result.json"
+    env = editor_env(
+        tmp / "home",
+        SPARKLS_EMACS_DOCS=str(docs),
+        SPARKLS_EMACS_FILE=str(path),
+        SPARKLS_EMACS_LINTER=json.dumps(linter),
+        SPARKLS_EMACS_FLOW=json.dumps(FLOW),
+        SPARKLS_EMACS_RESULT=str(result),
+        SPARKLS_EMACS_TIMEOUT=str(timeout / 4),
+    )
+    argv = [emacs, "--batch", "-q", "-l", str(HERE / "lsp_mode_flow.el")]
+    return run_editor(argv, env, result, cwd=path.parent, timeout=timeout), path

@@ -1,0 +1,205 @@
+;;; lsp_mode_flow.el --- drive lsp-mode through the documented sparkls set-up -*- lexical-binding: t -*-
+
+;; Run as `emacs --batch -q -l lsp_mode_flow.el' (Debian's lsp-mode loads after
+;; `package-initialize', as for a user).  sparkls runs as the documented add-on beside
+;; a tiny linter (tests/editors/tiny_linter.py) registered as the buffer's main server.
+;; Parameters come from environment variables:
+;;   SPARKLS_EMACS_DOCS     Elisp file: the blocks of docs/editors/lsp-mode.md under test
+;;   SPARKLS_EMACS_FILE     the Python file to open
+;;   SPARKLS_EMACS_LINTER   JSON: the linter's command line
+;;   SPARKLS_EMACS_FLOW     JSON: {"fix_title", "rewrite": STEP, "edit": STEP, "refine",
+;;                          "context": LINE, "task": STEP}
+;;   SPARKLS_EMACS_RESULT   where to write the JSON result
+;;   SPARKLS_EMACS_TIMEOUT  seconds, the bound on each wait (default 20)
+;; The harness only observes (advice) and types; the rest is the docs' and lsp-mode's.
+
+(require 'cl-lib)
+(require 'json)
+(require 'subr-x)
+
+(defvar flow-result (make-hash-table :test 'equal))
+(defvar flow-requests nil "Requests, newest first: (METHOD PARAMS ANSWER), ANSWER nil while pending.")
+(defvar flow-messages nil "What reached the echo area, newest first.")
+(defvar flow-env
+  (list :docs (getenv "SPARKLS_EMACS_DOCS")
+        :file (getenv "SPARKLS_EMACS_FILE")
+        :linter (let ((json-array-type 'list)) (json-read-from-string (getenv "SPARKLS_EMACS_LINTER")))
+        :flow (let ((json-object-type 'plist) (json-array-type 'list))
+                (json-read-from-string (or (getenv "SPARKLS_EMACS_FLOW") "{}")))
+        :result (getenv "SPARKLS_EMACS_RESULT")
+        :timeout (string-to-number (or (getenv "SPARKLS_EMACS_TIMEOUT") "20"))))
+
+(defun flow-set (key value) (puthash key value flow-result))
+(defun flow-step (name) (flow-set "steps" (vconcat (gethash "steps" flow-result) (list name))))
+
+(defun flow-wait (what predicate)
+  "Process events until PREDICATE holds; fail after the timeout."
+  (let ((deadline (+ (float-time) (plist-get flow-env :timeout))))
+    (while (not (funcall predicate))
+      (when (> (float-time) deadline)
+        (error "Timed out waiting for %s" what))
+      (accept-process-output nil 0.01))))
+
+(defun flow-json (value)
+  "VALUE (lsp-mode's hash tables) as something `json-encode' writes back as it came."
+  (cond ((hash-table-p value)
+         (let (out) (maphash (lambda (k v) (push (cons k (flow-json v)) out)) value)
+              (or (nreverse out) (make-hash-table))))
+        ((vectorp value) (vconcat (mapcar #'flow-json value)))
+        ((eq value :json-false) :json-false)
+        (t value)))
+
+(defun flow-observe-async (request method params callback &rest keys)
+  "Around `lsp-request-async': remember the request, and its answer when it comes."
+  (let ((entry (list method params nil))
+        (failure (plist-get keys :error-handler)))
+    (push entry flow-requests)
+    (apply request method params
+           (lambda (result) (setf (nth 2 entry) (list :result result)) (funcall callback result))
+           (plist-put (copy-sequence keys) :error-handler
+                      (lambda (error) (setf (nth 2 entry) (list :error error))
+                        (when failure (funcall failure error)))))))
+
+(defun flow-observe-messages (message format &rest args)
+  (let ((text (and format (apply message format args))))
+    (when text (push text flow-messages))
+    text))
+
+(defun flow-type (&rest keys) (execute-kbd-macro (apply #'vconcat keys)))
+
+(defun flow-goto-line (line) (goto-char (point-min)) (forward-line (1- line)))
+
+(defun flow-select (step)
+  "Select what STEP says: a text on a line, or whole lines."
+  (flow-goto-line (plist-get step :line))
+  (if-let ((text (plist-get step :select)))
+      (progn (search-forward text (line-end-position))
+             (push-mark (match-beginning 0) t t))
+    (push-mark (point) t t)
+    (flow-goto-line (1+ (plist-get step :to_line)))))
+
+(defun flow-last (method)
+  (cl-find method flow-requests :key #'car :test #'equal))
+
+(defun flow-answer (what entry)
+  (flow-wait what (lambda () (nth 2 entry)))
+  (when (eq (car (nth 2 entry)) :error)
+    (error "%s: error %S" what (flow-json (nth 1 (nth 2 entry)))))
+  (plist-get (nth 2 entry) :result))
+
+(defun flow-command (keys instruction)
+  "Type KEYS, then INSTRUCTION (if any) and RET; wait for the command's answer."
+  (let ((before (length flow-requests)))
+    (flow-type (kbd keys) (if instruction (concat instruction "\r") ""))
+    (unless (> (length flow-requests) before) (error "%s sent no request" keys))
+    (let* ((entry (car flow-requests))
+           (pending (null (nth 2 entry))))
+      (flow-answer keys entry)
+      (list :arguments (flow-json (plist-get (nth 1 entry) :arguments))
+            :returned_pending pending
+            :result (flow-json (plist-get (nth 2 entry) :result))))))
+
+(defun flow-pick-action (title)
+  "M-x lsp-execute-code-action, and pick TITLE from its menu, as the user would."
+  (flow-type (kbd "M-x") "lsp-execute-code-action\r" title "\r"))
+
+(defun flow-quick-fix (title)
+  "On the linter's line, pick TITLE; the diagnostics lsp-mode sent, and the titles offered."
+  (flow-wait "the linter's diagnostic"
+             (lambda () (> (hash-table-count (lsp-diagnostics t)) 0)))
+  (let ((before (buffer-string)))
+    (flow-goto-line 6)
+    (flow-pick-action title)
+    (let ((request (flow-last "textDocument/codeAction")))
+      (flow-set "quickfix" (list :diagnostics (flow-json (plist-get (plist-get (nth 1 request) :context) :diagnostics))
+                                 :offered (flow-json (mapcar (lambda (a) (gethash "title" a))
+                                                             (plist-get (nth 2 request) :result))))))
+    (flow-wait "the quick fix to change the buffer" (lambda () (not (equal before (buffer-string)))))))
+
+(defun flow-rewrite (step)
+  "On STEP's lines, pick the rewrite STEP names; lsp-mode resolves it with sparkls."
+  (flow-select step)
+  (let ((before (length flow-requests)))
+    (flow-pick-action (plist-get step :title))
+    (let ((resolve (cl-find "codeAction/resolve" (butlast flow-requests before) :key #'car :test #'equal)))
+      (flow-set "rewrite" (list :resolved (and resolve (nth 2 resolve) t))))
+    (deactivate-mark)))
+
+(defun flow-stderr-lines ()
+  (if-let ((buffer (get-buffer "*sparkls::stderr*")))
+      (with-current-buffer buffer
+        (cl-count-if (lambda (line) (not (string-empty-p line))) (split-string (buffer-string) "\n")))
+    -1))
+
+(defun flow-main ()
+  (let ((flow (plist-get flow-env :flow)) started)
+    (package-initialize)
+    (advice-add 'lsp-request-async :around #'flow-observe-async)
+    (advice-add 'message :around #'flow-observe-messages)
+    (load (plist-get flow-env :docs) nil t)
+    (require 'lsp-mode)
+    (flow-set "lsp_mode" (locate-library "lsp-mode"))
+    (setq lsp-session-file (expand-file-name "lsp-session" (getenv "HOME")))
+    (lsp-register-client
+     (make-lsp-client :new-connection (lsp-stdio-connection (plist-get flow-env :linter))
+                      :major-modes '(python-mode) :server-id 'tiny-linter :priority 10))
+    (transient-mark-mode 1)
+    ;; Emacs 28's own python-flymake (pyflakes) trips over the emoji line in batch mode:
+    ;; only the servers' diagnostics here.
+    (add-hook 'python-mode-hook (lambda () (remove-hook 'flymake-diagnostic-functions #'python-flymake t)))
+    (find-file (plist-get flow-env :file))
+    (lsp-workspace-folders-add default-directory) ; what the user's "i" at lsp's prompt does
+    (setq started (float-time))
+    (lsp)
+    (flow-wait "both servers to start"
+               (lambda () (and (= (length (lsp-workspaces)) 2)
+                               (cl-every (lambda (w) (eq (lsp--workspace-status w) 'initialized))
+                                         (lsp-workspaces)))))
+    (flow-set "initialize_ms" (* 1000 (- (float-time) started)))
+    (flow-set "servers" (vconcat (mapcar (lambda (w) (symbol-name (lsp--client-server-id (lsp--workspace-client w))))
+                                         (lsp-workspaces))))
+    (flow-wait "a warm fast tier" (lambda () (equal sparkls-status "Spark (local): ready")))
+    (flow-set "warm_ms" (* 1000 (- (float-time) started)))
+    (flow-quick-fix (plist-get flow :fix_title))
+    (flow-step "quick fix")
+    (flow-rewrite (plist-get flow :rewrite))
+    (flow-step "rewrite")
+    (flow-select (plist-get flow :edit))
+    (flow-set "edit" (flow-command "C-c s e" (plist-get (plist-get flow :edit) :instruction)))
+    (flow-step "edit")
+    (flow-set "refine" (flow-command "C-c s r" (plist-get flow :refine)))
+    (flow-step "refine")
+    (save-buffer)
+    (flow-goto-line (plist-get flow :context))
+    (deactivate-mark)
+    (let* ((path (cdr (assoc "path" (plist-get (flow-command "C-c s c" nil) :result))))
+           (shown (if (stringp path) (find-buffer-visiting path) (get-buffer "*Spark context*"))))
+      (flow-set "context" (list :path path :buffer (and shown (buffer-name shown))
+                                :displayed (and shown (get-buffer-window shown t) t)
+                                :read_only (and shown (buffer-local-value 'buffer-read-only shown))
+                                :text (and shown (with-current-buffer shown (buffer-string))))))
+    (flow-step "context view")
+    (flow-select (plist-get flow :task))
+    (flow-set "task" (flow-command "C-c s t" (plist-get (plist-get flow :task) :instruction)))
+    (flow-step "task")
+    (flow-set "status" sparkls-status)
+    (flow-set "messages" (vconcat (reverse flow-messages)))
+    (flow-set "stderr_lines" (flow-stderr-lines))
+    (flow-set "warnings" (and (get-buffer "*Warnings*") (with-current-buffer "*Warnings*" (buffer-string))))
+    (flow-set "log_errors" (and (get-buffer "*lsp-log*")
+                                (with-current-buffer "*lsp-log*"
+                                  (vconcat (cl-remove-if-not (lambda (l) (string-match-p "error" l))
+                                                             (split-string (buffer-string) "\n"))))))
+    (setq lsp-restart 'ignore)
+    (lsp-workspace-shutdown (lsp-find-workspace 'sparkls (buffer-file-name)))))
+
+(let ((ok (condition-case err
+              (progn (flow-main) t)
+            (error (flow-set "error" (error-message-string err))
+                   (flow-set "messages" (vconcat (reverse flow-messages)))
+                   nil))))
+  (with-temp-file (plist-get flow-env :result)
+    (insert (json-encode flow-result)))
+  (kill-emacs (if ok 0 1)))
+
+;;; lsp_mode_flow.el ends here

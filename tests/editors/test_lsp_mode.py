@@ -1,0 +1,109 @@
+"""Emacs 28 with Debian's lsp-mode 8, in batch mode: sparkls as the documented add-on
+beside a second server (a tiny linter), both real, on the emulator without a key."""
+
+from __future__ import annotations
+
+import pytest
+
+from tests.editors.docs import block
+from tests.editors.driver import require, unavailable
+from tests.editors.lsp_mode_driver import PAGE, TASK, lsp_mode_available, run_flow
+from tests.editors.workspace import DIAGNOSTIC, EDIT_NAME, QUICK_FIX_TITLE, SAMPLE
+
+FINAL = SAMPLE.replace("raduis", "radius").replace("+ nme", "+ name.strip()")
+
+
+@pytest.fixture(scope="module")
+def emacs() -> str:
+    path = require("emacs")
+    if not lsp_mode_available(path):
+        unavailable("lsp-mode")
+    return path
+
+
+@pytest.fixture(scope="module")
+def flow(emacs, keyless_emulator_process, tmp_path_factory):
+    """One run of the user's flow: quick fix, rewrite, edit, refine, save, context view, task."""
+    keyless_emulator_process.reset()
+    run, path = run_flow(emacs, tmp_path_factory.mktemp("lsp-mode"), keyless_emulator_process.url)
+    assert run.returncode == 0 and "error" not in run.result, run.explain()
+    return run.result, path
+
+
+def test_sparkls_runs_beside_the_main_server(flow):
+    """The documented add-on client starts next to the buffer's main server, on the emulator it names."""
+    result, _ = flow
+    assert result["servers"] == ["tiny-linter", "sparkls"]
+    assert result["status"] == "Spark (local): ready"
+
+
+def test_quick_fix_on_the_other_servers_diagnostic(flow):
+    """lsp-mode sends sparkls the linter's diagnostic; "Fix with Spark" on it lands."""
+    result, path = flow
+    (sent,) = result["quickfix"]["diagnostics"]
+    assert sent["source"] == DIAGNOSTIC["source"] and sent["message"] == DIAGNOSTIC["message"]
+    assert QUICK_FIX_TITLE in result["quickfix"]["offered"]
+    assert "radius ** 2" in path.read_text(encoding="utf-8")
+
+
+def test_rewrite_is_resolved_by_sparkls(flow):
+    """Picking a rewrite in lsp-execute-code-action resolves it with sparkls."""
+    result, _ = flow
+    assert result["rewrite"]["resolved"] is True
+
+
+def test_edit_and_refine_run_in_the_background_and_land(flow):
+    """C-c s e and C-c s r return before their answer; both edits land and are saved."""
+    result, path = flow
+    for step in ("edit", "refine"):
+        assert result[step]["returned_pending"] is True
+        assert result[step]["result"]["applied"] is True
+    assert result["edit"]["arguments"][0]["instruction"] == EDIT_NAME
+    assert path.read_text(encoding="utf-8") == FINAL
+
+
+def test_columns_are_characters_after_an_emoji(flow):
+    """With the documented utf-32 capability, lsp-mode's character columns reach sparkls as meant."""
+    result, _ = flow
+    line = SAMPLE.splitlines()[9]
+    start = line.index("nme")  # code points: the emoji counts one
+    assert result["edit"]["arguments"][0]["range"] == {
+        "start": {"line": 9, "character": start}, "end": {"line": 9, "character": start + 3}
+    }
+
+
+def test_task_applies_across_the_workspace(flow):
+    """C-c s t runs sparkls.task on the deep tier; its edit is applied."""
+    result, _ = flow
+    assert result["task"]["arguments"][0]["instruction"] == TASK
+    assert result["task"]["result"]["applied"] is True and result["task"]["result"]["tier"] == "deep"
+
+
+def test_context_view_shows_the_prompt(flow):
+    """C-c s c shows the exact prompt, read-only, in a buffer of its own."""
+    result, _ = flow
+    context = result["context"]
+    assert context["displayed"] is True and context["read_only"] is True
+    assert "<|editable_region_start|>" in context["text"]
+
+
+def test_healthy_session_is_quiet(flow):
+    """No *Warnings* buffer (no "Unknown notification"), no error in *lsp-log*, nothing on sparkls's stderr."""
+    result, _ = flow
+    assert result["warnings"] is None
+    assert not result["log_errors"]
+    assert result["stderr_lines"] == 0
+
+
+def test_every_step_passed(flow):
+    """The whole flow ran through the real lsp-mode, step by step."""
+    result, _ = flow
+    assert result["steps"] == ["quick fix", "rewrite", "edit", "refine", "context view", "task"]
+
+
+def test_both_set_ups_ask_for_the_notifications_they_handle():
+    """The key and keyless set-ups register handlers for, and ask for, status and nextEdit."""
+    for heading in ("Set-up", "Without a key"):
+        text = block(PAGE, "elisp", heading)
+        assert ':notifications ["status" "nextEdit"]' in text
+        assert '"sparkls/status"' in text and '"sparkls/nextEdit"' in text
