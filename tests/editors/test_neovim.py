@@ -170,3 +170,14 @@ def test_a_typed_rename_offers_the_next_edit(flow):
     """Renaming `name` by typing: the documented handler announces the next edit; its code action renames the use."""
     assert NEXT_EDIT_KEYS.endswith("who")
     nvim_checks.next_edit_renames_the_use(flow[0])
+
+
+@pytest.mark.parametrize("heading", ["Neovim 0.11+", "Neovim 0.8 – 0.10", "Neovim 0.7"])
+def test_every_set_up_asks_for_the_notifications_the_commands_handle(heading):
+    """The commands block handles sparkls/status and sparkls/nextEdit, which sparkls sends
+    only when asked: each set-up asks, and keeps the emulator's line."""
+    from tests.editors.docs import block
+
+    text = block("neovim.md", "lua", heading)
+    assert "notifications = { 'status', 'nextEdit' }" in text
+    assert "-- localBaseUrl = 'http://127.0.0.1:8765/v1'," in text
