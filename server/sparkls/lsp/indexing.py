@@ -7,6 +7,8 @@ refresh timers are per-document state, dropped on `didClose`.
 
 from __future__ import annotations
 
+import asyncio
+import weakref
 from pathlib import Path
 from typing import TYPE_CHECKING
 
@@ -28,6 +30,8 @@ class IndexKeeper:
         self._server = server
         self.index: WorkspaceIndex | None = None
         self._timers = DocumentTimers()
+        self._refreshes: weakref.WeakSet[asyncio.Task[None]] = weakref.WeakSet()  # buffer refreshes running
+        self._closing = False
 
     def start(self) -> None:
         """Open the workspace's index and bring it up to date, in the background."""
@@ -89,11 +93,14 @@ class IndexKeeper:
                 doc = await self._server.ready(uri)  # a big text is parsed off the loop first
             except DocumentClosed:
                 return
-            await index.store_buffer(path, doc, await self._server.path_filter())
+            rules = await self._server.path_filter()
+            if self._closing:
+                return  # shutting down: the index is closed or about to be
+            await index.store_buffer(path, doc, rules)
 
         def run() -> None:
-            if self._server.documents.has(uri):
-                self._server.spawn(refresh(), "indexing a buffer")
+            if self._server.documents.has(uri) and not self._closing:
+                self._refreshes.add(self._server.spawn(refresh(), "indexing a buffer"))
 
         self._timers.schedule(uri, delay, run)
 
@@ -105,6 +112,12 @@ class IndexKeeper:
         self._timers.forget(uri)
 
     async def close(self) -> None:
+        """Shut down: no refresh starts from now on, the ones running are cancelled
+        (not failed against a closed index), then the index closes."""
+        self._closing = True
+        self._timers.cancel_all()
+        for task in list(self._refreshes):
+            task.cancel()
         if self.index is not None:
             self.index.close()  # ends the index worker, mid-build or not
             await self.index.wait_closed()

@@ -30,5 +30,9 @@ class DocumentTimers:
         if (timer := self._timers.pop(uri, None)) is not None:
             timer.cancel()
 
+    def cancel_all(self) -> None:
+        for uri in list(self._timers):
+            self.forget(uri)
+
     def held(self) -> int:
         return len(self._timers)
