@@ -378,7 +378,7 @@ def _describe(error: dict[str, Any], spellings: dict[str, str] | None = None) ->
         guesses = [f"`{_camel(p) if camel else p}`" for p in did_you_mean(where)]
         hint = f" (did you mean {' or '.join(guesses)}?)" if guesses else ""
         return f"unknown setting `{written}`{hint}; ignored"
-    return f"`{written}`: {error['msg'].removeprefix('Value error, ')} (default kept)"
+    return f"`{where}`: {error['msg'].removeprefix('Value error, ')} (default kept)"
 
 
 def load_settings(*sources: dict[str, Any] | None) -> tuple[Settings, list[str]]:

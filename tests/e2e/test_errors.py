@@ -51,13 +51,49 @@ async def test_missing_api_key(client, emulator, tmp_path, sample):
 
 
 async def test_connection_refused(client, emulator, tmp_path, sample):
-    """Nothing listening at base_url: the message names the URL."""
+    """Nothing listening at a local base_url: the message names the URL and asks whether
+    the local server runs, never "All connection attempts failed"."""
     port = _closed_port()
     await start(client, emulator, tmp_path, fast={"baseUrl": f"http://127.0.0.1:{port}/v1"})
     client.editor.open(sample, SAMPLE)
     result = await _failed_edit(client, sample)
     assert result["error"]["code"] == "connect_failed"
-    assert f"127.0.0.1:{port}/v1/responses" in _error_message(client)
+    message = _error_message(client)
+    assert f"cannot connect to http://127.0.0.1:{port}/v1 (connection refused)" in message
+    assert f"is your local server (llama.cpp, Ollama, `sparkls emulate`…) running at 127.0.0.1:{port}?" in message
+    assert "All connection attempts failed" not in message
+
+
+async def test_base_url_without_v1(client, emulator, tmp_path, sample):
+    """A base URL without /v1: the 404 says which URL to set (it is not rewritten)."""
+    root = emulator.url.removesuffix("/v1")
+    await start(client, emulator, tmp_path, fast={"baseUrl": root})
+    client.editor.open(sample, SAMPLE)
+    result = await _failed_edit(client, sample)
+    assert result["error"]["code"] == "endpoint_not_found"
+    assert f"the base URL probably needs /v1: set `fast.base_url` to {emulator.url}" in _error_message(client)
+    assert emulator.stats()["responses"] == 0
+
+
+async def test_a_long_rate_limit_answers_the_edit_at_once(client, emulator, tmp_path, sample):
+    """A rate limit asking for 30 s: the edit fails at once with the wait, after one
+    request (no retry after sleeping it out)."""
+    await start(client, emulator, tmp_path)
+    client.editor.open(sample, SAMPLE)
+    emulator.set_faults(behaviour="rate_limited", retry_after=30)
+    result = await _failed_edit(client, sample)
+    assert result["error"]["code"] == "rate_limited"
+    assert f"Rate limited by {emulator.host} (fast tier): retry in 30 s." in _error_message(client)
+    assert emulator.stats()["errors"] == 1
+
+
+async def test_an_unknown_setting_gets_did_you_mean(client, emulator, tmp_path, sample):
+    """A misspelt setting from an editor (camelCase): the warning names the one meant."""
+    await start(client, emulator, tmp_path, fast={"modle": "m"}, options={"nextEdit": {"debounceMsec": 50}})
+    await client.wait_for_notification(types.WINDOW_SHOW_MESSAGE)
+    warnings = " ".join(m.message for m in client.messages if m.type == types.MessageType.Warning)
+    assert "unknown setting `fast.modle` (did you mean `fast.model`?)" in warnings
+    assert "unknown setting `nextEdit.debounceMsec` (did you mean `nextEdit.debounceMs`?)" in warnings
 
 
 async def test_rejected_api_key(client, emulator, tmp_path, sample):
