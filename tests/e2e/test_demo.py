@@ -75,7 +75,7 @@ def test_it_ends_with_the_editor_docs(demo):
     """The last lines point to each editor's set-up, files that exist."""
     tail = demo.split("Next: set up your editor", 1)[1].splitlines()[1:]
     paths = [Path(line.split(":", 1)[1].strip()) for line in tail if line.strip()]
-    assert [p.name for p in paths] == ["README.md", "neovim.md", "helix.md", "emacs.md"]
+    assert [p.name for p in paths] == ["README.md", "neovim.md", "helix.md", "emacs.md", "lsp-mode.md"]
     assert all(p.is_file() for p in paths)
 
 

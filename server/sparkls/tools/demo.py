@@ -76,7 +76,8 @@ EDITOR_DOCS = [
     ("VS Code", "client-vscode/README.md"),
     ("Neovim", "docs/editors/neovim.md"),
     ("Helix", "docs/editors/helix.md"),
-    ("Emacs", "docs/editors/emacs.md"),
+    ("Emacs (eglot)", "docs/editors/emacs.md"),
+    ("Emacs (lsp-mode)", "docs/editors/lsp-mode.md"),
 ]
 WARM_WAIT = 30.0  # seconds to wait for the fast tier's connections before the first edit
 TIMING_KEYS = ("context", "ttft", "stream", "edit", "apply", "total")
