@@ -138,3 +138,27 @@ def test_json_says_where_each_tier_goes_and_warns(keyless_emulator, tmp_path):
     report = json.loads(proc.stdout)
     assert report["tiers"]["deep"]["where"] == f"local (this machine): {keyless_emulator.host}"
     assert len(report["warnings"]) == 1 and "fast tier still goes to api.openai.com" in report["warnings"][0]
+
+
+def test_no_key_points_to_the_emulator(tmp_path):
+    """No OPENAI_API_KEY and remote tiers: set it, or try without a key through
+    `sparkls emulate` and `localBaseUrl` (the doctor line to run is given)."""
+    proc = doctor(tmp_path, {}, "--tier", "fast")
+    assert proc.returncode == 1
+    assert "set the environment variable OPENAI_API_KEY" in proc.stdout
+    assert "run `sparkls emulate` and set `local_base_url` (`localBaseUrl` in an editor's settings)" in proc.stdout
+    assert """sparkls doctor --settings '{"localBaseUrl": "http://127.0.0.1:8765/v1"}'""" in proc.stdout
+
+
+def test_a_stopped_emulator_is_named(tmp_path):
+    """localBaseUrl at a port where nothing listens: the failure asks whether the server
+    runs and names `local_base_url`, the setting the user set."""
+    import socket
+
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        port = s.getsockname()[1]
+    proc = doctor(tmp_path, {"localBaseUrl": f"http://127.0.0.1:{port}/v1"}, "--tier", "fast", "--timeout", "5")
+    assert proc.returncode == 1
+    assert f"cannot connect to http://127.0.0.1:{port}/v1 (connection refused)" in proc.stdout
+    assert "correct `local_base_url`" in proc.stdout and "All connection attempts failed" not in proc.stdout
