@@ -370,3 +370,42 @@ async def test_not_understood_is_a_wire_true_text_reply_over_sse(emulator):
     events = [json.loads(data) for _, data in parse_sse(reply.text)[0]]
     assert [p for event in events for p in check_sse_event(event)] + response_invariants(events) == []
     assert [e["text"] for e in events if e["type"] == "response.output_text.done"] == [NOT_UNDERSTOOD]
+
+
+def test_a_fix_that_empties_the_region_is_answered_in_words():
+    """F401 on a lone `import os` (the region is that line): sparkls would refuse an empty
+    block, so the answer says what to do instead."""
+    message = "`os` imported but unused"
+    reply = answer(request("import os\n", f"Fix this problem: {message}", diagnostics=[(message, "Ruff", "F401")]))
+    assert "```" not in reply and "`import os`" in reply and "linter's own fix" in reply
+
+
+def test_python_rules_stay_out_of_other_languages():
+    """A Rust file gets no Python import fix: the words are not understood."""
+    message = "`os` imported but unused"
+    text = request("fn main() {}\n", f"Fix this problem: {message}", path="main.ts", diagnostics=[(message, "Ruff", "F401")])
+    assert answer(text.replace("File: main.ts", "File: main.rs")) == NOT_UNDERSTOOD
+
+
+def test_words_with_an_emulate_shape():
+    """`rename radius to r EMULATE diff` renames, and answers in the diff shape."""
+    from sparkls.emulator.control import Faults
+
+    text = request(AREA, "rename radius to r EMULATE diff")
+    reply = answer(text, reply=Faults().for_request(text).reply)
+    assert reply.startswith("```diff") and "+def area(r, scale=1.0):" in reply
+
+
+def test_docs_quote_the_line_word_for_word():
+    """docs/emulator.md shows the not-understood line exactly as the emulator says it."""
+    from pathlib import Path
+
+    page = (Path(__file__).resolve().parents[2] / "docs" / "emulator.md").read_text(encoding="utf-8")
+    assert f"```\n{NOT_UNDERSTOOD}\n```" in page
+
+
+def test_inline_completion_request_is_answered_as_before():
+    """sparkls's completion instruction is no user's words: without COMPLETE, the region comes back."""
+    from sparkls.completion.service import COMPLETION_INSTRUCTION
+
+    assert edited(AREA, COMPLETION_INSTRUCTION) == AREA

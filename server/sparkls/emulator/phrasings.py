@@ -64,6 +64,9 @@ _ACTIONS: tuple[tuple[str, re.Pattern[str]], ...] = (
     ("keep_name", re.compile(
         r"\bkeep\s+the\s+(?:old|original|previous|former)\s+name\b|\bundo\s+the\s+renam(?:e|ing)\b|\bdon'?t\s+rename\b", re.I
     )),
+    # sparkls's inline-completion request: no words of the user's, and nothing a script
+    # can write without a COMPLETE directive; the region comes back as it is.
+    ("complete", re.compile(r"^Complete the code at the cursor\b", re.I)),
     ("fix", re.compile(r"(?:^|spark:)[ \t]*(?:please\s+)?fix\b", re.I | re.M)),
 )
 

@@ -33,9 +33,12 @@ _ASSIGN_RE = re.compile(r"^(?P<indent>[ \t]*)(?P<name>[A-Za-z_]\w*)[ \t]*(?::[^=
 
 def language(request_text: str) -> str:
     """The region's language, from the request's ``File:`` line: python, javascript,
-    typescript, or "" when it is none of them (or no file is named)."""
-    m = re.search(r"^File: .*?(\.\w+)$", request_text, re.M)
-    return _EXTENSIONS.get(m.group(1).lower(), "") if m else ""
+    typescript, "other", or "" when no file is named."""
+    m = re.search(r"^File: (.*)$", request_text, re.M)
+    if m is None:
+        return ""
+    suffix = re.search(r"\.\w+$", m.group(1).strip())
+    return _EXTENSIONS.get(suffix.group().lower(), "other") if suffix else "other"
 
 
 def _word(name: str) -> str:
