@@ -14,7 +14,10 @@ events, and does no I/O. It follows the fast-tier model protocol (docs/model-pro
   the quoted forms ``\\n`` and ``\\t`` mean newline and tab.
 - Without a REPLACE or COMPLETE directive, a diagnostic in the prompt that suggests a
   name (``Cannot find name 'raduis'. Did you mean 'radius'?``) is followed, as a real
-  model would: the name becomes the suggested one in the region (``suggestions.py``).
+  model would: the name becomes the suggested one in the region (``suggestions.py``);
+  then the user's plain words ("rename a to b", "add a docstring", a quick fix on a
+  ruff or pyright message) are followed, or answered with one line of prose saying
+  what the emulator follows (``understanding.py``).
 - The answer is the complete new region, without the cursor marker, in one fenced
   code block (or in another reply shape, ``shapes.py``). Without region markers the
   answer is the COMPLETE text in a fence, or the sentence :data:`NO_REGION_ANSWER`.
