@@ -405,7 +405,8 @@ def load_settings(*sources: dict[str, Any] | None) -> tuple[Settings, list[str]]
             for error in exc.errors():
                 loc = tuple(error["loc"])
                 if loc == ("local_base_url",):  # asked for local: never fall back to remote
-                    problems.append(_describe(error).removesuffix(" (default kept)") + f"; both tiers stay on {DEFAULT_LOCAL_BASE_URL} meanwhile")
+                    stay = f"; both tiers stay on {DEFAULT_LOCAL_BASE_URL} meanwhile"
+                    problems.append(_describe(error).removesuffix(" (default kept)") + stay)
                     raw["local_base_url"] = DEFAULT_LOCAL_BASE_URL
                     removed = True
                     continue

@@ -264,3 +264,14 @@ def test_no_key_mentions_the_emulator():
         Settings().api_key_for("fast", environ={})
     assert "run `sparkls emulate` and set `local_base_url`" in str(caught.value)
     assert "http://127.0.0.1:8765/v1" in str(caught.value)
+
+
+async def test_an_http_tier_that_cannot_connect_is_not_probed_over_a_websocket():
+    """A tier configured for HTTP is failing until a request gets through; no WebSocket
+    is opened to probe it (its server may not have one)."""
+    session = _session(f"http://127.0.0.1:{_closed_port()}/v1", name="deep", transport="http")
+    with pytest.raises(ConnectError):
+        await session.complete(PROMPT)
+    assert session.status.state == "failing" and session.status.transport == "http"
+    assert not session._heal.running
+    await session.close()

@@ -243,7 +243,7 @@ async def _run_step(env: TaskEnv, step: PlanStep, path: ResolvedPath, state: Fil
             doc, 0, len(text), guard=env.request.guard, settings=env.settings, instruction=step.instruction,
             lookup=env.lookup,
         )
-        reply = await env.fast.complete(prompt, notify=env.notify)
+        reply = await env.fast.complete(prompt, notify=env.notify, patient=True)  # a step of a task: may wait
         view = RegionView.of(ctx, text, doc.language_id)
         region = read_region(reply.text, view, path.display)
     except (EditError, DeepEditError) as exc:

@@ -199,7 +199,7 @@ class TierSession:
             if self.transport == "websocket":
                 self._set_status(state="failing", reason=str(self._explained(exc)))
             if unreachable(exc):
-                self._heal.start(probing=True)
+                self._probe()
             return
         self._ws_failures = 0
         self._set_status(state="ready", reason=None)
@@ -346,7 +346,7 @@ class TierSession:
         HTTP); a failure of the request itself (REQUEST_ERRORS) changes nothing."""
         if unreachable(exc):
             self._set_status(state="failing", reason=str(explained))
-            self._heal.start(probing=True)
+            self._probe()
         elif not isinstance(exc, REQUEST_ERRORS) and self.status.state != "degraded":
             self._set_status(state="failing", reason=str(explained))
 
@@ -387,6 +387,12 @@ class TierSession:
             )
             self._set_status(state="degraded", transport="http", reason=str(self._explained(exc)))
             self._heal.start(probing=probing)
+
+    def _probe(self) -> None:
+        """Probe an unreachable endpoint until the WebSocket opens (heal.py). An HTTP
+        tier has no connection to probe: its next request that gets through is enough."""
+        if self._configured_transport == "websocket" and self.tier.api == "responses":
+            self._heal.start(probing=True)
 
     def _healed(self) -> None:
         self._ws_failures = 0
