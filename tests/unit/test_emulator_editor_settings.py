@@ -71,3 +71,14 @@ def test_emulator_md_shows_what_is_printed():
     section = page.split("## Trying sparkls on it, with no key", 1)[1]
     quoted = section.split("```\n", 2)[1]
     assert quoted.rstrip("\n") == settings_help("http://127.0.0.1:8765/v1")
+
+
+def test_editor_snippets_ask_for_the_notifications_their_set_ups_handle():
+    """Neovim's, eglot's and lsp-mode's documented set-ups handle `sparkls/status` and
+    `sparkls/nextEdit`: what the emulator prints for them asks for both, as the set-ups
+    do, so pasting it does not drop them; Helix has no handler and asks for none."""
+    assert "notifications = { 'status', 'nextEdit' }" in _snippet("Neovim")
+    assert ':notifications ["status" "nextEdit"]' in _snippet("Emacs (eglot)")
+    assert ':notifications ["status" "nextEdit"]' in _snippet("Emacs (lsp-mode)")
+    assert ':localBaseUrl "' + URL + '"' in _snippet("Emacs (lsp-mode)")
+    assert "notifications" not in _snippet("Helix")

@@ -2,7 +2,9 @@
 
 `sparkls emulate` prints them after its "listening on" line, so that trying sparkls
 without a key is one paste: the `local_base_url` switch (config.py) keeps both tiers on
-this machine and needs no key. Pure text; tests check each snippet in its own syntax.
+this machine and needs no key; the editors' snippets also ask for the notifications their
+documented set-ups handle (`notifications`). Pure text; tests check each snippet in its
+own syntax.
 """
 
 from __future__ import annotations
@@ -19,8 +21,8 @@ def snippets(url: str) -> dict[str, str]:
     return {
         ".sparkls.toml at the project root (any editor)": f'local_base_url = "{url}"',
         "VS Code, settings.json": f'"sparkls.localBaseUrl": "{url}"',
-        "Neovim, in the table given to vim.lsp.config, vim.lsp.start or vim.lsp.start_client": (
-            f"init_options = {{ localBaseUrl = '{url}' }},"
+        "Neovim, as the init_options of the set-up (docs/editors/neovim.md)": (
+            f"init_options = {{ notifications = {{ 'status', 'nextEdit' }}, localBaseUrl = '{url}' }},"
         ),
         "Helix, languages.toml": (
             f'[language-server.sparkls]\ncommand = "sparkls"\nconfig = {{ localBaseUrl = "{url}" }}'
@@ -29,7 +31,11 @@ def snippets(url: str) -> dict[str, str]:
             "(with-eval-after-load 'eglot\n"
             "  (add-to-list 'eglot-server-programs\n"
             "               '((python-mode python-ts-mode)\n"
-            f'                 . ("sparkls" :initializationOptions (:localBaseUrl "{url}")))))'
+            f'                 . ("sparkls" :initializationOptions (:localBaseUrl "{url}"\n'
+            '                                                      :notifications ["status" "nextEdit"])))))'
+        ),
+        "Emacs (lsp-mode), in the make-lsp-client of docs/editors/lsp-mode.md": (
+            f":initialization-options '(:localBaseUrl \"{url}\" :notifications [\"status\" \"nextEdit\"])"
         ),
     }
 
