@@ -32,7 +32,7 @@ async def _session(tmp_path: Path, emulator, *server_args: str, trace: str | Non
     await client.initialize_session(
         types.InitializeParams(
             capabilities=capabilities("neovim"),
-            initialization_options={"fast": {"baseUrl": emulator.url, "apiKey": emulator.api_key}},
+            initialization_options={"fast": {"baseUrl": emulator.url, "apiKey": emulator.api_key}, "notifications": ["status"]},
             root_uri=tmp_path.as_uri(),
             trace=types.TraceValue(trace) if trace else None,
         )
