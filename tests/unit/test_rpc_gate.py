@@ -191,3 +191,36 @@ def test_a_response_is_delivered():
 def test_a_response_with_an_object_id_is_logged():
     """A response whose id cannot be ours is not looked up (no unhashable-type crash)."""
     assert isinstance(gate().receive(b'{"jsonrpc": "2.0", "id": {}, "result": 1}'), Drop)
+
+
+def pending_gate(*in_progress: int | str) -> Gate:
+    g = Gate((KNOWN | {"$/cancelRequest"}).__contains__, structure, set(in_progress).__contains__)
+    g.phase = Phase.RUNNING
+    return g
+
+
+def test_a_cancel_for_a_request_in_progress_is_delivered():
+    """$/cancelRequest for a request still being served reaches pygls."""
+    body = json.dumps({"jsonrpc": "2.0", "method": "$/cancelRequest", "params": {"id": 7}}).encode()
+    assert isinstance(pending_gate(7).receive(body), Deliver)
+
+
+def test_a_cancel_for_a_request_already_answered_is_a_quiet_drop():
+    """$/cancelRequest that crossed the answer on the wire: dropped at debug level, not a warning."""
+    body = json.dumps({"jsonrpc": "2.0", "method": "$/cancelRequest", "params": {"id": 7}}).encode()
+    verdict = pending_gate().receive(body)
+    assert isinstance(verdict, Drop) and verdict.level == logging.DEBUG
+
+
+@pytest.mark.parametrize("msg_id", ["late-answer", 99])
+def test_a_response_nothing_waits_for_is_a_quiet_drop(msg_id):
+    """A late answer to a request given up, or to one never sent: dropped at debug level."""
+    body = json.dumps({"jsonrpc": "2.0", "id": msg_id, "result": None}).encode()
+    verdict = pending_gate("awaited").receive(body)
+    assert isinstance(verdict, Drop) and verdict.level == logging.DEBUG
+
+
+def test_a_response_that_is_awaited_is_delivered():
+    """The answer to a request in progress reaches pygls."""
+    body = json.dumps({"jsonrpc": "2.0", "id": "awaited", "result": None}).encode()
+    assert isinstance(pending_gate("awaited").receive(body), Deliver)

@@ -54,7 +54,7 @@ class SparkProtocol(LanguageServerProtocol):
     def __init__(self, *args: Any, **kwargs: Any) -> None:
         super().__init__(*args, **kwargs)
         self._inner: dict[int, Any] = {}  # id(result future) -> the handler's future
-        self.gate = Gate(self._handles, self._structure)
+        self.gate = Gate(self._handles, self._structure, lambda i: (f := self._request_futures.get(i)) is not None and not f.done())
 
     def receive(self, body: bytes) -> int | None:
         """Handle one message body; the process's exit code once the client said `exit`."""

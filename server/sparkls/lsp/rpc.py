@@ -263,12 +263,22 @@ class Gate:
     """JSON-RPC 2.0 and the LSP lifecycle over decoded messages.
 
     `handles(method)` says whether a handler exists; `structure(message)` turns a
-    message dict into what pygls takes, raising `BadParams` when its params do not fit.
+    message dict into what pygls takes, raising `BadParams` when its params do not fit;
+    `pending(id)`, when given, says whether a request with that id is still in progress
+    (one of the client's being served, or one of ours awaiting its answer). The leftovers
+    of a cancel are quiet (a debug line): a `$/cancelRequest` for a request already
+    answered, a response to a request nobody waits for any more (or never sent).
     """
 
-    def __init__(self, handles: Callable[[str], bool], structure: Callable[[dict[str, Any]], Any]) -> None:
+    def __init__(
+        self,
+        handles: Callable[[str], bool],
+        structure: Callable[[dict[str, Any]], Any],
+        pending: Callable[[int | str], bool] | None = None,
+    ) -> None:
         self._handles = handles
         self._structure = structure
+        self._pending = pending
         self.phase = Phase.NEW
 
     def exit_code(self) -> int:
@@ -312,7 +322,13 @@ class Gate:
             return Drop(f"a message with an id but no method and not one of result/error, ignored: {_keys(message)}", logging.WARNING)
         if message.get("jsonrpc") != "2.0" or not _valid_id(message["id"]):
             return Drop(f"a malformed response was ignored: {_keys(message)}", logging.WARNING)
+        if self._done(message["id"]):
+            return Drop(f"a response to request {message['id']!r}, which nothing waits for (any more), was ignored")
         return Deliver(self._structure(message))
+
+    def _done(self, msg_id: object) -> bool:
+        """Whether `msg_id` names no request in progress (False when that is not known)."""
+        return self._pending is not None and _valid_id(msg_id) and not self._pending(msg_id)  # type: ignore[arg-type]
 
     def _request(self, msg_id: int | str, method: str, message: dict[str, Any]) -> Verdict:
         if self.phase is Phase.NEW and method != "initialize":
@@ -336,6 +352,9 @@ class Gate:
     def _notification(self, method: str, message: dict[str, Any]) -> Verdict:
         if self.phase is not Phase.RUNNING:
             return Drop(f"{method} notification ignored: the server is {self.phase.value}")
+        params = message.get("params")
+        if method == "$/cancelRequest" and isinstance(params, dict) and self._done(params.get("id")):
+            return Drop(f"$/cancelRequest for {params.get('id')!r}, which is not in progress (answered already): ignored")
         if not self._handles(method):
             return Drop(f"{method} notification ignored: no handler")
         try:

@@ -8,6 +8,7 @@ document is never touched by a failed edit.
 
 from __future__ import annotations
 
+import asyncio
 import logging
 import time
 from typing import TYPE_CHECKING, Any
@@ -75,11 +76,10 @@ async def apply_outcome(ls: SparkServer, outcome: EditOutcome) -> dict[str, Any]
     remember_edit(ls, outcome)
     if outcome.edits:
         try:
-            result = await ls.workspace_apply_edit_async(
-                types.ApplyWorkspaceEditParams(
-                    edit=workspace_edit(outcome, ls.client_capabilities), label="Spark edit"
-                )
-            )
+            params = types.ApplyWorkspaceEditParams(edit=workspace_edit(outcome, ls.client_capabilities), label="Spark edit")
+            # Shielded: a $/cancelRequest meanwhile ends this command, and the editor's
+            # answer, when it comes, finds its request alive (not cancelled, not leaked).
+            result = await asyncio.shield(ls.workspace_apply_edit_async(params))
         except JsonRpcException as exc:  # refused with an error (eglot: "Edits on X require version N")
             raise EditRejected(f"The editor did not apply the edit ({exc.message}); nothing was changed.") from exc
         if not result.applied:

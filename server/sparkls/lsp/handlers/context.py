@@ -11,6 +11,7 @@ the path in the result, for a keymap to open it. Never a fixed shared path.
 
 from __future__ import annotations
 
+import asyncio
 import os
 import tempfile
 from pathlib import Path
@@ -44,7 +45,8 @@ async def _show(ls: SparkServer, report: dict[str, Any], text: str) -> Path:
     path = write_private(text)
     ls.log(f"{summary} in {path}")
     if _can_show_documents(ls):
-        await ls.window_show_document_async(types.ShowDocumentParams(uri=path.as_uri(), take_focus=True))
+        show = ls.window_show_document_async(types.ShowDocumentParams(uri=path.as_uri(), take_focus=True))
+        await asyncio.shield(show)  # as in commands.apply_outcome
     else:
         ls.notify_user(f"{summary} in {path}", types.MessageType.Info)
     return path

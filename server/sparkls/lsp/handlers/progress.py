@@ -68,7 +68,9 @@ def _offer_cancel(ls: SparkServer, work: asyncio.Future[T], tokens: _Tokens, mes
             actions=[types.MessageActionItem(title=CANCEL), types.MessageActionItem(title=KEEP_WAITING)],
         )
         try:
-            choice = await ls.window_show_message_request_async(params)
+            # Shielded, as the progress token below: when the work ends first and this
+            # is cancelled, the editor's late answer still finds a live request.
+            choice = await asyncio.shield(ls.window_show_message_request_async(params))
         except Exception:  # a client without showMessageRequest: tell, at least
             ls.notify_user(message, types.MessageType.Warning)
             return

@@ -14,6 +14,7 @@ included, is shown with `window/showMessage` and returned as
 
 from __future__ import annotations
 
+import asyncio
 import time
 from typing import TYPE_CHECKING, Any
 
@@ -64,7 +65,8 @@ async def _apply(ls: SparkServer, outcome: TaskOutcome) -> dict[str, Any]:
     edit = lsp_workspace_edit(
         outcome.edit, annotations=support.change_annotations, document_changes=support.document_changes
     )
-    result = await ls.workspace_apply_edit_async(types.ApplyWorkspaceEditParams(edit=edit, label="Spark task"))
+    params = types.ApplyWorkspaceEditParams(edit=edit, label="Spark task")
+    result = await asyncio.shield(ls.workspace_apply_edit_async(params))  # as in commands.apply_outcome
     if not result.applied:
         why = result.failure_reason or "no reason given"
         raise EditRejected(f"The editor did not apply the task's edit ({why}); nothing was changed by sparkls.")
