@@ -44,9 +44,9 @@ _TOKEN = b"content-length:"
 _KEEP = len(_TOKEN) - 1  # bytes kept when a long line is cut: a token may straddle the cut
 _HEADER = re.compile(rb"[A-Za-z0-9-]+:")  # a header's name and colon, as RFC 7230 has it (near enough)
 _MAX_DIGITS = 18  # more digits than this is over any limit (and int() of 5,000 digits raises)
-# A header line found inside a body: what precedes a raw line break, lowercased.
-_HEADER_IN_BODY = re.compile(rb"content-length:[ \t]*[0-9]+[ \t]*\r?\Z")
-_LOOKBACK = 64  # bytes before a line break searched for such a header line
+# A header line found inside a body (lowercased), up to its raw line break.
+_HEADER_LINE = re.compile(rb"content-length:[ \t]*[0-9]+[ \t]*\r?\n")
+_LOOKBACK = 64  # the longest such line looked for, line break included
 # A body that ends inside a header line: its announced length stopped short of the line break.
 _HEADER_AT_END = re.compile(rb"content-length:[ \t]*[0-9]*[ \t]*\r?\Z")
 
@@ -60,14 +60,19 @@ class Noise:
 
 def _header_in(data: bytes | bytearray, start: int, end: int, floor: int) -> int:
     """Where a ``Content-Length: N`` line whose line break lies in `data[start:end]`
-    begins (looking back no further than `floor`), or -1 when there is none."""
-    newline = data.find(b"\n", start, end)
-    while newline >= 0:
-        low = max(floor, newline - _LOOKBACK)
-        found = _HEADER_IN_BODY.search(bytes(data[low:newline]).lower())
-        if found:
-            return low + found.start()
-        newline = data.find(b"\n", newline + 1, end)
+    begins (no earlier than `floor`), or -1 when there is none. Cheap on what editors
+    send: compact JSON has no raw line break (one memchr), and otherwise tokens are
+    found with `find` over a lowercased copy."""
+    if data.find(b"\n", start, end) < 0:
+        return -1
+    low = max(floor, start - _LOOKBACK)
+    text = bytes(data[low:end]).lower()
+    at = text.find(_TOKEN)
+    while at >= 0:
+        line = _HEADER_LINE.match(text, at)
+        if line is not None and low + line.end() > start and line.end() - at <= _LOOKBACK:
+            return low + at
+        at = text.find(_TOKEN, at + 1)
     return -1
 
 
