@@ -245,8 +245,6 @@ def test_a_slow_resolve_gets_its_progress_token_late_and_quietly(flow):
     assert flow["client"].stderr == []
 
 
-@pytest.mark.xfail(strict=True, reason="server: a progress token granted after the work ended gets no `end` "
-                   "(lsp/handlers/progress.py `_show`), so Helix's spinner never stops")
 def test_the_spinner_stops_after_a_slow_resolve(flow):
     """Helix starts the server's spinner when it grants a token; the server ends every
     token it was granted, even late, so nothing spins once the work is done."""

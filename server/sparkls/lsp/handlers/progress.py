@@ -40,6 +40,7 @@ class _Tokens:
         self.count = 0
         self.begun = False
         self.stalled = False  # no text after the tier's first_token_timeout
+        self.created: asyncio.Future[None] | None = None  # the editor's answer to the token's creation
 
     def add(self, n: int) -> None:
         self.count += n
@@ -97,7 +98,8 @@ async def _show(
     # Shielded: when the work ends first and this is cancelled, the request stays open
     # for the editor's late answer (Helix answers while it blocks on a resolve), which
     # then finds a live future instead of a cancelled one (InvalidStateError on stderr).
-    await asyncio.shield(ls.work_done_progress.create_async(token))
+    tokens.created = asyncio.ensure_future(ls.work_done_progress.create_async(token))
+    await asyncio.shield(tokens.created)
     if work.done():
         return False
     ls.work_done_progress.begin(token, types.WorkDoneProgressBegin(title=title, cancellable=True))
@@ -142,4 +144,25 @@ async def with_progress(
             shower.cancel()
         if tokens.begun:
             ls.work_done_progress.end(token, types.WorkDoneProgressEnd())
+        elif tokens.created is not None:
+            _end_when_granted(ls, title, token, tokens.created)
         ls.work_done_progress.tokens.pop(token, None)
+
+
+def _end_when_granted(ls: SparkServer, title: str, token: str, created: asyncio.Future[None]) -> None:
+    """The work ended while the editor had yet to grant its progress token: once it
+    does, begin and end that progress at once. An editor that starts a spinner when it
+    grants a token (Helix, which answers after a blocking resolve) stops it only at an
+    end, so without one it would spin for the rest of the session."""
+
+    def granted(future: asyncio.Future[None]) -> None:
+        if future.cancelled() or future.exception() is not None:
+            return  # refused, or the session ended: there is nothing to close
+        ls.work_done_progress.begin(token, types.WorkDoneProgressBegin(title=title))
+        ls.work_done_progress.end(token, types.WorkDoneProgressEnd())
+        ls.work_done_progress.tokens.pop(token, None)
+
+    if created.done():
+        granted(created)
+    else:
+        created.add_done_callback(granted)
