@@ -71,20 +71,26 @@ def remember_edit(ls: SparkServer, outcome: EditOutcome) -> None:
     ls.refines.remember(ls.documents, outcome, ls.fast, display_path(outcome.uri, ls.root))
 
 
+async def apply_edit(ls: SparkServer, edit: types.WorkspaceEdit, label: str, *, what: str = "the edit") -> None:
+    """`workspace/applyEdit`, or EditRejected when the editor refuses it, by a result
+    (`applied: false`) or by an error (eglot: "Edits on X require version N")."""
+    params = types.ApplyWorkspaceEditParams(edit=edit, label=label)
+    try:
+        # Shielded: a $/cancelRequest meanwhile ends this command, and the editor's
+        # answer, when it comes, finds its request alive (not cancelled, not leaked).
+        result = await asyncio.shield(ls.workspace_apply_edit_async(params))
+    except JsonRpcException as exc:
+        raise EditRejected(f"The editor did not apply {what} ({exc.message}); nothing was changed.") from exc
+    if not result.applied:
+        reason = result.failure_reason or "no reason given"
+        raise EditRejected(f"The editor did not apply {what} ({reason}); nothing was changed.")
+
+
 async def apply_outcome(ls: SparkServer, outcome: EditOutcome) -> dict[str, Any]:
     started = time.perf_counter()
     remember_edit(ls, outcome)
     if outcome.edits:
-        try:
-            params = types.ApplyWorkspaceEditParams(edit=workspace_edit(outcome, ls.client_capabilities), label="Spark edit")
-            # Shielded: a $/cancelRequest meanwhile ends this command, and the editor's
-            # answer, when it comes, finds its request alive (not cancelled, not leaked).
-            result = await asyncio.shield(ls.workspace_apply_edit_async(params))
-        except JsonRpcException as exc:  # refused with an error (eglot: "Edits on X require version N")
-            raise EditRejected(f"The editor did not apply the edit ({exc.message}); nothing was changed.") from exc
-        if not result.applied:
-            reason = result.failure_reason or "no reason given"
-            raise EditRejected(f"The editor did not apply the edit ({reason}); nothing was changed.")
+        await apply_edit(ls, workspace_edit(outcome, ls.client_capabilities), "Spark edit")
     return summary(outcome, applied=bool(outcome.edits), apply_ms=(time.perf_counter() - started) * 1000)
 
 

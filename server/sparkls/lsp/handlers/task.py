@@ -14,7 +14,6 @@ included, is shown with `window/showMessage` and returned as
 
 from __future__ import annotations
 
-import asyncio
 import time
 from typing import TYPE_CHECKING, Any
 
@@ -23,7 +22,7 @@ from lsprotocol import types
 from sparkls.errors import EditRejected
 from sparkls.documents.store import Document
 from sparkls.lsp.handlers.actions import Contribution, command_action, contribute, range_json
-from sparkls.lsp.handlers.commands import failure
+from sparkls.lsp.handlers.commands import apply_edit, failure
 from sparkls.lsp.handlers.progress import with_progress
 from sparkls.lsp.server import SparkServer
 
@@ -65,11 +64,7 @@ async def _apply(ls: SparkServer, outcome: TaskOutcome) -> dict[str, Any]:
     edit = lsp_workspace_edit(
         outcome.edit, annotations=support.change_annotations, document_changes=support.document_changes
     )
-    params = types.ApplyWorkspaceEditParams(edit=edit, label="Spark task")
-    result = await asyncio.shield(ls.workspace_apply_edit_async(params))  # as in commands.apply_outcome
-    if not result.applied:
-        why = result.failure_reason or "no reason given"
-        raise EditRejected(f"The editor did not apply the task's edit ({why}); nothing was changed by sparkls.")
+    await apply_edit(ls, edit, "Spark task", what="the task's edit")
     summary = outcome.summary(ls.settings)
     summary["timings_ms"]["apply"] = round((time.perf_counter() - started) * 1000, 3)
     return summary
