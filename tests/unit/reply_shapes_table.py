@@ -340,7 +340,7 @@ class StubSession:
     tier: SimpleNamespace = field(default_factory=lambda: SimpleNamespace(model="stub-spark"))
     calls: int = 0
 
-    async def complete(self, prompt, *, notify=None, steering=None) -> Reply:
+    async def complete(self, prompt, *, notify=None, steering=None, patient=None) -> Reply:
         self.calls += 1
         return Reply(text=self.text, response_id=f"resp_{self.calls}", ttft_ms=0.0, stream_ms=0.0)
 

@@ -1,7 +1,7 @@
 """The settings that point both sparkls tiers at a running emulator, for each editor.
 
 `sparkls emulate` prints them after its "listening on" line, so that trying sparkls
-without a key is one paste: the `local_base_url` switch (config.py) keeps both tiers on
+without a key is one paste: the `local_base_url` switch (config/model.py) keeps both tiers on
 this machine and needs no key; the editors' snippets also ask for the notifications their
 documented set-ups handle (`notifications`). Pure text; tests check each snippet in its
 own syntax.

@@ -87,7 +87,7 @@ class SparkServer(Messages):
         self.preparer = Preparer(_warm)
         self._settings: Settings | None = None
         self.root: Path | None = None
-        # Raw settings by source, lowest precedence first (see config.py).
+        # Raw settings by source, lowest precedence first (see config/load.py).
         self.settings_sources: dict[str, dict[str, Any] | None] = {
             "project": None,
             "initialization": None,

@@ -1,7 +1,7 @@
 """initialize / initialized / configuration / shutdown.
 
 Settings come from `.sparkls.toml`, `initializationOptions` and the `sparkls` section
-of `workspace/configuration` (config.py merges them). Problems are shown to the user
+of `workspace/configuration` (config/load.py merges them). Problems are shown to the user
 and the defaults kept. The fast tier's connection opens right after `initialized`,
 in the background.
 
