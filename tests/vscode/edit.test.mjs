@@ -45,6 +45,9 @@ test('the status item goes from warming to ready', async () => {
   assert.ok(history.indexOf('Spark (local)', warming) > warming, `warming was not followed by ready: ${JSON.stringify(history)}`);
   const tooltip = await vscode.step('hover the status item', () => vscode.statusTooltip());
   assert.match(tooltip, /fast: .* \(local\) — ready over websocket/);
+  // A healthy start writes nothing to the server's stderr, which the extension shows in
+  // the Spark output channel at the level each line names (warning or error).
+  assert.doesNotMatch(vscode.sparkLog(), /\[(warning|error)\]/i);
 });
 
 test('Edit Selection from the command palette changes exactly the selected function', async () => {
