@@ -1,0 +1,218 @@
+"""Benchmark: sparkls's next-edit candidate regions against real language tools.
+
+On pinned real packages the project has not tuned on (`PACKAGES`), a scripted user
+makes one change at a time to a pristine copy of a file, key by key: renames a local,
+a parameter, a function, a method, a class (a Go struct), a field (deletes the name
+at its declaration, then types `<name>Next` one key at a time), or adds a parameter
+to a function (types `, extra` before its `)`, Go `, extra int`). Each keystroke is a
+`TextChange` applied to a sparkls `Document` (`DocumentStore.change`, what `didChange`
+does) and recorded by the server's own `NextEditService.record`; then the benchmark
+calls `find_candidates` (nextedit/candidates.py) on that document and history, as the
+server does before asking the model, but with no limit (a live question shows the
+first 3 only: `shown` below is that top 3). The candidate regions are read from
+candidates.py directly, not observed over LSP: the prompt (the only place the regions
+cross the protocol) holds at most 3 of them.
+
+The oracle (`next_edit_oracles_refs.py`: jedi, the TypeScript LanguageService, gopls)
+gives the renamed symbol's references, or the function's call sites (references
+followed by `(`), in the unchanged file. Locations on the edited line are left out
+(the user is writing there; candidates never cover it). Per language and kind:
+
+- recall: oracle locations in the same file inside some candidate region;
+- precision: candidate regions holding at least one oracle location;
+- other scope: for a local or parameter, candidate regions outside its function;
+- other files: oracle locations in other files of the package (sparkls offers none).
+
+Which places change is chosen by tree-sitter (`next_edit_oracles_sites.py`), shuffled
+with a fixed seed, kept when the oracle knows at least one other location, at most
+`--per-kind` per package and kind.
+
+    python bench/next_edit_oracles.py [--per-kind 8] [--examples 3] [--json out.json]
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import random
+import re
+import sys
+from collections import defaultdict
+from pathlib import Path
+from typing import Any
+
+from recall_common import Package, package_roots
+import recall_common
+from next_edit_oracles_refs import references
+from next_edit_oracles_sites import KINDS, Site, sites
+
+from sparkls.documents.positions import Position
+from sparkls.documents.store import DocumentStore, TextChange
+from sparkls.nextedit.candidates import find_candidates
+from sparkls.nextedit.service import NextEditService
+
+# language -> name -> (pin, workspace folder); none of them in recall_common.PACKAGES or corpus.py
+PACKAGES: dict[str, dict[str, tuple[str, str]]] = {
+    "python": {"schedule": ("1.2.2", "")},
+    "typescript": {"commander": ("12.1.0", "")},
+    "go": {"cobra": ("golang-github-spf13-cobra-dev", "github.com/spf13/cobra")},
+}
+FILES = {"python": (".py",), "typescript": (".js",), "go": (".go",)}
+SKIP = re.compile(r"(^|/)(setup\.py|typings/|node_modules/|.*_test\.go$)")
+TARGETS = {"rename": 0.95, "call sites": 0.90, "precision": 0.90}
+
+
+def packages(language: str) -> list[Package]:
+    saved = recall_common.PACKAGES
+    recall_common.PACKAGES = {**saved, language: PACKAGES[language]}  # its fetch and pin machinery, our list
+    try:
+        return package_roots(language)
+    finally:
+        recall_common.PACKAGES = saved
+
+
+def files_of(package: Package) -> dict[str, str]:
+    root = package.root
+    found = {}
+    glob = root.glob("*") if package.language == "go" else root.rglob("*")  # Go: the one package, no subpackages
+    for path in sorted(glob):
+        rel = path.relative_to(root).as_posix()
+        if path.is_file() and path.suffix in FILES[package.language] and not SKIP.search(rel):
+            found[rel] = path.read_text(encoding="utf-8", errors="replace")
+    return found
+
+
+def keystrokes(site: Site) -> list[tuple[int, int, int, str]]:
+    """(row, start col, end col, text) per key: the user's changes."""
+    if site.insert is not None:
+        row, col, typed = site.insert
+        return [(row, col + i, col + i, ch) for i, ch in enumerate(typed)]
+    new = site.name + "Next"
+    return [(site.row, site.col, site.col + len(site.name), "")] + [
+        (site.row, site.col + i, site.col + i, ch) for i, ch in enumerate(new)]
+
+
+def candidates_after(language: str, rel: str, text: str, site: Site) -> list[Any]:
+    store = DocumentStore()
+    uri = f"file:///bench/{rel}"
+    doc = store.open(uri, text, 1)
+    service = NextEditService()
+    for row, start, end, typed in keystrokes(site):
+        before, version = doc.text, doc.version
+        store.change(uri, [TextChange(typed, (Position(row, start), Position(row, end)))], version + 1)
+        service.record(doc, before, version)
+    edits = list(service.histories[uri].edits)
+    return find_candidates(doc, edits, edits[-1].end, limit=10**6)
+
+
+def oracle_locations(site: Site, refs: list[tuple[str, int, int]], texts: dict[str, str]) -> list[tuple[str, int, int]]:
+    out = []
+    for rel, row, col in refs:
+        if rel == site.rel and row == site.row:
+            continue  # the edited line
+        if site.kind == "add parameter":
+            line = texts[rel].split("\n")[row]
+            if not re.match(r"\s*\(", line[col + len(site.name):]):
+                continue  # a reference that is not a call
+        out.append((rel, row, col))
+    return sorted(set(out))
+
+
+def measure(language: str, per_kind: int) -> tuple[list[Package], list[dict[str, Any]]]:
+    rows = []
+    pkgs = packages(language)
+    for package in pkgs:
+        texts = files_of(package)
+        store = DocumentStore()
+        by_kind: dict[str, list[Site]] = defaultdict(list)
+        for rel, text in texts.items():
+            for site in sites(language, rel, store.open(f"file:///bench/{rel}", text, 1)):
+                by_kind[site.kind].append(site)
+        for kind in KINDS:
+            pool = sorted(by_kind[kind], key=lambda s: (s.rel, s.row, s.col))
+            random.Random(25).shuffle(pool)
+            pool = pool[: per_kind * 5]
+            answers = references(package, texts, [(s.rel, s.row, s.col) for s in pool])
+            kept = 0
+            for site, refs in zip(pool, answers):
+                if kept >= per_kind:
+                    break
+                locations = oracle_locations(site, refs, texts)
+                if not locations:
+                    continue
+                kept += 1
+                found = candidates_after(language, site.rel, texts[site.rel], site)
+                rows.append(score(package, site, locations, found, texts[site.rel]))
+    return pkgs, rows
+
+
+def score(package: Package, site: Site, locations, found, text: str) -> dict[str, Any]:
+    lines = text.split("\n")
+    same = [row for rel, row, _ in locations if rel == site.rel]
+    regions = [(c.first, c.last, c.reason) for c in found]
+    inside = lambda row, rs: any(a <= row <= b for a, b, _ in rs)  # noqa: E731
+    held = [r for r in regions if any(r[0] <= row <= r[1] for row in same)]
+    return {
+        "language": package.language, "package": package.name, "kind": site.kind, "file": site.rel,
+        "line": site.row + 1, "name": site.name,
+        "oracle_same": len(same), "hit": sum(inside(row, regions) for row in same),
+        "hit_shown": sum(inside(row, regions[:3]) for row in same),
+        "regions": len(regions), "held": len(held),
+        "other_scope": sum(1 for a, b, _ in regions if site.scope and not (site.scope[0] <= a and b <= site.scope[1])),
+        "oracle_other_files": sum(1 for rel, _, _ in locations if rel != site.rel),
+        "missed": [(row + 1, lines[row].strip()[:80]) for row in same if not inside(row, regions)],
+        "extra": [(a + 1, b + 1, reason, lines[a].strip()[:60]) for a, b, reason in regions if (a, b, reason) not in held],
+    }
+
+
+def table(rows: list[dict[str, Any]]) -> list[str]:
+    out = [f"  {'kind':<14}{'n':>3}  {'same-file recall':>17}  {'shown(top3)':>11}  {'precision':>12}  "
+           f"{'other scope':>11}  {'other files: oracle, recall':>28}"]
+    for kind in KINDS:
+        ks = [r for r in rows if r["kind"] == kind]
+        if not ks:
+            out.append(f"  {kind:<14}{0:>3}  (no change of this kind found)")
+            continue
+        oracle, hit, shown = (sum(r[k] for r in ks) for k in ("oracle_same", "hit", "hit_shown"))
+        regions, held = sum(r["regions"] for r in ks), sum(r["held"] for r in ks)
+        other = sum(r["oracle_other_files"] for r in ks)
+        scope = str(sum(r["other_scope"] for r in ks)) if kind in ("local", "parameter") else "-"
+        pct = lambda a, b: f"{a / b:6.0%} {a:>3}/{b:<3}" if b else "     -    "  # noqa: E731
+        out.append(f"  {kind:<14}{len(ks):>3}  {pct(hit, oracle):>17}  {pct(shown, oracle).split()[0]:>11}  "
+                   f"{pct(held, regions):>12}  {scope:>11}  {other:>14}, {'0%' if other else '-':>4}")
+    return out
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--per-kind", type=int, default=8, help="changes per package and kind (default 8)")
+    parser.add_argument("--examples", type=int, default=3, help="misses and extra regions shown per kind")
+    parser.add_argument("--language", action="append", choices=list(PACKAGES), help="only these languages")
+    parser.add_argument("--json", help="also write every change's figures to this file")
+    args = parser.parse_args()
+    print("next-edit candidates (nextedit/candidates.py, called directly on the documents and edit history "
+          "the keystrokes make; no limit) against real oracles")
+    print(f"targets: recall >= {TARGETS['rename']:.0%} renames, >= {TARGETS['call sites']:.0%} call sites; "
+          f"precision >= {TARGETS['precision']:.0%}; no candidate in another scope for a local or parameter")
+    everything = []
+    for language in args.language or list(PACKAGES):
+        pkgs, rows = measure(language, args.per_kind)
+        everything += rows
+        from oracles.definitions import tool_version
+        print(f"\n{language}: {', '.join(f'{p.name} {p.version}' for p in pkgs)}; oracle {tool_version(language)}")
+        print("\n".join(table(rows)))
+        for kind in KINDS:
+            ks = [r for r in rows if r["kind"] == kind]
+            missed = [(r, m) for r in ks for m in r["missed"]][: args.examples]
+            extra = [(r, e) for r in ks for e in r["extra"]][: args.examples]
+            for r, (line, text) in missed:
+                print(f"    {kind}: missed {r['file']}:{line} ({r['name']} changed at line {r["line"]}): {text}")
+            for r, (a, b, reason, text) in extra:
+                print(f"    {kind}: no oracle location in {r['file']}:{a}-{b} ({reason}; {r['name']} at line {r['line']}): {text}")
+    if args.json:
+        Path(args.json).write_text(json.dumps(everything, indent=1))
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
