@@ -206,7 +206,7 @@ def main() -> int:
             missed = [(r, m) for r in ks for m in r["missed"]][: args.examples]
             extra = [(r, e) for r in ks for e in r["extra"]][: args.examples]
             for r, (line, text) in missed:
-                print(f"    {kind}: missed {r['file']}:{line} ({r['name']} changed at line {r["line"]}): {text}")
+                print(f"    {kind}: missed {r['file']}:{line} ({r['name']} changed at line {r['line']}): {text}")
             for r, (a, b, reason, text) in extra:
                 print(f"    {kind}: no oracle location in {r['file']}:{a}-{b} ({reason}; {r['name']} at line {r['line']}): {text}")
     if args.json:
