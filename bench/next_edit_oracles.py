@@ -37,7 +37,7 @@ import json
 import random
 import re
 import sys
-from collections import defaultdict
+from collections import Counter, defaultdict
 from pathlib import Path
 from typing import Any
 
@@ -48,7 +48,7 @@ from next_edit_oracles_sites import KINDS, Site, sites
 
 from sparkls.documents.positions import Position
 from sparkls.documents.store import DocumentStore, TextChange
-from sparkls.nextedit.candidates import find_candidates
+from sparkls.nextedit.candidates import WINDOW_LINES, find_candidates
 from sparkls.nextedit.service import NextEditService
 
 # language -> name -> (pin, workspace folder); none of them in recall_common.PACKAGES or corpus.py
@@ -162,7 +162,34 @@ def score(package: Package, site: Site, locations, found, text: str) -> dict[str
         "oracle_other_files": sum(1 for rel, _, _ in locations if rel != site.rel),
         "missed": [(row + 1, lines[row].strip()[:80]) for row in same if not inside(row, regions)],
         "extra": [(a + 1, b + 1, reason, lines[a].strip()[:60]) for a, b, reason in regions if (a, b, reason) not in held],
+        "miss_causes": [miss_cause(site, row, lines) for row in same if not inside(row, regions)],
+        "extra_causes": [extra_cause(reason, lines[a:b + 1]) for a, b, reason in regions if (a, b, reason) not in held],
     }
+
+
+COMMENT = re.compile(r"""^\s*(#|//|/?\*|\"\"\"|''')""")
+
+
+def miss_cause(site: Site, row: int, lines: list[str]) -> str:
+    """Why an oracle location is in no candidate, as far as its line shows."""
+    if abs(row - site.row) > WINDOW_LINES:
+        return "beyond the window"
+    if COMMENT.match(lines[row]):
+        return "a comment (doc reference)"
+    if site.kind == "add parameter" and re.search(rf"\.\s*{re.escape(site.name)}\s*\(", lines[row]):
+        return "a method call (.name()"
+    if site.scope and not site.scope[0] <= row <= site.scope[1]:
+        return "outside the binding's function"
+    return "other"
+
+
+def extra_cause(reason: str, region: list[str]) -> str:
+    """Why a candidate region holds no oracle location, as far as its lines show."""
+    if "a parameter of" in reason:
+        return "another function with that parameter"
+    if all(COMMENT.match(line) or not line.strip() for line in region):
+        return "a comment or docstring line"
+    return "other (a string, another symbol of that name)"
 
 
 def table(rows: list[dict[str, Any]]) -> list[str]:
@@ -209,6 +236,11 @@ def main() -> int:
                 print(f"    {kind}: missed {r['file']}:{line} ({r['name']} changed at line {r['line']}): {text}")
             for r, (a, b, reason, text) in extra:
                 print(f"    {kind}: no oracle location in {r['file']}:{a}-{b} ({reason}; {r['name']} at line {r['line']}): {text}")
+    print("\nwhy: oracle locations in no candidate (missed), and candidate regions holding none (extra), by what their lines show")
+    for language in args.language or list(PACKAGES):
+        ls = [r for r in everything if r["language"] == language]
+        print(f"  {language}: missed {dict(Counter(c for r in ls for c in r['miss_causes']).most_common())}")
+        print(f"  {language}: extra  {dict(Counter(c for r in ls for c in r['extra_causes']).most_common())}")
     if args.json:
         Path(args.json).write_text(json.dumps(everything, indent=1))
     return 0
