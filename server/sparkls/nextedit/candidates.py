@@ -5,21 +5,27 @@ From the document's recent edits (`history.py`), newest first:
 - **a rename** (`raduis` -> `radius`): every line that still uses an old name. A name
   bound inside a function around the edit (a parameter, or a local: assignment,
   `for` or `with ... as` target, `let`/`const`/`var`, `:=`) is that function's: only its
-  lines are searched, less any function inside it that binds the name again. For a
-  renamed parameter, another function (at most `MAX_FUNCTION_LINES` long) with a
-  parameter of that name is offered as that whole function (its parameter and uses in
-  one rewrite), never its uses alone; for a renamed local, no other function at all.
-  Any other name (a module's function, class or constant) is looked for in the whole
-  window, except in functions that bind a variable of that name of their own. What
-  binds a name is `bindings.scm`, a query per grammar; a function is a node with a body
-  and parameters;
+  lines are searched, less any function inside it that binds the name again; no other
+  function is ever offered for it (another function's parameter or local of that name
+  is another variable). Any other name (a module's function, class or constant) is
+  looked for in the whole window, except in functions that bind a variable of that
+  name of their own. What binds a name is `bindings.scm`, a query per grammar; a
+  function is a node with a body and parameters;
 - **a changed signature** (an edit inside a definition's parameter list, read from
   the tree: the definition's `parameters` and `name` fields): every call of that
-  name, as the lines of the call;
+  name, as the lines of the call. A method's (a Go receiver's, a JS/TS class or object
+  method, a Python `def` in a class body) is called through a member access: only
+  `obj.name(...)`, `self.name(...)`, `this.name(...)` count, never a bare `name(...)`;
+  a function's is the bare `name(...)`, never `obj.name(...)`;
 - **a new member** (a line added inside a class or enum): every `match`/`case`,
   `if`/`elif` or `switch` that names a member of it (`Color.RED`) but not the new one,
   as the whole branching statement, which needs an arm for the new one.
 
+Every hit is an identifier in code: a match inside a comment, a docstring, a string
+literal or a regex is skipped (read from the tree; an interpolation in a string,
+`f"{name}"` or `${name}`, is code, and so is what the TypeScript checker reads in a
+`/** */` comment: a type in braces, `@returns {Command}`, and a `@param`'s name). A
+document without a tree counts all its text.
 Only the lines within `WINDOW_LINES` of the newest edit are searched, so the work is
 the window's, never the whole file's. Hits on touching lines make one region; the
 newest edit's own lines are never a candidate. Candidates are ranked after the
@@ -41,13 +47,13 @@ from sparkls.nextedit.history import Edit, added_names, renames
 WINDOW_LINES = 400  # lines searched on each side of the newest edit
 MAX_CALL_LINES = 8  # a call longer than this is shown as the line of its name
 MAX_BRANCH_LINES = 40  # a branching statement longer than this is not a candidate
-MAX_FUNCTION_LINES = 40  # another function with the renamed parameter: longer is not a candidate
 BRANCHING = frozenset({
     "match_statement", "if_statement", "switch_statement", "switch_expression", "match_expression",
     "expression_switch_statement", "when_expression",
 })
 CONTAINER_WORDS = ("class", "enum")
-
+JSDOC_REFERENCE = re.compile(r"(?P<type>\{[^{}\n]*\})|@param\s+(?:(?P<param_type>\{[^{}\n]*\})\s*)?\[?(?P<name>[\w$.]+)")
+CODE_INSIDE_TEXT = frozenset({"interpolation", "template_substitution"})  # `f"{x}"`, `${x}`
 
 
 @dataclass(frozen=True, slots=True)
@@ -77,15 +83,60 @@ def _ancestors(node: Node | None) -> Iterator[Node]:
         node = node.parent
 
 
-def signature_of(doc: Document, offset: int) -> str | None:
-    """The name of the definition whose parameter list holds `offset`, if any."""
+def signature_of(doc: Document, offset: int) -> tuple[str, bool] | None:
+    """The name of the definition whose parameter list holds `offset`, if any, and
+    whether it is a method (called as `obj.name(...)`, never as a bare `name(...)`)."""
     byte = doc.lines.byte_point(offset)[0]
     for node in _ancestors(_node_at(doc, offset)):
         params = node.child_by_field_name("parameters")
         name = node.child_by_field_name("name")
         if params is not None and name is not None and params.start_byte <= byte <= params.end_byte:
-            return doc.node_text(name)
+            return doc.node_text(name), _is_method(node)
     return None
+
+
+def _is_method(definition: Node) -> bool:
+    """A method: a Go receiver's, a JS/TS `method_definition`/`method_signature`, or a
+    Python `def` directly in a class body (decorated or not)."""
+    if "method" in definition.type or definition.child_by_field_name("receiver") is not None:
+        return True
+    above = definition.parent
+    if above is not None and above.type == "decorated_definition":
+        above = above.parent
+    return above is not None and above.type == "block" and above.parent is not None and "class" in above.parent.type
+
+
+def _in_code(doc: Document, offset: int) -> bool:
+    """Whether the word at `offset` is code: not inside a comment, a string literal (a
+    docstring, a template) or a regex, unless inside an interpolation in it
+    (`f"{name}"`, `${name}`) or a JSDoc tag's type or name (`_jsdoc_reference`).
+    Without a tree, all text counts as code."""
+    tree = doc.tree_around(offset, offset + 1)
+    if tree is None:
+        return True
+    start = doc.lines.byte_point(offset)[0]
+    for node in _ancestors(tree.root_node.descendant_for_byte_range(start, start + 1)):
+        if node.type in CODE_INSIDE_TEXT:
+            return True
+        if "comment" in node.type:
+            return doc.node_text(node).startswith("/**") and _jsdoc_reference(doc, offset)
+        if "string" in node.type or node.type == "regex":
+            return False
+    return True
+
+
+def _jsdoc_reference(doc: Document, offset: int) -> bool:
+    """Whether the word at `offset`, in a `/** */` comment, is one the TypeScript checker
+    reads: inside a type in braces (`@returns {Command}`) or a `@param`'s name."""
+    line = doc.lines.line_of(offset)
+    line_start = doc.lines.starts[line]
+    text, column = doc.lines.line_text(line), offset - line_start
+    return any(
+        match.start(group) <= column < match.end(group)
+        for match in JSDOC_REFERENCE.finditer(text)
+        for group in ("type", "param_type", "name")
+        if match.group(group) is not None
+    )
 
 
 def container_of(doc: Document, offset: int) -> str | None:
@@ -173,27 +224,6 @@ class _Scopes:
         return None
 
 
-def _functions_with_parameter(
-    doc: Document, scopes: _Scopes, hits: Iterator[tuple[int, int]], name: str, edited: tuple[int, int]
-) -> Iterator[tuple[int, int, str]]:
-    """(first line, last line, name) of each other function, at most MAX_FUNCTION_LINES
-    long, that has its own parameter `name`: renaming it there is one region's rewrite
-    (the parameter and its uses together), never its uses alone."""
-    seen: set[tuple[int, int]] = set()
-    for at, line in hits:
-        if edited[0] <= line <= edited[1]:
-            continue
-        node = scopes.home(at, (name,))
-        if node is None or name not in scopes.bound(node).parameters:
-            continue
-        lines = _lines_of(node)
-        if lines in seen or lines[0] <= edited[0] <= lines[1] or lines[1] - lines[0] >= MAX_FUNCTION_LINES:
-            continue
-        seen.add(lines)
-        owner = node.child_by_field_name("name")
-        yield lines[0], lines[1], doc.node_text(owner) if owner is not None else "another function"
-
-
 def _lines_of(node: Node) -> tuple[int, int]:
     """The node's first and last line (a node ending at a line's start ends the line before)."""
     last = node.end_point[0] - (1 if node.end_point[1] == 0 and node.end_point[0] > node.start_point[0] else 0)
@@ -243,7 +273,8 @@ def find_candidates(doc: Document, edits: list[Edit], cursor: int, *, limit: int
             start = max(start, lines.starts[scope[0]])
             end = min(end, lines.starts[scope[1] + 1] if scope[1] + 1 < lines.line_count else len(text))
         for match in pattern.finditer(text, start, end):
-            yield match.start(), lines.line_of(match.start())
+            if _in_code(doc, match.start()):  # a word in a comment or a string is no use
+                yield match.start(), lines.line_of(match.start())
 
     scopes = _Scopes(doc)
     for edit in reversed(edits):
@@ -254,12 +285,10 @@ def find_candidates(doc: Document, edits: list[Edit], cursor: int, *, limit: int
             for at, line in search(_word(old), scope):
                 if _span(scopes.home(at, names)) == _span(home):  # not another function's own `old`
                     found.append((line, line, f"use of {old} (now {new})"))
-            if home is not None and not scopes.bound(home).parameters.isdisjoint(names):
-                # the same parameter in another function: that whole function, or nothing
-                for first, last, owner in _functions_with_parameter(doc, scopes, search(_word(old)), old, scope):
-                    found.append((first, last, f"{old}, a parameter of {owner} too"))
-        if doc.parses and (name := signature_of(doc, edit.start)) is not None:
-            for at, line in search(re.compile(rf"(?<![\w$.]){re.escape(name)}\s*\(")):
+        if doc.parses and (signature := signature_of(doc, edit.start)) is not None:
+            name, method = signature
+            before = r"(?<=\.)" if method else r"(?<![\w$.])"  # `obj.name(`, `self.name(`; else `name(`
+            for at, line in search(re.compile(rf"{before}{re.escape(name)}\s*\(")):
                 if line != lines.line_of(edit.start):
                     first, last = _call_lines(doc, at, line)
                     found.append((first, last, f"call of {name}"))
