@@ -12,8 +12,12 @@ def area(raduis):
     return math.pi * raduis ** 2
 
 
-def perimeter(raduis):
-    return 2 * math.pi * raduis
+def perimeter(r):
+    return 2 * math.pi * r
+
+
+def report(r):
+    return area(r), perimeter(r)
 `;
 
 let emulator;
@@ -48,10 +52,20 @@ test('a typed rename offers its use in the status bar; Go to Next Edit previews 
   await vscode.step('the use is renamed', () => vscode.waitForEditorText((t) => t.includes('math.pi * radius ** 2')));
 });
 
-test('the next one, in another function, is in the lightbulb menu', async () => {
-  await vscode.step('open the code actions', () => vscode.openCodeActions(/Spark: next edit at line 9/));
-  await vscode.step('pick it', () => vscode.pickCodeAction(/Spark: next edit at line 9/));
-  await vscode.step('perimeter renamed', () => vscode.waitForEditorText((t) => t.includes('def perimeter(radius):')));
+test('a renamed function offers its call, in another function, in the lightbulb menu', async () => {
+  // A parameter's uses are only in its own function (perimeter's `r` is not area's);
+  // a module-level function's are wherever it is called.
+  await vscode.step('select the function name', async () => {
+    await vscode.goTo(4, 5);
+    await vscode.press('Shift+Control+ArrowRight');
+  });
+  await vscode.step('type the new name', () => vscode.page.keyboard.type('disc_area', { delay: 60 }));
+  const item = vscode.page.locator('.statusbar-item[id$="sparkls.nextEdit"]').first();
+  await vscode.step('the status item names line 14', () =>
+    vscode.waitFor(async () => /next edit at line 14/.test((await item.textContent()) ?? ''), 'the next-edit status item'));
+  await vscode.step('open the code actions', () => vscode.openCodeActions(/Spark: next edit at line 14/));
+  await vscode.step('pick it', () => vscode.pickCodeAction(/Spark: next edit at line 14/));
+  await vscode.step('the call renamed', () => vscode.waitForEditorText((t) => t.includes('return disc_area(r), perimeter(r)')));
   await vscode.step('save', () => vscode.save());
-  assert.equal(vscode.read('shapes.py'), SHAPES.replaceAll('raduis', 'radius'));
+  assert.equal(vscode.read('shapes.py'), SHAPES.replaceAll('raduis', 'radius').replaceAll('area(', 'disc_area('));
 });
