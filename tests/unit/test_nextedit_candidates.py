@@ -230,3 +230,40 @@ def test_a_function_signature_change_offers_bare_calls_not_a_method_of_that_name
     s = Session(text, "file:///w/find.py", "python")
     s.type_before(0, ")", ", extra")
     assert s.candidates() == [(6, 6, "call of find")]
+
+
+# -- a parameter only renamed: the calls that pass it by name, no others -----------------
+
+PY_RENAMED_PARAMETER = '''def area(raduis):
+    return 3.14 * raduis ** 2
+
+
+def report():
+    small = area(2)
+    big = area(raduis=10)
+    return small, big
+'''
+
+
+def test_python_parameter_renamed_offers_only_the_calls_that_pass_it_by_name():
+    """`area(2)` needs nothing after `raduis` -> `radius`; `area(raduis=10)` does."""
+    s = Session(PY_RENAMED_PARAMETER, "file:///w/area.py", "python")
+    s.rename_on(0, "raduis", "radius")
+    assert s.candidates() == [(1, 1, "use of raduis (now radius)"), (6, 6, "call of area")]
+
+
+def test_javascript_parameter_renamed_offers_no_call():
+    """JavaScript passes no argument by name: a renamed parameter changes no call."""
+    text = "function area(raduis) {\n  return 3.14 * raduis;\n}\n\nconst a = area(2);\n"
+    s = Session(text, "file:///w/area.js", "javascript")
+    s.rename_on(0, "raduis", "radius")
+    assert s.candidates() == [(1, 1, "use of raduis (now radius)")]
+
+
+def test_a_changed_default_still_offers_every_call():
+    """Not a rename (a default changed): the calls are offered as for any signature change."""
+    text = "def area(r, scale=1):\n    return r * scale\n\n\nx = area(2)\n"
+    s = Session(text, "file:///w/area.py", "python")
+    column = s.doc.lines.line_text(0).index("1")
+    s.change(0, column, column + 1, "2")
+    assert s.candidates() == [(4, 4, "call of area")]

@@ -16,7 +16,9 @@ From the document's recent edits (`history.py`), newest first:
   name, as the lines of the call. A method's (a Go receiver's, a JS/TS class or object
   method, a Python `def` in a class body) is called through a member access: only
   `obj.name(...)`, `self.name(...)`, `this.name(...)` count, never a bare `name(...)`;
-  a function's is the bare `name(...)`, never `obj.name(...)`;
+  a function's is the bare `name(...)`, never `obj.name(...)`. A parameter only
+  renamed (nothing added, removed or defaulted) changes only the calls that pass it
+  by name (`raduis=2`): only those are offered;
 - **a new member** (a line added inside a class or enum): every `match`/`case`,
   `if`/`elif` or `switch` that names a member of it (`Color.RED`) but not the new one,
   as the whole branching statement, which needs an arm for the new one.
@@ -42,7 +44,7 @@ from tree_sitter import Node, QueryCursor
 
 from sparkls.context.queries import query
 from sparkls.documents.store import Document
-from sparkls.nextedit.history import Edit, added_names, renames
+from sparkls.nextedit.history import Edit, added_names, only_renames, renames
 
 WINDOW_LINES = 400  # lines searched on each side of the newest edit
 MAX_CALL_LINES = 8  # a call longer than this is shown as the line of its name
@@ -238,6 +240,15 @@ def _call_lines(doc: Document, offset: int, line: int) -> tuple[int, int]:
     return line, line
 
 
+def _passes_by_name(doc: Document, first: int, last: int, names: list[str]) -> bool:
+    """Whether the call on lines `first`..`last` passes one of `names` as a keyword
+    argument (`radius=2`): what a renamed parameter changes at a call."""
+    lines = doc.lines
+    end = lines.starts[last + 1] if last + 1 < lines.line_count else len(doc.text)
+    call = doc.text[lines.starts[first]:end]
+    return any(re.search(rf"(?<![\w$.]){re.escape(n)}\s*=(?!=)", call) for n in names)
+
+
 def _branch_lines(doc: Document, offset: int) -> tuple[int, int] | None:
     for node in _ancestors(_node_at(doc, offset)):
         if node.type in BRANCHING:
@@ -287,11 +298,14 @@ def find_candidates(doc: Document, edits: list[Edit], cursor: int, *, limit: int
                     found.append((line, line, f"use of {old} (now {new})"))
         if doc.parses and (signature := signature_of(doc, edit.start)) is not None:
             name, method = signature
+            # A parameter only renamed changes no call, but one that passes it by name.
+            keywords = [old for old, _ in renames(edit, text)] if only_renames(edit, text) else None
             before = r"(?<=\.)" if method else r"(?<![\w$.])"  # `obj.name(`, `self.name(`; else `name(`
             for at, line in search(re.compile(rf"{before}{re.escape(name)}\s*\(")):
                 if line != lines.line_of(edit.start):
                     first, last = _call_lines(doc, at, line)
-                    found.append((first, last, f"call of {name}"))
+                    if keywords is None or _passes_by_name(doc, first, last, keywords):
+                        found.append((first, last, f"call of {name}"))
         if doc.parses and (members := added_names(edit, text)) and (owner := container_of(doc, edit.start)) is not None:
             for at, _ in search(re.compile(rf"(?<![\w$]){re.escape(owner)}\s*(?:\.|::)\s*\w")):
                 if (branch := _branch_lines(doc, at)) is not None and not _has_arms(doc, branch, members):

@@ -137,6 +137,17 @@ def renames(edit: Edit, text: str) -> list[tuple[str, str]]:
     return found
 
 
+def only_renames(edit: Edit, text: str) -> bool:
+    """Whether `edit` only renamed identifiers (`raduis` -> `radius`): the same number
+    of identifiers before and after, at least one replaced, nothing else changed but
+    their spelling (a parameter renamed, not added, removed or given a default)."""
+    _, old_lines, new_lines = edit.old_and_new_lines(text)
+    old, new = "\n".join(old_lines), "\n".join(new_lines)
+    if len(IDENTIFIER.findall(old)) != len(IDENTIFIER.findall(new)) or not renames(edit, text):
+        return False
+    return IDENTIFIER.sub("_", old) == IDENTIFIER.sub("_", new)
+
+
 def added_names(edit: Edit, text: str) -> list[str]:
     """Names the edit defined on lines it added (`BLUE = 3`, `Blue,`): the name of
     each added line that defines one member and was not there before."""
