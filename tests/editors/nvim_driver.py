@@ -126,8 +126,9 @@ def run_flow(
     result = tmp / "result.json"
     extra = {}
     if version.linter:
-        diagnostic = {**DIAGNOSTIC, "word": "raduis"}
-        extra["SPARKLS_NVIM_LINTER"] = json.dumps([sys.executable, str(HERE / "nvim_linter.py"), json.dumps(diagnostic)])
+        # The linter publishes its diagnostic on the first `raduis`: DIAGNOSTIC's place.
+        linter = [sys.executable, str(HERE / "tiny_linter.py"), "raduis", DIAGNOSTIC["source"], DIAGNOSTIC["message"]]
+        extra["SPARKLS_NVIM_LINTER"] = json.dumps(linter)
     env = editor_env(
         tmp / "home",
         sparkls_bin=sparkls_bin,
