@@ -2,10 +2,7 @@
 
 from __future__ import annotations
 
-from sparkls.documents.positions import Position
-from sparkls.documents.store import DocumentStore, TextChange
-from sparkls.nextedit.candidates import find_candidates
-from sparkls.nextedit.history import EditHistory
+from tests.unit.nextedit_session import Session
 
 PYTHON = '''def connect(user):
     key = AWS_ACCESS
@@ -59,32 +56,6 @@ def first():
 def second(fetcher):
     return fetch("b")
 '''
-
-
-class Session:
-    """A document and its history, fed key by key the way didChange feeds them."""
-
-    def __init__(self, text: str, uri: str, language_id: str) -> None:
-        self.store = DocumentStore()
-        self.doc = self.store.open(uri, text, 1, language_id)
-        self.history = EditHistory()
-
-    def change(self, line: int, start: int, end: int, text: str) -> None:
-        before, version = self.doc.text, self.doc.version
-        self.store.change(self.doc.uri, [TextChange(text, (Position(line, start), Position(line, end)))], version + 1)
-        for r in self.doc.changes_since(version):
-            self.history.record(r.start, r.end, before[r.start : r.end], r.text, self.doc.version)
-
-    def rename_on(self, line: int, old: str, new: str) -> None:
-        """Select the first whole `old` on `line`, delete it, type `new` key by key."""
-        column = self.doc.lines.line_text(line).index(old)
-        self.change(line, column, column + len(old), "")
-        for i, ch in enumerate(new):
-            self.change(line, column + i, column + i, ch)
-
-    def candidates(self) -> list[tuple[int, int, str]]:
-        edits = self.history.edits
-        return [(c.first, c.last, c.reason) for c in find_candidates(self.doc, edits, edits[-1].end, limit=8)]
 
 
 def test_python_local_renamed_offers_only_its_own_functions_use():
