@@ -17,7 +17,7 @@ from types import SimpleNamespace
 
 from sparkls.config import Settings
 from sparkls.guard.exclusions import PathFilter
-from sparkls.deep.edit import DocumentEdit, FileCreate
+from sparkls.edits.workspace import DocumentEdit, FileCreate
 from sparkls.deep.paths import ResolvedPath, resolve_reply_path
 from sparkls.deep.pipeline import FileState, edit_from_reply
 from sparkls.deep.plan import PlanStep

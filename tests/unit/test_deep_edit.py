@@ -7,8 +7,8 @@ from lsprotocol import types
 
 from sparkls.deep.apply import FileChange, apply_blocks
 from sparkls.deep.blocks import format_block, parse_blocks
-from sparkls.deep.edit import FileCreate, FileSource, build_workspace_edit, text_changes
-from sparkls.deep.lsp import client_edit_support, lsp_workspace_edit, unsupported_reason
+from sparkls.edits.workspace import FileCreate, FileSource, build_workspace_edit, text_changes
+from sparkls.lsp.workspace_edit import client_edit_support, lsp_workspace_edit, unsupported_reason
 from sparkls.deep.pipeline import FileState, edit_from_reply
 from sparkls.documents.positions import LineIndex, Position
 from sparkls.edits.diff import apply_replacements, Replacement

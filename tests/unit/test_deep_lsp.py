@@ -1,11 +1,11 @@
-"""deep/lsp.py: the task's edit as `changes` for clients without documentChanges, and
+"""lsp/workspace_edit.py: the task's edit as `changes` for clients without documentChanges, and
 the check that every file it touches is still what the edit was computed from."""
 
 from lsprotocol import types
 
 from sparkls.deep.apply import FileChange
-from sparkls.deep.edit import FileSource, build_workspace_edit
-from sparkls.deep.lsp import client_edit_support, lsp_workspace_edit, moved_file, unsupported_reason
+from sparkls.edits.workspace import FileSource, build_workspace_edit
+from sparkls.lsp.workspace_edit import client_edit_support, lsp_workspace_edit, moved_file, unsupported_reason
 
 OPEN = FileSource("file:///ws/open.py", 7)
 DISK = FileSource("file:///ws/disk.py", None)

@@ -28,25 +28,12 @@ from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 
 from sparkls.deep.blocks import SearchReplaceBlock
+from sparkls.edits.workspace import FileChange
 from sparkls.errors import FileAlreadyExists, SearchAmbiguous, SearchNotFound
 
 _LINE_BREAK_KEPT = re.compile(r"(\r\n|\r|\n)")
 NEW_FILE_LINE_BREAK = "\n"
 _BLANKS = " \t"  # the whitespace the tolerant passes ignore
-
-
-@dataclass(frozen=True, slots=True)
-class FileChange:
-    """The new text of one file; `old_text` is None when the blocks create it."""
-
-    path: str
-    old_text: str | None
-    new_text: str
-    blocks: tuple[int, ...]  # the numbers of the blocks that made it
-
-    @property
-    def created(self) -> bool:
-        return self.old_text is None
 
 
 @dataclass(frozen=True, slots=True)

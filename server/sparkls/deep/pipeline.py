@@ -14,7 +14,7 @@ from dataclasses import dataclass
 
 from sparkls.deep.apply import FileChange, apply_blocks
 from sparkls.deep.blocks import parse_blocks
-from sparkls.deep.edit import DeepWorkspaceEdit, FileSource, build_workspace_edit
+from sparkls.edits.workspace import MultiFileEdit, FileSource, build_workspace_edit
 from sparkls.deep.paths import OS_FILESYSTEM, FileSystem, ResolvedPath, resolve_blocks
 from sparkls.documents.positions import Encoding
 
@@ -38,7 +38,7 @@ def edit_from_reply(
     fs: FileSystem = OS_FILESYSTEM,
     check: Callable[[list[FileChange]], None] | None = None,
     shown_paths: Sequence[str] = (),
-) -> DeepWorkspaceEdit:
+) -> MultiFileEdit:
     """The WorkspaceEdit data for a complete reply; raises DeepEditError subclasses
     (`read_file` may refuse a file by raising one), or whatever `check` raises about
     the changes before any edit is built. `shown_paths` are the files the model was

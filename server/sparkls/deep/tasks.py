@@ -11,7 +11,7 @@ files -> deep tier -> one edit, in one of two ways:
   refused with a message); the steps' results are combined.
 
 Either way the combined change is checked (no new syntax errors, no redaction marker
-written: deep/checks.py) before a `DeepWorkspaceEdit` is returned; any failure raises
+written: deep/checks.py) before a `MultiFileEdit` is returned; any failure raises
 a `SparkError` first, so the caller has the whole edit or a message, never part of
 one. Which files are shown is files.py's business; the handler turns the
 outcome into LSP (lsp/handlers/task.py).
@@ -32,7 +32,7 @@ from sparkls.context.prompt import prepare_edit
 from sparkls.guard.exclusions import PathFilter
 from sparkls.deep.apply import FileChange
 from sparkls.deep.checks import check_changes
-from sparkls.deep.edit import DeepWorkspaceEdit, FileSource, build_workspace_edit
+from sparkls.edits.workspace import MultiFileEdit, FileSource, build_workspace_edit
 from sparkls.deep.paths import ResolvedPath, resolve_reply_path
 from sparkls.deep.pipeline import FileState, edit_from_reply
 from sparkls.deep.plan import Plan, PlanStep, parse_plan
@@ -99,7 +99,7 @@ class TaskEnv:
 
 @dataclass
 class TaskOutcome:
-    edit: DeepWorkspaceEdit
+    edit: MultiFileEdit
     route: Route
     mode: str  # "deep" or "delegate"
     shown: ShownFiles

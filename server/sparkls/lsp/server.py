@@ -37,6 +37,7 @@ if TYPE_CHECKING:
     from sparkls.guard import Guard
     from sparkls.models.session import TierSession
     from sparkls.nextedit.service import NextEditService
+    from sparkls.nextedit.followups import FollowUpBook
     from sparkls.refine.inflight import InFlightEdits
     from sparkls.refine.service import RefineBook
     from sparkls.fastedit.speculation import Speculation
@@ -46,7 +47,7 @@ if TYPE_CHECKING:
 PRELOAD = (
     "sparkls.config", "sparkls.guard", "sparkls.request.environment", "sparkls.models.session", "sparkls.context.builder", "sparkls.context.definitions",
     "sparkls.fastedit.engine", "sparkls.fastedit.speculation", "sparkls.edits.instruction", "sparkls.completion",
-    "sparkls.lsp.handlers.args", "sparkls.deep.tasks", "sparkls.deep.lsp", "sparkls.context.index.workspace", "sparkls.nextedit.service",
+    "sparkls.lsp.handlers.args", "sparkls.deep.tasks", "sparkls.lsp.workspace_edit", "sparkls.context.index.workspace", "sparkls.nextedit.service",
 )
 
 logger = logging.getLogger(__name__)
@@ -172,6 +173,13 @@ class SparkServer(Messages):
         from sparkls.nextedit.service import NextEditService
 
         return self._store("next_edits", NextEditService)
+
+    @property
+    def follow_ups(self) -> FollowUpBook:
+        """Each document's follow-ups in other files (a renamed or re-signatured definition)."""
+        from sparkls.nextedit.followups import FollowUpBook
+
+        return self._store("follow_ups", FollowUpBook)
 
     def _store(self, name: str, make: Callable[[], Any]) -> Any:
         if (store := self.per_document.get(name)) is None:

@@ -5,7 +5,7 @@ a selection in the first URI). The work is tasks.run_task, under a cancellable
 progress that names its phase; the result is one `workspace/applyEdit` with
 `documentChanges` (change annotations per file where the editor supports them,
 `needsConfirmation` with `deep.confirm`), or plain `changes` for an editor without
-documentChanges (deep/lsp.py). Right before it is sent, every file it changes must
+documentChanges (lsp/workspace_edit.py). Right before it is sent, every file it changes must
 still be what the edit was computed from (an open document at its version, a file on
 disk with the same text); else nothing is sent. Every failure, a refusal by the editor
 included, is shown with `window/showMessage` and returned as
@@ -19,10 +19,10 @@ from typing import TYPE_CHECKING, Any
 
 from lsprotocol import types
 
-from sparkls.errors import EditRejected
 from sparkls.documents.store import Document
 from sparkls.lsp.handlers.actions import Contribution, command_action, contribute, range_json
-from sparkls.lsp.handlers.commands import apply_edit, failure
+from sparkls.lsp.handlers.commands import failure
+from sparkls.lsp.handlers.multifile import send_multi_file_edit
 from sparkls.lsp.handlers.progress import with_progress
 from sparkls.lsp.server import SparkServer
 
@@ -36,7 +36,7 @@ VSCODE_TASK_COMMAND = "spark.multiFileTask"
 
 
 async def _environment(ls: SparkServer, phase: list[str]) -> TaskEnv:
-    from sparkls.deep.lsp import client_edit_support
+    from sparkls.lsp.workspace_edit import client_edit_support
     from sparkls.deep.tasks import TaskEnv
 
     deep = ls.deep_session()
@@ -53,39 +53,13 @@ async def _environment(ls: SparkServer, phase: list[str]) -> TaskEnv:
 
 
 async def _apply(ls: SparkServer, outcome: TaskOutcome) -> dict[str, Any]:
-    from sparkls.deep.lsp import client_edit_support, lsp_workspace_edit, moved_file, unsupported_reason
-
-    support = client_edit_support(ls.client_capabilities)
-    if (reason := unsupported_reason(outcome.edit, support)) is not None:
-        raise EditRejected(f"The task's edit was not sent: {reason}. Nothing was changed.")
-    if (moved := moved_file(outcome.edit, lambda uri: _open_document(ls, uri), _disk_text)) is not None:
-        raise EditRejected(f"{moved} changed while the task ran; nothing was applied; run the task again.")
     started = time.perf_counter()
-    edit = lsp_workspace_edit(
-        outcome.edit, annotations=support.change_annotations, document_changes=support.document_changes
+    await send_multi_file_edit(
+        ls, outcome.edit, "Spark task", what="the task's edit", during="while the task ran", again="run the task again"
     )
-    await apply_edit(ls, edit, "Spark task", what="the task's edit")
     summary = outcome.summary(ls.settings)
     summary["timings_ms"]["apply"] = round((time.perf_counter() - started) * 1000, 3)
     return summary
-
-
-def _open_document(ls: SparkServer, uri: str) -> tuple[int, str] | None:
-    if not ls.documents.has(uri):
-        return None
-    doc = ls.documents.get(uri)
-    return doc.version, doc.text
-
-
-def _disk_text(uri: str) -> str | None:
-    """A file's text as the task read it (deep/files.py: UTF-8, line breaks kept)."""
-    from pygls.uris import to_fs_path
-
-    try:
-        with open(to_fs_path(uri) or "", encoding="utf-8", newline="") as fh:
-            return fh.read()
-    except (OSError, UnicodeDecodeError):
-        return None
 
 
 def _tell(ls: SparkServer, outcome: TaskOutcome) -> None:

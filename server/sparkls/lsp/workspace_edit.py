@@ -1,8 +1,8 @@
-"""lsprotocol objects for a DeepWorkspaceEdit, what the client can take, and whether
+"""lsprotocol objects for a MultiFileEdit, what the client can take, and whether
 the files it was computed from are still as they were.
 
-The only LSP-aware module of deep/: the handler calls `client_edit_support` once, then
-per task `unsupported_reason`, `moved_file` right before sending, and
+A deep task's handler and the next edit's other-files handler call `client_edit_support` once, then
+per edit `unsupported_reason`, `moved_file` right before sending, and
 `lsp_workspace_edit`. Two forms:
 
 - **documentChanges** (the client declares `workspaceEdit.documentChanges`): each
@@ -22,7 +22,7 @@ from dataclasses import dataclass
 
 from lsprotocol import types
 
-from sparkls.deep.edit import DeepWorkspaceEdit, DocumentEdit, FileCreate, TextChange
+from sparkls.edits.workspace import MultiFileEdit, DocumentEdit, FileCreate, TextChange
 
 
 @dataclass(frozen=True, slots=True)
@@ -45,7 +45,7 @@ def client_edit_support(caps: types.ClientCapabilities) -> EditSupport:
     )
 
 
-def unsupported_reason(edit: DeepWorkspaceEdit, support: EditSupport) -> str | None:
+def unsupported_reason(edit: MultiFileEdit, support: EditSupport) -> str | None:
     """Why this client cannot take `edit` as one WorkspaceEdit, or None when it can."""
     if edit.creates_files and not (support.document_changes and support.create_files):
         created = ", ".join(f.path for f in edit.files if f.created)
@@ -57,7 +57,7 @@ def unsupported_reason(edit: DeepWorkspaceEdit, support: EditSupport) -> str | N
 OpenDocument = Callable[[str], tuple[int, str] | None]
 
 
-def moved_file(edit: DeepWorkspaceEdit, open_document: OpenDocument, disk_text: Callable[[str], str | None]) -> str | None:
+def moved_file(edit: MultiFileEdit, open_document: OpenDocument, disk_text: Callable[[str], str | None]) -> str | None:
     """The path of the first file `edit` changes that is no longer what the edit was
     computed from, or None. An open document must be at the edit's version with the
     edit's text (a document closed and opened again starts its versions over); any
@@ -84,7 +84,7 @@ def _range(change: TextChange) -> types.Range:
 
 
 def lsp_workspace_edit(
-    edit: DeepWorkspaceEdit, *, annotations: bool = True, document_changes: bool = True
+    edit: MultiFileEdit, *, annotations: bool = True, document_changes: bool = True
 ) -> types.WorkspaceEdit:
     """`edit` as a WorkspaceEdit with documentChanges (and changeAnnotations if asked),
     or, with `document_changes=False`, as plain `changes` (unsupported_reason has

@@ -1,4 +1,6 @@
-"""The applied result as a plain description of one WorkspaceEdit. Pure, no LSP types.
+"""A change to several files as a plain description of one WorkspaceEdit. Pure, no LSP types.
+
+What a deep task and the next edit's other-files follow-ups apply: all of it or none.
 
 For each changed file, in order: an open document gets a versioned edit (its uri and
 version, the smallest text edits between its text and the new one, in the client's
@@ -7,7 +9,7 @@ position encoding); a file on disk gets the same with version None; a new file g
 one file carries that file's change annotation, so the editor can show the change
 file by file and, with `needs_confirmation`, ask before it lands.
 
-deep/lsp.py turns this into lsprotocol objects.
+lsp/workspace_edit.py turns this into lsprotocol objects.
 """
 
 from __future__ import annotations
@@ -16,11 +18,24 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from sparkls.deep.apply import FileChange
 from sparkls.documents.positions import Encoding, LineIndex, Position
 from sparkls.edits.diff import diff_replacements
 
 ANNOTATION_PREFIX = "sparkls.deep:"
+
+
+@dataclass(frozen=True, slots=True)
+class FileChange:
+    """The new text of one file; `old_text` is None when the blocks create it."""
+
+    path: str
+    old_text: str | None
+    new_text: str
+    blocks: tuple[int, ...]  # the numbers of the blocks that made it
+
+    @property
+    def created(self) -> bool:
+        return self.old_text is None
 
 
 @dataclass(frozen=True, slots=True)
@@ -44,7 +59,7 @@ class DocumentEdit:
     version: int | None
     changes: tuple[TextChange, ...]
     annotation_id: str
-    base_text: str | None = None  # the text `changes` apply to, checked again before sending (deep/lsp.py)
+    base_text: str | None = None  # the text `changes` apply to, checked again before sending (lsp/workspace_edit.py)
 
 
 @dataclass(frozen=True, slots=True)
@@ -71,7 +86,7 @@ class FileSummary:
 
 
 @dataclass(frozen=True, slots=True)
-class DeepWorkspaceEdit:
+class MultiFileEdit:
     operations: tuple[DocumentEdit | FileCreate, ...]
     annotations: tuple[ChangeAnnotation, ...]
     files: tuple[FileSummary, ...]
@@ -104,11 +119,13 @@ def build_workspace_edit(
     encoding: Encoding = "utf-16",
     needs_confirmation: bool = False,
     made_by: str = "the deep tier's block",
-) -> DeepWorkspaceEdit:
+    prefix: str = ANNOTATION_PREFIX,
+) -> MultiFileEdit:
     """One WorkspaceEdit's worth of operations for `changes` (keys: FileChange.path).
 
     `made_by` starts each annotation's account of where its change came from, before
-    the numbers in `FileChange.blocks` ("the fast tier's plan step" when delegated).
+    the numbers in `FileChange.blocks` ("the fast tier's plan step" when delegated);
+    `prefix` starts each annotation's id.
     """
     operations: list[DocumentEdit | FileCreate] = []
     annotations = []
@@ -116,7 +133,7 @@ def build_workspace_edit(
     origin = Position(0, 0)
     for change in changes:
         source = sources[change.path]
-        annotation_id = ANNOTATION_PREFIX + change.path
+        annotation_id = prefix + change.path
         blocks = ", ".join(map(str, change.blocks))
         if change.old_text is None:
             operations.append(FileCreate(source.uri, annotation_id))
@@ -125,10 +142,10 @@ def build_workspace_edit(
         else:
             edits = text_changes(change.old_text, change.new_text, encoding)
             plural = "s" if len(change.blocks) > 1 else ""
-            description = f"{len(edits)} edit{'s' if len(edits) != 1 else ''} from {made_by}{plural} {blocks}"
+            description = f"{len(edits)} edit{'s' if len(edits) != 1 else ''} from {made_by}" + (f"{plural} {blocks}" if blocks else "")
         if edits:
             version = source.version if change.old_text is not None else None
             operations.append(DocumentEdit(source.uri, version, edits, annotation_id, change.old_text))
         annotations.append(ChangeAnnotation(annotation_id, change.path, description, needs_confirmation))
         files.append(FileSummary(change.path, source.uri, change.created, len(edits), change.blocks))
-    return DeepWorkspaceEdit(tuple(operations), tuple(annotations), tuple(files))
+    return MultiFileEdit(tuple(operations), tuple(annotations), tuple(files))
