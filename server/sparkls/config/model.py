@@ -169,6 +169,10 @@ class NextEditSettings(_Model):
     debounce_ms: int = Field(default=300, ge=0)  # quiet time after a change before asking
     ttl_seconds: float = Field(default=30.0, gt=0)  # a suggestion not taken by then is dropped
     max_candidates: int = Field(default=3, ge=1, le=8)  # regions shown to the model per question
+    # Follow-ups in other files (a renamed or re-signatured definition that they use):
+    # "ask" offers them as one code action and asks the fast tier when it is picked,
+    # "ahead" asks as soon as they are found (ready when picked), "off" never looks.
+    other_files: Literal["ask", "ahead", "off"] = "ask"
 
 
 TIERS = ("fast", "deep")

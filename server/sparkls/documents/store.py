@@ -57,6 +57,10 @@ class DocumentStore:
     def __len__(self) -> int:
         return len(self._docs)
 
+    def snapshots(self) -> list[tuple[str, int, str, str]]:
+        """(uri, version, text, language id) of every open document, as they are now."""
+        return [(d.uri, d.version, d.text, d.language_id) for d in self._docs.values()]
+
     def is_open(self, uri: str, document: Document) -> bool:
         """True while `document` is still the open instance for `uri`."""
         return self._docs.get(uri) is document

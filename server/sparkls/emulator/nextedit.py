@@ -17,7 +17,9 @@ as a real one would:
   ``Color.BLUE``, the sibling's name replaced in every case: GREEN, Green, green);
 - nothing applies: ``NO_EDIT``.
 
-The answer is ``Region N`` on a line, then the region's new text in one fence.
+The answer is ``Region N`` on a line, then the region's new text in one fence. A
+question about another file (a line ``Edited file: <path>`` names the file the diffs
+are from) is answered for every region the same renames change, one after another.
 """
 
 from __future__ import annotations
@@ -30,6 +32,7 @@ from sparkls.emulator.protocol import END_LINE_RE, START_LINE_RE, fence
 RECENT_EDITS = "Recent edits (oldest first):"
 NO_EDIT = "NO_EDIT"
 _REGION_RE = re.compile(r"^Region (\d+) \(lines [^\n]*\):\n(`{3,}|~{3,})([^\n]*)\n", re.MULTILINE)
+_EDITED_FILE = re.compile(r"^Edited file: ", re.MULTILINE)
 _NONE_RE = re.compile(r"(?<!\w)NEXT_EDIT[ \t]+NONE(?!\w)")
 _IDENTIFIER = re.compile(r"[^\W\d]\w*")
 _MEMBER_LINE = re.compile(r"\s*([^\W\d]\w*)\s*(?:[=,(:]|$)")  # `BLUE = 3`, `Blue,`
@@ -123,14 +126,20 @@ def answer(text: str, forced: list[Replace] | tuple[Replace, ...] = ()) -> str:
     # A real model follows the newest edit first: each hunk's renames (or the forced
     # REPLACEs), newest first, are tried on every region in turn.
     attempts = [(list(forced), [])] if forced else [(diff_renames(r, a), _added_members(r, a)) for r, a in hunks(text)]
+    every = _EDITED_FILE.search(text) is not None  # another file's follow-ups: every region that changes
     for replaces, members in attempts:
+        rewritten = []
         for number, tag, body in shown:
             new = apply_replaces(body, replaces)
             for member in members:
                 if _MEMBER_USE.search(new) and not re.search(rf"(?:\.|::){re.escape(member)}\b", new):
                     new = with_new_arm(new, member)
             if new != body:
-                return f"Region {number}\n" + fence(new, tag=tag)
+                rewritten.append(f"Region {number}\n" + fence(new, tag=tag))
+                if not every:
+                    break
+        if rewritten:
+            return "\n".join(rewritten)
     return NO_EDIT
 
 

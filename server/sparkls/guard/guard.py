@@ -79,6 +79,17 @@ class Guard:
         if reason is not None:
             raise NotSendable(reason)
 
+    def read_file(self, path: str) -> str | None:
+        """The text of the workspace file `path` (workspace-relative; UTF-8, line breaks
+        kept) when it may be sent (not excluded, inside a workspace folder by its real
+        path) and can be read; else None. What a feature shows of a file it finds
+        itself: it goes back to `seal` as a `FromFile` without a `uri`, checked again."""
+        if self.root is None or self._refusal(path, None, True) is not None:
+            return None
+        if self._confinement is None:
+            self._confinement = Confinement(self.folders)
+        return self._confinement.read_text(self.root / path)
+
     @staticmethod
     def holds_secret(text: str) -> bool:
         """Whether `text` holds what looks like a secret (it could not be rewritten)."""

@@ -67,11 +67,11 @@ class Candidate:
     reason: str  # "use of raduis", "call of area", "branch on Color"
 
 
-def _word(name: str) -> re.Pattern[str]:
+def word_pattern(name: str) -> re.Pattern[str]:
     return re.compile(rf"(?<![\w$]){re.escape(name)}(?![\w$])")
 
 
-def _node_at(doc: Document, offset: int) -> Node | None:
+def node_at(doc: Document, offset: int) -> Node | None:
     tree = doc.tree_around(offset, offset)
     if tree is None:
         return None
@@ -89,15 +89,15 @@ def signature_of(doc: Document, offset: int) -> tuple[str, bool] | None:
     """The name of the definition whose parameter list holds `offset`, if any, and
     whether it is a method (called as `obj.name(...)`, never as a bare `name(...)`)."""
     byte = doc.lines.byte_point(offset)[0]
-    for node in _ancestors(_node_at(doc, offset)):
+    for node in _ancestors(node_at(doc, offset)):
         params = node.child_by_field_name("parameters")
         name = node.child_by_field_name("name")
         if params is not None and name is not None and params.start_byte <= byte <= params.end_byte:
-            return doc.node_text(name), _is_method(node)
+            return doc.node_text(name), is_method(node)
     return None
 
 
-def _is_method(definition: Node) -> bool:
+def is_method(definition: Node) -> bool:
     """A method: a Go receiver's, a JS/TS `method_definition`/`method_signature`, or a
     Python `def` directly in a class body (decorated or not)."""
     if "method" in definition.type or definition.child_by_field_name("receiver") is not None:
@@ -108,7 +108,7 @@ def _is_method(definition: Node) -> bool:
     return above is not None and above.type == "block" and above.parent is not None and "class" in above.parent.type
 
 
-def _in_code(doc: Document, offset: int) -> bool:
+def in_code(doc: Document, offset: int) -> bool:
     """Whether the word at `offset` is code: not inside a comment, a string literal (a
     docstring, a template) or a regex, unless inside an interpolation in it
     (`f"{name}"`, `${name}`) or a JSDoc tag's type or name (`_jsdoc_reference`).
@@ -143,7 +143,7 @@ def _jsdoc_reference(doc: Document, offset: int) -> bool:
 
 def container_of(doc: Document, offset: int) -> str | None:
     """The name of the class or enum whose body holds `offset`, if any."""
-    for node in _ancestors(_node_at(doc, offset)):
+    for node in _ancestors(node_at(doc, offset)):
         name = node.child_by_field_name("name")
         if name is not None and any(word in node.type for word in CONTAINER_WORDS):
             return doc.node_text(name)
@@ -164,7 +164,7 @@ def _owner(node: Node) -> Node | None:
     return None
 
 
-def _span(node: Node | None) -> tuple[int, int] | None:
+def span_of(node: Node | None) -> tuple[int, int] | None:
     return (node.start_byte, node.end_byte) if node is not None else None
 
 
@@ -185,7 +185,7 @@ class _Bound:
         return self.free.isdisjoint(names) and not own.isdisjoint(names)
 
 
-class _Scopes:
+class Scopes:
     """Which function a name belongs to, each function's bindings read once."""
 
     def __init__(self, doc: Document) -> None:
@@ -206,7 +206,7 @@ class _Scopes:
         found: dict[str, set[str]] = {"parameters": set(), "locals": set(), "free": set()}
         for capture, nodes in QueryCursor(self.query).captures(function).items():
             for node in nodes:
-                if _span(_owner(node)) != _span(function) or (
+                if span_of(_owner(node)) != span_of(function) or (
                     node.parent is not None and node.parent.child_by_field_name("type") == node
                 ):
                     continue
@@ -220,7 +220,7 @@ class _Scopes:
         parameter or a local), or None: then the names are the module's."""
         if self.query is None:
             return None
-        for node in _ancestors(_node_at(self.doc, offset)):
+        for node in _ancestors(node_at(self.doc, offset)):
             if _is_function(node) and self.bound(node).binds(names):
                 return node
         return None
@@ -232,15 +232,15 @@ def _lines_of(node: Node) -> tuple[int, int]:
     return node.start_point[0], last
 
 
-def _call_lines(doc: Document, offset: int, line: int) -> tuple[int, int]:
-    for node in _ancestors(_node_at(doc, offset)):
+def call_lines(doc: Document, offset: int, line: int) -> tuple[int, int]:
+    for node in _ancestors(node_at(doc, offset)):
         if "call" in node.type or "invocation" in node.type:
             first, last = _lines_of(node)
             return (first, last) if last - first < MAX_CALL_LINES else (line, line)
     return line, line
 
 
-def _passes_by_name(doc: Document, first: int, last: int, names: list[str]) -> bool:
+def passes_by_name(doc: Document, first: int, last: int, names: list[str]) -> bool:
     """Whether the call on lines `first`..`last` passes one of `names` as a keyword
     argument (`radius=2`): what a renamed parameter changes at a call."""
     lines = doc.lines
@@ -250,7 +250,7 @@ def _passes_by_name(doc: Document, first: int, last: int, names: list[str]) -> b
 
 
 def _branch_lines(doc: Document, offset: int) -> tuple[int, int] | None:
-    for node in _ancestors(_node_at(doc, offset)):
+    for node in _ancestors(node_at(doc, offset)):
         if node.type in BRANCHING:
             first, last = _lines_of(node)
             return (first, last) if last - first < MAX_BRANCH_LINES else None
@@ -284,17 +284,17 @@ def find_candidates(doc: Document, edits: list[Edit], cursor: int, *, limit: int
             start = max(start, lines.starts[scope[0]])
             end = min(end, lines.starts[scope[1] + 1] if scope[1] + 1 < lines.line_count else len(text))
         for match in pattern.finditer(text, start, end):
-            if _in_code(doc, match.start()):  # a word in a comment or a string is no use
+            if in_code(doc, match.start()):  # a word in a comment or a string is no use
                 yield match.start(), lines.line_of(match.start())
 
-    scopes = _Scopes(doc)
+    scopes = Scopes(doc)
     for edit in reversed(edits):
         for old, new in renames(edit, text):
             names = (old, new)
             home = scopes.home(edit.start, names)
             scope = _lines_of(home) if home is not None else None
-            for at, line in search(_word(old), scope):
-                if _span(scopes.home(at, names)) == _span(home):  # not another function's own `old`
+            for at, line in search(word_pattern(old), scope):
+                if span_of(scopes.home(at, names)) == span_of(home):  # not another function's own `old`
                     found.append((line, line, f"use of {old} (now {new})"))
         if doc.parses and (signature := signature_of(doc, edit.start)) is not None:
             name, method = signature
@@ -303,8 +303,8 @@ def find_candidates(doc: Document, edits: list[Edit], cursor: int, *, limit: int
             before = r"(?<=\.)" if method else r"(?<![\w$.])"  # `obj.name(`, `self.name(`; else `name(`
             for at, line in search(re.compile(rf"{before}{re.escape(name)}\s*\(")):
                 if line != lines.line_of(edit.start):
-                    first, last = _call_lines(doc, at, line)
-                    if keywords is None or _passes_by_name(doc, first, last, keywords):
+                    first, last = call_lines(doc, at, line)
+                    if keywords is None or passes_by_name(doc, first, last, keywords):
                         found.append((first, last, f"call of {name}"))
         if doc.parses and (members := added_names(edit, text)) and (owner := container_of(doc, edit.start)) is not None:
             for at, _ in search(re.compile(rf"(?<![\w$]){re.escape(owner)}\s*(?:\.|::)\s*\w")):

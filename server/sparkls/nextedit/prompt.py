@@ -56,12 +56,19 @@ class ShownRegion:
 def render_next_edit_prompt(
     path: str, uri: str, language_id: str, diffs: list[str], cursor_line: int, regions: list[ShownRegion]
 ) -> Draft:
-    tag = fence_tag(language_id)
     sections = [
         Section.of(f"File: {path}"),
         Section.of(RECENT_EDITS + "\n", *fenced(joined(FromFile(d, path, uri) for d in diffs), "diff")),
         Section.of(f"Cursor: line {cursor_line + 1}"),
     ]
+    sections += _regions(path, uri, language_id, regions)
+    return Draft(NEXT_EDIT_INSTRUCTIONS, tuple(sections))
+
+
+def _regions(path: str, uri: str | None, language_id: str, regions: list[ShownRegion]) -> list[Section]:
+    """Each region of the file `path`, numbered, with a line around it."""
+    tag = fence_tag(language_id)
+    sections = []
     for number, region in enumerate(regions, 1):
         last = region.first_line + max(1, len(region.text.splitlines()))
         lines = (region.first_line, last - 1)
@@ -71,7 +78,73 @@ def render_next_edit_prompt(
         shown += [FromFile(region.after, path, uri)] if region.after else []
         heading = f"Region {number} (lines {region.first_line + 1}-{last}, {region.reason}):\n"
         sections.append(Section.of(heading, *fenced(joined(shown), tag)))
-    return Draft(NEXT_EDIT_INSTRUCTIONS, tuple(sections))
+    return sections
+
+
+FOLLOW_UP_INSTRUCTIONS = f"""\
+You are Spark, a code-editing model inside a programmer's editor. You carry an edit \
+made in one file over to another file that uses what it changed.
+The user message names the edited file and shows its edits as unified diffs, oldest \
+first; then numbered regions of another file, each between a line {REGION_START} and \
+a line {REGION_END}, that use a name those edits renamed or a function whose \
+parameters they changed.
+For every region that needs a change following from the edits, answer `Region N` \
+(its number) on a line of its own, then the complete new text of that region in one \
+fenced code block, without the marker lines. Change only what follows from the \
+edits; keep every other line exactly as it is. Leave out the regions that need no \
+change; if none does, answer {NO_EDIT} and nothing else. Do not explain."""
+
+
+def render_follow_up_prompt(
+    edited: str, diffs: list[str], edited_uri: str, path: str, uri: str | None, language_id: str,
+    regions: list[ShownRegion],
+) -> Draft:
+    """The question for another file (`path`; `uri` None when it is read from disk)
+    about the edits `diffs` made to the file `edited`."""
+    sections = [
+        Section.of(f"Edited file: {edited}"),
+        Section.of(RECENT_EDITS + "\n", *fenced(joined(FromFile(d, edited, edited_uri) for d in diffs), "diff")),
+        Section.of(f"File: {path}"),
+        *_regions(path, uri, language_id, regions),
+    ]
+    return Draft(FOLLOW_UP_INSTRUCTIONS, tuple(sections))
+
+
+_LABEL_LINE = re.compile(r"^[^\w\n`~]*Region\s+(\d+)\b", re.IGNORECASE)
+_FENCE_LINE = re.compile(r"^[ \t]*(`{3,}|~{3,})")
+
+
+def _labels(reply: str) -> list[tuple[int, int, int]]:
+    """(region number, label start, label end) of each label line outside a code block."""
+    found, fence, at = [], None, 0
+    for line in reply.splitlines(keepends=True):
+        opening = _FENCE_LINE.match(line)
+        if fence is None:
+            if (label := _LABEL_LINE.match(line)) is not None:
+                found.append((int(label.group(1)), at, at + label.end()))
+            elif opening is not None:
+                fence = opening.group(1)
+        elif opening is not None and opening.group(1).startswith(fence) and not line.strip().strip(fence[0]):
+            fence = None
+        at += len(line)
+    return found
+
+
+def read_answers(reply: str, regions: int) -> list[tuple[int, str]]:
+    """(0-based region index, the reply for that region) of each region the reply
+    rewrites, in its order; [] for NO_EDIT. A label counts on a line of its own
+    outside any code block. Raises NoUsableReply for a label out of range, or an
+    unlabelled block where several regions were shown."""
+    labels = _labels(reply)
+    if not labels:
+        return [] if (found := read_answer(reply, regions)) is None else [found]
+    answers = []
+    for n, (number, _, end) in enumerate(labels):
+        if not 1 <= number <= regions:
+            raise NoUsableReply(f"The model's answer names region {number}; only {regions} were shown.")
+        stop = labels[n + 1][1] if n + 1 < len(labels) else len(reply)
+        answers.append((number - 1, reply[end:stop]))
+    return answers
 
 
 TYPED_ON = (

@@ -10,9 +10,9 @@ if TYPE_CHECKING:
 
 def register_all(server: SparkServer) -> None:
     from sparkls.lsp.handlers import (
-        actions, code_actions, commands, context, documents, inline, lifecycle, nextedit, refine, task,
+        actions, code_actions, commands, context, documents, inline, lifecycle, followups, nextedit, refine, task,
     )
 
     # Each module registers its own requests and contributes its own code actions.
-    for module in (lifecycle, documents, commands, actions, code_actions, context, inline, task, nextedit, refine):
+    for module in (lifecycle, documents, commands, actions, code_actions, context, inline, task, nextedit, followups, refine):
         module.register(server)

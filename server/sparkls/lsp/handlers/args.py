@@ -10,7 +10,7 @@ from pydantic import BaseModel, ConfigDict, ValidationError
 from sparkls.context.builder import DiagnosticInfo
 from sparkls.documents.positions import Position
 from sparkls.fastedit.engine import EditRequest
-from sparkls.errors import SparkError
+from sparkls.errors import EditError, SparkError
 from sparkls.deep.files import TaskRequest
 
 Argument = TypeVar("Argument", bound=BaseModel)
@@ -97,3 +97,10 @@ def one_argument(command: str, args: tuple[Any, ...], model: type[Argument], sha
     except ValidationError as exc:
         first = exc.errors()[0]
         raise SparkError(f"{command}: invalid argument: {first['loc']} {first['msg']}") from exc
+
+
+def uri_argument(command: str, args: tuple[Any, ...]) -> str:
+    """The one `{"uri": ...}` argument of `command` (EditError otherwise)."""
+    if len(args) != 1 or not isinstance(args[0], dict) or not isinstance(args[0].get("uri"), str):
+        raise EditError(f'{command} takes one argument, {{"uri": ...}}.')
+    return args[0]["uri"]

@@ -60,11 +60,13 @@ def _announce(ls: SparkServer, uri: str, suggestion: Suggestion | None) -> None:
 
 
 def _ask(ls: SparkServer):
+    from sparkls.lsp.handlers import followups
     from sparkls.nextedit.ask import ask_next_edit
 
     async def ask(doc: Document, edits: list, asking: Asking, previous: Asking | None) -> Suggestion | None:
         env = await ls.environment()
         env.guard.check_document(doc.uri)
+        await followups.look(ls, env, doc, edits)  # other files that follow: no model call
         await env.fast.settled()  # on a pool: a question this one superseded has stopped streaming
         return await ask_next_edit(
             env, doc, edits, limit=ls.settings.next_edit.max_candidates, on_request=ls.next_edits.asked_model,
@@ -115,21 +117,16 @@ def inline_item(ls: SparkServer, doc: Document, offset: int) -> types.InlineComp
     return types.InlineCompletionItem(insert_text=new_text, range=lsp_range(doc.position(start), doc.position(end)))
 
 
-def _uri_argument(command: str, args: tuple[Any, ...]) -> str:
-    if len(args) != 1 or not isinstance(args[0], dict) or not isinstance(args[0].get("uri"), str):
-        raise EditError(f'{command} takes one argument, {{"uri": ...}}.')
-    return args[0]["uri"]
-
-
 def register(server: SparkServer) -> None:
     contribute(server, Contribution((REWRITE,), lambda ls, doc, _params: code_actions(ls, doc), rank=40))
 
     @server.command(NEXT_EDIT_COMMAND)
     def next_edit(ls: SparkServer, *args: Any) -> dict[str, Any] | None:
+        from sparkls.lsp.handlers.args import uri_argument
         from sparkls.lsp.handlers.commands import failure
 
         try:
-            uri = _uri_argument(NEXT_EDIT_COMMAND, args)
+            uri = uri_argument(NEXT_EDIT_COMMAND, args)
         except EditError as exc:  # a picker that runs it with no argument: a message, not a traceback
             return failure(ls, exc)
         if not ls.documents.has(uri):
@@ -140,10 +137,11 @@ def register(server: SparkServer) -> None:
 
     @server.command(ACCEPT_NEXT_EDIT_COMMAND)
     async def accept_next_edit(ls: SparkServer, *args: Any) -> dict[str, Any]:
+        from sparkls.lsp.handlers.args import uri_argument
         from sparkls.lsp.handlers.commands import apply_outcome, failure
 
         try:
-            uri = _uri_argument(ACCEPT_NEXT_EDIT_COMMAND, args)
+            uri = uri_argument(ACCEPT_NEXT_EDIT_COMMAND, args)
             suggestion = ls.next_edits.current(ls.documents.get(uri))
             if suggestion is None:
                 raise EditError("No next-edit suggestion is on offer for this document (typing drops it); nothing was changed.")

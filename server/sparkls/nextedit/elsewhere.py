@@ -1,0 +1,253 @@
+"""Follow-ups in other files: which changes other files follow, and where. Pure.
+
+`outward_changes(doc, edits)`: the changes among a document's recent edits that other
+files follow, read from the tree:
+
+- **a definition renamed**: a function, class, method or type, a variable outside any
+  function (a module's or a class's), a field (`self.count = ...`, `this.count = ...`,
+  a struct's or a class's field). A local's or a parameter's rename stays in its
+  function, and a use renamed (not the definition) changes nothing elsewhere;
+- **a changed signature** of a function or method (an edit inside its parameter list).
+
+`find_sites(other, changes, link)`: the lines of another file that follow them. Every
+hit is a word in code (`candidates.in_code`: never in a comment or a string):
+
+- a module-level name, only in a file that sees the edited module (`Link`, from
+  `link_of`): Python `from .shapes import area`, `import pkg.shapes`; JS/TS `from
+  './shapes'`, `require('../shapes')`; Go: a file of the same package (its folder) or
+  one that imports the folder. There, every use of the name not bound by a function
+  of its own (a parameter or local of that name is another variable), and
+  `shapes.area` through the module's name or alias;
+- a member (a method, a field): through a member access, `obj.area`, in a file that
+  sees the module or names the member's class, or in any file when no other file
+  defines a member of that name (`Outward.unique`, which the caller reads from the index);
+- a changed signature: the calls (`area(`, or `obj.area(` for a method, as the lines
+  of the call); a parameter only renamed changes only the calls that pass it by name.
+
+Sites on touching lines make one region. No LSP, no I/O: the caller gives the texts.
+"""
+
+from __future__ import annotations
+
+import posixpath
+import re
+from collections.abc import Sequence
+from dataclasses import dataclass, replace
+
+from tree_sitter import Node
+
+from sparkls.documents.store import Document
+from sparkls.nextedit.candidates import (
+    Scopes, call_lines, container_of, in_code, is_method, node_at, passes_by_name, signature_of, span_of, word_pattern,
+)
+from sparkls.nextedit.history import Edit, only_renames, renames
+
+MAX_CALL_LINES = 8
+
+
+@dataclass(frozen=True, slots=True)
+class Outward:
+    """A change in the edited file that other files follow."""
+
+    name: str  # the name other files use now: a renamed definition's old name, a changed function's
+    new: str | None = None  # a rename's new name; None for a changed signature
+    member: bool = False  # a method or a field: used through a member access (`obj.name`)
+    container: str | None = None  # the class or type a member belongs to
+    keywords: tuple[str, ...] | None = None  # a signature only renamed: calls that pass these by name
+    unique: bool = False  # a member no other file defines: any `obj.name` is this one
+
+    @property
+    def reason(self) -> str:
+        return f"use of {self.name} (now {self.new})" if self.new is not None else f"call of {self.name}"
+
+
+@dataclass(frozen=True, slots=True)
+class Link:
+    """How another file sees the edited module."""
+
+    imports: bool  # it imports the module, or is of the same Go package
+    qualifiers: frozenset[str] = frozenset()  # names it reaches the module's names through (`shapes.`)
+
+
+def _identifier_at(doc: Document, edit: Edit, name: str) -> tuple[Node, int] | None:
+    """The identifier `name` that `edit` wrote (a word the edit touches), and its offset."""
+    lines = doc.lines
+    first, last = lines.line_of(edit.start), lines.line_of(edit.end)
+    end = lines.starts[last + 1] if last + 1 < lines.line_count else len(doc.text)
+    for match in word_pattern(name).finditer(doc.text, lines.starts[first], end):
+        if match.start() <= edit.end and edit.start <= match.end():
+            node = node_at(doc, match.start())
+            if node is not None and doc.node_text(node) == name:
+                return node, match.start()
+    return None
+
+
+def _same(a: Node | None, b: Node | None) -> bool:
+    return a is not None and b is not None and span_of(a) == span_of(b)
+
+
+def _defined(doc: Document, ident: Node, offset: int, names: tuple[str, str]) -> tuple[bool, str | None] | None:
+    """(member, its container) when `ident` (at `offset`) names a definition other files can use."""
+    parent = ident.parent
+    if parent is None or "parameter" in parent.type:
+        return None
+    if Scopes(doc).home(offset, names) is not None:
+        return None  # a function's own parameter or local
+    container = container_of(doc, offset)
+    if _same(parent.child_by_field_name("name"), ident) or (
+        "field" in parent.type and _same(parent.child_by_field_name("property"), ident)
+    ):
+        member = is_method(parent) or "field" in parent.type or "property" in parent.type
+        return member, container if member else None
+    if parent.type == "assignment" and _same(parent.child_by_field_name("left"), ident):
+        return container is not None, container  # a module's variable, or a class attribute
+    if parent.type in ("attribute", "member_expression") and doc.node_text(parent).split(".")[0] in ("self", "this"):
+        target = parent.parent
+        left = target.child_by_field_name("left") if target is not None else None
+        if _same(left, parent):
+            return True, container  # a field: `self.count = 0`, `this.count = 0`
+    return None
+
+
+def outward_changes(doc: Document, edits: list[Edit]) -> list[Outward]:
+    """The changes in `edits` (oldest first) that other files follow, newest first."""
+    if not doc.parses:
+        return []
+    text, found = doc.text, []
+    for edit in reversed(edits):
+        for old, new in renames(edit, text):
+            at = _identifier_at(doc, edit, new)
+            defined = _defined(doc, *at, (old, new)) if at is not None else None
+            if defined is not None:
+                found.append(Outward(old, new, member=defined[0], container=defined[1]))
+        if (signature := signature_of(doc, edit.start)) is not None:
+            name, method = signature
+            keywords = tuple(old for old, _ in renames(edit, text)) if only_renames(edit, text) else None
+            container = container_of(doc, edit.start) if method else None
+            found.append(Outward(name, member=method, container=container, keywords=keywords))
+    unique: list[Outward] = []
+    for change in found:  # the newest edit's word on a name wins
+        if all(c.name != change.name for c in unique):
+            unique.append(change)
+    return unique
+
+
+def with_unique(changes: Sequence[Outward], unique: set[str]) -> list[Outward]:
+    """`changes` with `unique` set on the members whose names are in `unique`."""
+    return [replace(c, unique=c.member and c.name in unique) for c in changes]
+
+
+# -- how another file sees the edited module ------------------------------------------
+
+_PY_FROM = re.compile(r"^[ \t]*from[ \t]+([.\w]+)[ \t]+import[ \t]+(\([^)]*\)|[^\n]*)", re.MULTILINE)
+_PY_IMPORT = re.compile(r"^[ \t]*import[ \t]+([^\n]+)", re.MULTILINE)
+_JS_SPEC = re.compile(r"""(?:\bfrom|\bimport|\brequire\s*\(|\bimport\s*\()\s*['"]([^'"\n]+)['"]""")
+_GO_SPEC = re.compile(r'^\s*(?:import\s+)?(?:(\w+)\s+)?"([^"\n]+)"', re.MULTILINE)
+_ALIAS = re.compile(r"\bas\s+(\w+)")
+
+
+def _module_names(source_path: str) -> tuple[str, str]:
+    """(the module's own name, its path without the extension): `pkg/shapes.py` ->
+    (`shapes`, `pkg/shapes`); a package's `__init__.py` or an `index.js` is its folder's."""
+    stem_path = posixpath.splitext(source_path)[0]
+    folder, stem = posixpath.split(stem_path)
+    if stem in ("__init__", "index", "mod"):
+        stem_path, stem = folder, posixpath.basename(folder)
+    return stem, stem_path
+
+
+def link_of(other: Document, other_path: str, source_path: str, names: Sequence[str]) -> Link:
+    """How the file `other` (at `other_path`) sees the module at `source_path`; `names`:
+    the names changed there (an import that names one counts: a package re-exporting it)."""
+    stem, stem_path = _module_names(source_path)
+    text, language = other.text, other.language_id
+    qualifiers: set[str] = set()
+    imports = False
+    if language == "python":
+        for match in _PY_FROM.finditer(text):
+            module, imported = match.group(1), match.group(2)
+            if module.split(".")[-1] == stem or any(re.search(rf"\b{re.escape(n)}\b", imported) for n in (*names, stem)):
+                imports = True
+            if re.search(rf"\b{re.escape(stem)}\b", imported):
+                alias = re.search(rf"\b{re.escape(stem)}\s+as\s+(\w+)", imported)
+                qualifiers.add(alias.group(1) if alias else stem)
+        for match in _PY_IMPORT.finditer(text):
+            for item in match.group(1).split(","):
+                dotted = item.split(" as ")[0].strip()
+                if dotted.split(".")[-1] == stem:
+                    imports = True
+                    alias = _ALIAS.search(item)
+                    qualifiers.add(alias.group(1) if alias else dotted)
+    elif language == "go":
+        if posixpath.dirname(other_path) == posixpath.dirname(source_path):
+            imports = True
+        package = posixpath.basename(posixpath.dirname(source_path))
+        for match in _GO_SPEC.finditer(text):
+            if match.group(2).rstrip("/").endswith("/" + package) or match.group(2) == package:
+                imports = True
+                qualifiers.add(match.group(1) or package)
+    else:
+        here = posixpath.dirname(other_path)
+        for match in _JS_SPEC.finditer(text):
+            spec = match.group(1)
+            if spec.startswith("."):
+                target = posixpath.splitext(posixpath.normpath(posixpath.join(here, spec)))[0]
+                seen = target in (stem_path, posixpath.splitext(source_path)[0])
+            else:
+                seen = posixpath.basename(posixpath.splitext(spec)[0]) == stem
+            if seen:
+                imports = True
+                line = text[text.rfind("\n", 0, match.start()) + 1 : match.start()]
+                alias = re.search(r"(?:\*\s+as\s+|(?:const|let|var)\s+|import\s+)(\w+)", line)
+                if alias is not None:
+                    qualifiers.add(alias.group(1))
+    return Link(imports, frozenset(qualifiers))
+
+
+# -- the sites ---------------------------------------------------------------------------
+
+
+def _qualified(text: str, at: int, qualifiers: frozenset[str]) -> bool:
+    """Whether the word at `at` follows `q.` for one of `qualifiers` (`shapes.area`)."""
+    head = text[max(0, at - 80) : at]
+    match = re.search(r"([\w$.]+)\s*\.\s*$", head)
+    return match is not None and match.group(1) in qualifiers
+
+
+def find_sites(other: Document, changes: Sequence[Outward], link: Link) -> list[tuple[int, int, str]]:
+    """(first line, last line, reason) of each region of `other` that follows `changes`."""
+    text, lines = other.text, other.lines
+    found: list[tuple[int, int, str]] = []
+    scopes = Scopes(other)
+    for change in changes:
+        if change.member:
+            if not (link.imports or change.unique or (change.container and word_pattern(change.container).search(text))):
+                continue
+        elif not link.imports:
+            continue
+        call = change.new is None
+        pattern = re.compile(rf"(?<![\w$]){re.escape(change.name)}(?![\w$])" + (r"(?=\s*\()" if call else ""))
+        for match in pattern.finditer(text):
+            at = match.start()
+            dotted = re.search(r"\.\s*$", text[max(0, at - 8) : at]) is not None
+            if change.member:
+                if not dotted:
+                    continue
+            elif dotted and not _qualified(text, at, link.qualifiers):
+                continue  # another object's member of that name
+            elif not dotted and scopes.home(at, (change.name,)) is not None:
+                continue  # a function's own variable of that name
+            if not in_code(other, at):
+                continue
+            line = lines.line_of(at)
+            first, last = call_lines(other, at, line) if call else (line, line)
+            if change.keywords is not None and not passes_by_name(other, first, last, list(change.keywords)):
+                continue
+            found.append((first, last, change.reason))
+    merged: list[tuple[int, int, str]] = []
+    for first, last, reason in sorted(found):
+        if merged and first <= merged[-1][1] + 1:
+            merged[-1] = (merged[-1][0], max(merged[-1][1], last), merged[-1][2])
+        else:
+            merged.append((first, last, reason))
+    return merged
