@@ -21,7 +21,11 @@ followed by `(`), in the unchanged file. Locations on the edited line are left o
 - recall: oracle locations in the same file inside some candidate region;
 - precision: candidate regions holding at least one oracle location;
 - other scope: for a local or parameter, candidate regions outside its function;
-- other files: oracle locations in other files of the package (sparkls offers none).
+- other files: the same two figures for the sites in other files of the package that
+  the server's follow-ups (`nextedit/followups.py`) would offer, found as it finds them
+  (`oracles/other_files.py`: a real `SymbolIndex` of the package copy for `files_using`
+  and the definitions that make a member unique; `outward_changes`, `link_of`,
+  `find_sites`); a local's or parameter's site in another file counts as other scope.
 
 Which places change is chosen by tree-sitter (`next_edit_oracles_sites.py`), shuffled
 with a fixed seed, kept when the oracle knows at least one other location, at most
@@ -45,6 +49,7 @@ from recall_common import Package, package_roots
 import recall_common
 from next_edit_oracles_refs import references
 from next_edit_oracles_sites import KINDS, Site, sites
+from oracles.other_files import OtherSites, PackageIndex, other_file_sites  # bench/oracles/other_files.py
 
 from sparkls.documents.positions import Position
 from sparkls.documents.store import DocumentStore, TextChange
@@ -92,7 +97,7 @@ def keystrokes(site: Site) -> list[tuple[int, int, int, str]]:
         (site.row, site.col + i, site.col + i, ch) for i, ch in enumerate(new)]
 
 
-def candidates_after(language: str, rel: str, text: str, site: Site) -> list[Any]:
+def candidates_after(language: str, rel: str, text: str, site: Site) -> tuple[list[Any], Any, list[Any]]:
     store = DocumentStore()
     uri = f"file:///bench/{rel}"
     doc = store.open(uri, text, 1)
@@ -102,7 +107,7 @@ def candidates_after(language: str, rel: str, text: str, site: Site) -> list[Any
         store.change(uri, [TextChange(typed, (Position(row, start), Position(row, end)))], version + 1)
         service.record(doc, before, version)
     edits = list(service.histories[uri].edits)
-    return find_candidates(doc, edits, edits[-1].end, limit=10**6)
+    return find_candidates(doc, edits, edits[-1].end, limit=10**6), doc, edits
 
 
 def oracle_locations(site: Site, refs: list[tuple[str, int, int]], texts: dict[str, str]) -> list[tuple[str, int, int]]:
@@ -123,6 +128,7 @@ def measure(language: str, per_kind: int) -> tuple[list[Package], list[dict[str,
     pkgs = packages(language)
     for package in pkgs:
         texts = files_of(package)
+        index = PackageIndex(package.root)
         store = DocumentStore()
         by_kind: dict[str, list[Site]] = defaultdict(list)
         for rel, text in texts.items():
@@ -141,9 +147,30 @@ def measure(language: str, per_kind: int) -> tuple[list[Package], list[dict[str,
                 if not locations:
                     continue
                 kept += 1
-                found = candidates_after(language, site.rel, texts[site.rel], site)
-                rows.append(score(package, site, locations, found, texts[site.rel]))
+                found, doc, edits = candidates_after(language, site.rel, texts[site.rel], site)
+                elsewhere = other_file_sites(index, texts, site.rel, doc, edits)
+                rows.append({**score(package, site, locations, found, texts[site.rel]),
+                             **score_other_files(site, locations, elsewhere, texts)})
+        index.close()
     return pkgs, rows
+
+
+def score_other_files(site: Site, locations, elsewhere: OtherSites, texts: dict[str, str]) -> dict[str, Any]:
+    """The other-file side: oracle locations in other files inside a site region, and
+    site regions holding one (the sites found as `nextedit.followups` finds them)."""
+    other = [(rel, row) for rel, row, _ in locations if rel != site.rel]
+    inside = lambda rel, row: any(a <= row <= b for a, b, _ in elsewhere.sites.get(rel, ()))  # noqa: E731
+    regions = [(rel, a, b, reason) for rel, rs in elsewhere.sites.items() for a, b, reason in rs]
+    held = [r for r in regions if any(rel == r[0] and r[1] <= row <= r[2] for rel, row in other)]
+    line = lambda rel, row: texts[rel].split("\n")[row].strip()[:80]  # noqa: E731
+    return {
+        "changes": [f"{c.name}->{c.new}" if c.new else f"call {c.name}" for c in elsewhere.changes]
+                   + [f"{'member' if c.member else 'module'}{' unique' if c.unique else ''}" for c in elsewhere.changes],
+        "other_hit": sum(inside(rel, row) for rel, row in other),
+        "other_regions": len(regions), "other_held": len(held), "other_unscored": elsewhere.unscored,
+        "other_missed": [(rel, row + 1, line(rel, row)) for rel, row in other if not inside(rel, row)],
+        "other_extra": [(rel, a + 1, b + 1, reason, line(rel, a)) for rel, a, b, reason in regions if (rel, a, b, reason) not in held],
+    }
 
 
 def score(package: Package, site: Site, locations, found, text: str) -> dict[str, Any]:
@@ -194,7 +221,8 @@ def extra_cause(reason: str, region: list[str]) -> str:
 
 def table(rows: list[dict[str, Any]]) -> list[str]:
     out = [f"  {'kind':<14}{'n':>3}  {'same-file recall':>17}  {'shown(top3)':>11}  {'precision':>12}  "
-           f"{'other scope':>11}  {'other files: oracle, recall':>28}"]
+           f"{'other scope':>11}  |  {'other files: recall':>21}  {'precision':>12}"]
+    pct = lambda a, b: f"{a / b:6.0%} {a:>3}/{b:<3}" if b else "     -    "  # noqa: E731
     for kind in KINDS:
         ks = [r for r in rows if r["kind"] == kind]
         if not ks:
@@ -202,11 +230,13 @@ def table(rows: list[dict[str, Any]]) -> list[str]:
             continue
         oracle, hit, shown = (sum(r[k] for r in ks) for k in ("oracle_same", "hit", "hit_shown"))
         regions, held = sum(r["regions"] for r in ks), sum(r["held"] for r in ks)
-        other = sum(r["oracle_other_files"] for r in ks)
-        scope = str(sum(r["other_scope"] for r in ks)) if kind in ("local", "parameter") else "-"
-        pct = lambda a, b: f"{a / b:6.0%} {a:>3}/{b:<3}" if b else "     -    "  # noqa: E731
+        other, other_hit = sum(r["oracle_other_files"] for r in ks), sum(r["other_hit"] for r in ks)
+        other_regions, other_held = sum(r["other_regions"] for r in ks), sum(r["other_held"] for r in ks)
+        local = kind in ("local", "parameter")
+        # A local's or parameter's site in another file is in another scope, whatever the oracle says.
+        scope = str(sum(r["other_scope"] for r in ks) + (other_regions if local else 0)) if local else "-"
         out.append(f"  {kind:<14}{len(ks):>3}  {pct(hit, oracle):>17}  {pct(shown, oracle).split()[0]:>11}  "
-                   f"{pct(held, regions):>12}  {scope:>11}  {other:>14}, {'0%' if other else '-':>4}")
+                   f"{pct(held, regions):>12}  {scope:>11}  |  {pct(other_hit, other):>21}  {pct(other_held, other_regions):>12}")
     return out
 
 
@@ -236,6 +266,12 @@ def main() -> int:
                 print(f"    {kind}: missed {r['file']}:{line} ({r['name']} changed at line {r['line']}): {text}")
             for r, (a, b, reason, text) in extra:
                 print(f"    {kind}: no oracle location in {r['file']}:{a}-{b} ({reason}; {r['name']} at line {r['line']}): {text}")
+            for r, (rel, line, text) in [(r, m) for r in ks for m in r["other_missed"]][: args.examples]:
+                print(f"    {kind}: other file missed {rel}:{line} ({r['name']} changed at {r['file']}:{r['line']}; "
+                      f"{' '.join(r['changes']) or 'no outward change'}): {text}")
+            for r, (rel, a, b, reason, text) in [(r, e) for r in ks for e in r["other_extra"]][: args.examples]:
+                print(f"    {kind}: other file site with no oracle location {rel}:{a}-{b} ({reason}; "
+                      f"{r['name']} at {r['file']}:{r['line']}): {text}")
     print("\nwhy: oracle locations in no candidate (missed), and candidate regions holding none (extra), by what their lines show")
     for language in args.language or list(PACKAGES):
         ls = [r for r in everything if r["language"] == language]

@@ -8,7 +8,11 @@ in a file of the package:
 
 - Python: jedi `Script.get_references` (one `jedi.Project` per package);
 - TypeScript/JavaScript: the TypeScript LanguageService `getReferencesAtPosition`
-  (`oracles/ts_references.mjs`, one Node process per batch);
+  (`oracles/ts_references.mjs`, one Node process per batch), plus the references of
+  each CommonJS export of the symbol (`exports.Option = Option`), which TypeScript
+  holds for another symbol, and of each `const { Option } = require('./option.js')`
+  that takes it (TypeScript finds the export from there, not there from the export):
+  without them a class used through `require` in another file has no reference there;
 - Go: gopls `textDocument/references` with the declaration (one gopls over stdio,
   GOPATH mode, requests pipelined).
 
@@ -20,6 +24,8 @@ from __future__ import annotations
 
 import asyncio
 import json
+import posixpath
+import re
 import subprocess
 from pathlib import Path
 from typing import Any
@@ -34,7 +40,8 @@ Query = tuple[str, int, int]
 def references(package: Package, texts: dict[str, str], queries: list[Query]) -> list[list[Query]]:
     CACHE.mkdir(parents=True, exist_ok=True)
     tool = tool_version(package.language)
-    path = CACHE / f"{package.language}-{package.name}-{package.version}-{tool}.json"
+    follows = "-cjs" if package.language == "typescript" else ""  # CommonJS exports followed (see _typescript)
+    path = CACHE / f"{package.language}-{package.name}-{package.version}-{tool}{follows}.json"
     cached: dict[str, Any] = json.loads(path.read_text()) if path.exists() else {}
     missing = [q for q in dict.fromkeys(queries) if _key(q) not in cached]
     if missing:
@@ -84,7 +91,50 @@ def _utf16_offset(text: str, row: int, col: int) -> int:
     return sum(len(line.encode("utf-16-le")) // 2 + 1 for line in lines[:row]) + col
 
 
+_EXPORT = re.compile(r"\s*(?:module\.)?exports\.([\w$]+)\s*=\s*([\w$]+)\s*;?\s*$")
+
+
 def _typescript(package: Package, texts: dict[str, str], queries: list[Query]) -> list[list[Query]]:
+    """The service's references, and those of each CommonJS export of the symbol
+    (`exports.Option = Option`: to TypeScript the property `exports.Option`, which
+    `require('./option.js')` reaches, is another symbol than the class), two hops."""
+    answers = _ts_references(package, texts, queries)
+    for _ in range(2):
+        follow: dict[Query, list[int]] = {}
+        for i, found in enumerate(answers):
+            for rel, row, col in found:
+                match = _EXPORT.match(texts[rel].split("\n")[row])
+                exported = (rel, row, match.start(1)) if match and match.start(2) == col else None
+                if exported is not None and exported not in found:
+                    for query in (exported, *_requires(texts, rel, match.group(1))):
+                        follow.setdefault(query, []).append(i)
+        if not follow:
+            break
+        for exported, more in zip(follow, _ts_references(package, texts, list(follow))):
+            for i in follow[exported]:
+                answers[i] = sorted(set(answers[i]) | set(more) | {exported})
+    return answers
+
+
+_REQUIRE = re.compile(r"""\{([^}]*)\}\s*=\s*require\(\s*['"]([^'"]+)['"]\s*\)""")
+
+
+def _requires(texts: dict[str, str], module: str, name: str) -> list[Query]:
+    """Where another file takes `name` from `module` by `const { name } = require('./module')`:
+    TypeScript finds the export from there, not there from the export."""
+    target = posixpath.splitext(module)[0]
+    found = []
+    for rel, text in texts.items():
+        for row, line in enumerate(text.split("\n")):
+            for match in _REQUIRE.finditer(line):
+                spec = posixpath.normpath(posixpath.join(posixpath.dirname(rel), match.group(2)))
+                word = re.search(rf"(?<![\w$]){re.escape(name)}(?![\w$])", match.group(1))
+                if posixpath.splitext(spec)[0] == target and word is not None:
+                    found.append((rel, row, match.start(1) + word.start()))
+    return found
+
+
+def _ts_references(package: Package, texts: dict[str, str], queries: list[Query]) -> list[list[Query]]:
     root = package.root.resolve()
     request = {"root": str(root), "files": sorted(str(root / rel) for rel in texts),
                "queries": [[str(root / rel), _utf16_offset(texts[rel], row, col)] for rel, row, col in queries]}

@@ -1,0 +1,80 @@
+"""Other files in `next_edit_oracles.py`: the sites sparkls finds there, as the server does.
+
+`PackageIndex(root)` builds a real `SymbolIndex` (context/index/symbol_index.py) of the
+package copy in a throwaway SQLite file (a second or two: the same walk, filter and
+parse as the server's index worker). `other_file_sites(...)` then does what
+`nextedit.followups._search` does with the workspace index, minus the open buffers
+(the scripted user has none open besides the edited file):
+
+- `outward_changes` on the edited document and its edit history;
+- unique: a name no other file defines, read from the index's definitions (`lookup`,
+  up to the server's `MAX_ROWS`), as the server does;
+- the files that may use a name: the index's `files_using` (a word index of the
+  files as on disk), less the edited file;
+- each file parsed into a `Document`, `link_of`, `find_sites` on it.
+
+Files `files_using` returns that the oracle did not read (outside the package's
+files the benchmark scores: Go subpackages, tests left out) are counted, not scored.
+"""
+
+from __future__ import annotations
+
+import tempfile
+from dataclasses import dataclass
+from pathlib import Path
+
+from sparkls.context.index.symbol_index import SymbolIndex
+from sparkls.context.index.workspace import MAX_ROWS
+from sparkls.documents.document import Document
+from sparkls.documents.languages import language_id_for
+from sparkls.documents.positions import normalize_encoding
+from sparkls.guard.exclusions import PathFilter
+from sparkls.nextedit.elsewhere import Outward, find_sites, link_of, outward_changes, with_unique
+from sparkls.nextedit.history import Edit
+
+
+class PackageIndex:
+    """A real symbol and word index of one package copy, in a temporary database."""
+
+    def __init__(self, root: Path) -> None:
+        self._folder = tempfile.TemporaryDirectory(prefix="sparkls-bench-index-")
+        self.index = SymbolIndex(root, Path(self._folder.name) / "index.sqlite")
+        self.stats = self.index.build(PathFilter.from_root(Path(root)))
+
+    def close(self) -> None:
+        self.index.close()
+        self._folder.cleanup()
+
+
+@dataclass(frozen=True)
+class OtherSites:
+    changes: tuple[Outward, ...]
+    sites: dict[str, list[tuple[int, int, str]]]  # rel -> (first line, last line, reason), 0-based
+    unscored: int  # sites in files the oracle did not read
+
+
+def other_file_sites(index: PackageIndex, texts: dict[str, str], rel: str, doc: Document, edits: list[Edit]) -> OtherSites:
+    changes = outward_changes(doc, edits)
+    if not changes:
+        return OtherSites((), {}, 0)
+    names = sorted({c.name for c in changes})
+    unique = {n for n in names if {p for p, _ in index.index.lookup(n, limit=MAX_ROWS)} <= {rel}}
+    changes = with_unique(changes, unique)
+    found: dict[str, list[tuple[int, int, str]]] = {}
+    unscored = 0
+    encoding = normalize_encoding("utf-16")
+    for other in index.index.files_using(names):
+        if other == rel:
+            continue
+        text = texts.get(other)
+        if text is None:
+            path = index.index.root / other
+            text = path.read_text(encoding="utf-8", errors="replace")
+        language = language_id_for(other)
+        other_doc = Document(f"file:///bench/{other}", text, 0, language, encoding)
+        sites = find_sites(other_doc, changes, link_of(other_doc, other, rel, names))
+        if other not in texts:
+            unscored += len(sites)
+        elif sites:
+            found[other] = sites
+    return OtherSites(tuple(changes), found, unscored)
