@@ -126,3 +126,26 @@ async def test_nothing_is_looked_for_when_the_setting_is_off(client, emulator, w
         types.ExecuteCommandParams(command="sparkls.followUps", arguments=[{"uri": shapes}])
     )
     assert result["applied"] is False and "No follow-ups in other files" in result["error"]["message"]
+
+
+async def test_uses_beyond_the_next_edit_window_come_with_the_other_files(client, emulator, workspace):
+    """A use 450 lines below the definition is out of the next edit's reach: the action
+    updates it in the open document too, at its version, with the other files."""
+    far = SHAPES + "\n" * 450 + "print(area(3))\n"
+    (workspace / "pkg" / "shapes.py").write_text(far)
+    await start(client, emulator, workspace, options=FAST)
+    await wait_status(client, lambda fast: fast["state"] == "ready")
+    await _index_ready(client)
+    shapes = (workspace / "pkg" / "shapes.py").as_uri()
+    client.editor.open(shapes, far)
+    _rename_area(client, shapes)
+    await offered(client)
+    action = await _follow_up_action(client, shapes)
+    assert action.title == "Spark: update 5 uses of area in 3 files"
+    version = client.editor.buffers[shapes].version
+    result = await _run(client, action)
+    assert result["applied"] is True, result
+    text = client.editor.text(shapes)
+    assert text.endswith("print(circle_area(3))\n") and "return 2 * area(r)" in text  # the near use: next edit's
+    (edit,) = client.editor.applied[-1:]
+    assert {c.text_document.uri: c.text_document.version for c in edit.document_changes}[shapes] == version

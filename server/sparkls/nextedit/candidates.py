@@ -67,6 +67,11 @@ class Candidate:
     reason: str  # "use of raduis", "call of area", "branch on Color"
 
 
+def dotted(text: str, at: int) -> bool:
+    """Whether the word at `at` follows a dot: a member (`obj.name`)."""
+    return re.search(r"\.\s*$", text[max(0, at - 8) : at]) is not None
+
+
 def word_pattern(name: str) -> re.Pattern[str]:
     return re.compile(rf"(?<![\w$]){re.escape(name)}(?![\w$])")
 
@@ -226,6 +231,66 @@ class Scopes:
         return None
 
 
+def _identifier_at(doc: Document, edit: Edit, name: str) -> tuple[Node, int] | None:
+    """The identifier `name` that `edit` wrote (a word the edit touches), and its offset."""
+    lines = doc.lines
+    first, last = lines.line_of(edit.start), lines.line_of(edit.end)
+    end = lines.starts[last + 1] if last + 1 < lines.line_count else len(doc.text)
+    for match in word_pattern(name).finditer(doc.text, lines.starts[first], end):
+        if match.start() <= edit.end and edit.start <= match.end():
+            node = node_at(doc, match.start())
+            if node is not None and doc.node_text(node) == name:
+                return node, match.start()
+    return None
+
+
+def _same(a: Node | None, b: Node | None) -> bool:
+    return a is not None and b is not None and span_of(a) == span_of(b)
+
+
+def _definition(doc: Document, ident: Node, offset: int, names: tuple[str, str]) -> tuple[bool, str | None] | None:
+    """(member, its container) when `ident` (at `offset`) names a definition other files can use."""
+    parent = ident.parent
+    if parent is None or "parameter" in parent.type:
+        return None
+    if Scopes(doc).home(offset, names) is not None:
+        return None  # a function's own parameter or local
+    container = container_of(doc, offset)
+    if _same(parent.child_by_field_name("name"), ident) or (
+        "field" in parent.type and _same(parent.child_by_field_name("property"), ident)
+    ):
+        member = is_method(parent) or "field" in parent.type or "property" in parent.type
+        return member, container if member else None
+    if parent.type == "assignment" and _same(parent.child_by_field_name("left"), ident):
+        return container is not None, container  # a module's variable, or a class attribute
+    if parent.type in ("attribute", "member_expression") and doc.node_text(parent).split(".")[0] in ("self", "this"):
+        target = parent.parent
+        left = target.child_by_field_name("left") if target is not None else None
+        if _same(left, parent):
+            return True, container  # a field: `self.count = 0`, `this.count = 0`
+    return None
+
+
+def renamed_definition(doc: Document, edit: Edit, old: str, new: str) -> tuple[bool, str | None] | None:
+    """When `edit` renamed `old` to `new` where it is defined and other code reaches it
+    by name (not a function's own parameter or local): (whether it is a member, reached
+    as `obj.name`: a method or a field; the class it belongs to). Else None."""
+    at = _identifier_at(doc, edit, new)
+    return _definition(doc, *at, (old, new)) if at is not None else None
+
+
+def renamed_member(doc: Document, edit: Edit, new: str) -> bool:
+    """Whether the name `edit` wrote is reached as a member: written after a dot
+    (`self.hour`, `this.count`) or a method's or field's own definition."""
+    at = _identifier_at(doc, edit, new)
+    if at is None:
+        return False
+    if re.search(r"\.\s*$", doc.text[max(0, at[1] - 8) : at[1]]):
+        return True
+    definition = _definition(doc, *at, (new, new))
+    return definition is not None and definition[0]
+
+
 def _lines_of(node: Node) -> tuple[int, int]:
     """The node's first and last line (a node ending at a line's start ends the line before)."""
     last = node.end_point[0] - (1 if node.end_point[1] == 0 and node.end_point[0] > node.start_point[0] else 0)
@@ -291,9 +356,15 @@ def find_candidates(doc: Document, edits: list[Edit], cursor: int, *, limit: int
     for edit in reversed(edits):
         for old, new in renames(edit, text):
             names = (old, new)
+            if renamed_member(doc, edit, new):  # a field or a method: reached as `obj.old` only
+                for _, line in search(re.compile(rf"\.\s*{re.escape(old)}(?![\w$])")):
+                    found.append((line, line, f"use of {old} (now {new})"))
+                continue
             home = scopes.home(edit.start, names)
             scope = _lines_of(home) if home is not None else None
             for at, line in search(word_pattern(old), scope):
+                if dotted(text, at):
+                    continue  # `obj.old` is a member, not the variable `old`
                 if span_of(scopes.home(at, names)) == span_of(home):  # not another function's own `old`
                     found.append((line, line, f"use of {old} (now {new})"))
         if doc.parses and (signature := signature_of(doc, edit.start)) is not None:

@@ -34,11 +34,9 @@ import re
 from collections.abc import Sequence
 from dataclasses import dataclass, replace
 
-from tree_sitter import Node
-
 from sparkls.documents.store import Document
 from sparkls.nextedit.candidates import (
-    Scopes, call_lines, container_of, in_code, is_method, node_at, passes_by_name, signature_of, span_of, word_pattern,
+    Scopes, call_lines, container_of, dotted, in_code, passes_by_name, renamed_definition, signature_of, word_pattern,
 )
 from sparkls.nextedit.history import Edit, only_renames, renames
 
@@ -69,46 +67,6 @@ class Link:
     qualifiers: frozenset[str] = frozenset()  # names it reaches the module's names through (`shapes.`)
 
 
-def _identifier_at(doc: Document, edit: Edit, name: str) -> tuple[Node, int] | None:
-    """The identifier `name` that `edit` wrote (a word the edit touches), and its offset."""
-    lines = doc.lines
-    first, last = lines.line_of(edit.start), lines.line_of(edit.end)
-    end = lines.starts[last + 1] if last + 1 < lines.line_count else len(doc.text)
-    for match in word_pattern(name).finditer(doc.text, lines.starts[first], end):
-        if match.start() <= edit.end and edit.start <= match.end():
-            node = node_at(doc, match.start())
-            if node is not None and doc.node_text(node) == name:
-                return node, match.start()
-    return None
-
-
-def _same(a: Node | None, b: Node | None) -> bool:
-    return a is not None and b is not None and span_of(a) == span_of(b)
-
-
-def _defined(doc: Document, ident: Node, offset: int, names: tuple[str, str]) -> tuple[bool, str | None] | None:
-    """(member, its container) when `ident` (at `offset`) names a definition other files can use."""
-    parent = ident.parent
-    if parent is None or "parameter" in parent.type:
-        return None
-    if Scopes(doc).home(offset, names) is not None:
-        return None  # a function's own parameter or local
-    container = container_of(doc, offset)
-    if _same(parent.child_by_field_name("name"), ident) or (
-        "field" in parent.type and _same(parent.child_by_field_name("property"), ident)
-    ):
-        member = is_method(parent) or "field" in parent.type or "property" in parent.type
-        return member, container if member else None
-    if parent.type == "assignment" and _same(parent.child_by_field_name("left"), ident):
-        return container is not None, container  # a module's variable, or a class attribute
-    if parent.type in ("attribute", "member_expression") and doc.node_text(parent).split(".")[0] in ("self", "this"):
-        target = parent.parent
-        left = target.child_by_field_name("left") if target is not None else None
-        if _same(left, parent):
-            return True, container  # a field: `self.count = 0`, `this.count = 0`
-    return None
-
-
 def outward_changes(doc: Document, edits: list[Edit]) -> list[Outward]:
     """The changes in `edits` (oldest first) that other files follow, newest first."""
     if not doc.parses:
@@ -116,8 +74,7 @@ def outward_changes(doc: Document, edits: list[Edit]) -> list[Outward]:
     text, found = doc.text, []
     for edit in reversed(edits):
         for old, new in renames(edit, text):
-            at = _identifier_at(doc, edit, new)
-            defined = _defined(doc, *at, (old, new)) if at is not None else None
+            defined = renamed_definition(doc, edit, old, new)
             if defined is not None:
                 found.append(Outward(old, new, member=defined[0], container=defined[1]))
         if (signature := signature_of(doc, edit.start)) is not None:
@@ -229,13 +186,13 @@ def find_sites(other: Document, changes: Sequence[Outward], link: Link) -> list[
         pattern = re.compile(rf"(?<![\w$]){re.escape(change.name)}(?![\w$])" + (r"(?=\s*\()" if call else ""))
         for match in pattern.finditer(text):
             at = match.start()
-            dotted = re.search(r"\.\s*$", text[max(0, at - 8) : at]) is not None
+            after_dot = dotted(text, at)
             if change.member:
-                if not dotted:
+                if not after_dot:
                     continue
-            elif dotted and not _qualified(text, at, link.qualifiers):
+            elif after_dot and not _qualified(text, at, link.qualifiers):
                 continue  # another object's member of that name
-            elif not dotted and scopes.home(at, (change.name,)) is not None:
+            elif not after_dot and scopes.home(at, (change.name,)) is not None:
                 continue  # a function's own variable of that name
             if not in_code(other, at):
                 continue

@@ -7,8 +7,10 @@
   never a walk of the workspace) and from the open documents; each is read (a buffer
   as it is now, a file on disk through `Guard.read_file`: only one that may be sent),
   parsed and searched in a worker thread (`elsewhere.find_sites`), at most
-  `MAX_FILES` of them. What is found is kept for the document's version: a
-  `FollowUps` ("update 7 call sites in 3 files"). No model call.
+  `MAX_FILES` of them; and so is the edited document itself (a snapshot), beyond the
+  next-edit window (`candidates.WINDOW_LINES` around the newest edit), where the
+  next-edit suggestions do not reach. What is found is kept for the document's
+  version: a `FollowUps` ("update 7 call sites in 3 files"). No model call.
 - `ask(env, follow_ups)`, when the user opens it (or ahead of time, by setting): one
   question to the fast tier per file, in parallel (at most `PARALLEL` at once), each
   showing the edited file's diffs and that file's sites as numbered regions; the
@@ -35,7 +37,8 @@ from sparkls.documents.languages import language_id_for
 from sparkls.edits.reply import RegionView
 from sparkls.edits.tail import read_region, rewrite
 from sparkls.edits.workspace import FileChange, FileSource, MultiFileEdit, build_workspace_edit
-from sparkls.nextedit.elsewhere import Outward, find_sites, link_of, outward_changes, with_unique
+from sparkls.nextedit.candidates import WINDOW_LINES
+from sparkls.nextedit.elsewhere import Link, Outward, find_sites, link_of, outward_changes, with_unique
 from sparkls.nextedit.history import Edit
 from sparkls.nextedit.prompt import ShownRegion, read_answers, render_follow_up_prompt
 from sparkls.request.environment import RequestEnv
@@ -43,6 +46,7 @@ from sparkls.request.environment import RequestEnv
 logger = logging.getLogger(__name__)
 
 MAX_FILES = 40  # other files searched for one change
+MAX_OWN_CHARS = 1 << 20  # a bigger edited file is not searched beyond the next-edit window
 MAX_SITES = 60  # regions shown in one file's question
 PARALLEL = 4  # questions in flight at once
 MADE_BY = "the follow-up of the edit to"
@@ -143,9 +147,11 @@ class FollowUpBook:
 async def look(
     env: RequestEnv, doc: Document, edits: list[Edit], previous: FollowUps | None = None
 ) -> FollowUps | None:
-    """The follow-ups in other files of `edits` in `doc` now, or None. `previous`, the
-    document's last ones: when the same changes are asked of the same files, they are
-    taken again for this version without a search (typing elsewhere in the file)."""
+    """The follow-ups of `edits` in `doc` now, or None: in other files, and in `doc`
+    itself beyond the next-edit window (`WINDOW_LINES` around the newest edit), where
+    next-edit suggestions do not reach. `previous`, the document's last ones: when the
+    same changes are asked of the same other files, those are taken again without a
+    search (typing elsewhere in the file); the document itself is searched again."""
     changes = outward_changes(doc, edits)  # this document's tree: on the event loop
     if not changes:
         return None
@@ -154,25 +160,49 @@ async def look(
     diffs = tuple(e.diff(text, lines.line_of(e.start)) for e in edits)
     buffers = [s for s in env.store.snapshots() if s[0] != doc.uri]
     versions = {uri: v for uri, v, _, _ in buffers}
-    if (
+    own = Own(doc.uri, version, text, doc.language_id, lines.line_of(edits[-1].start), lines.line_of(edits[-1].end))
+    again = (
         previous is not None and previous.uri == doc.uri and previous.changes == tuple(changes)
-        and all(f.version is None or versions.get(f.uri) == f.version for f in previous.files)
-    ):
-        return FollowUps(doc.uri, path, version, previous.changes, diffs, previous.files)
-    files = await asyncio.to_thread(_search, env, path, changes, buffers)
+        and all(f.version is None or versions.get(f.uri) == f.version for f in previous.files if f.uri != doc.uri)
+    )
+    others = [f for f in previous.files if f.uri != doc.uri] if again and previous is not None else None
+    files = await asyncio.to_thread(_search, env, path, changes, buffers, own, others)
     if not files:
         return None
     return FollowUps(doc.uri, path, version, tuple(changes), diffs, tuple(files))
 
 
+@dataclass(frozen=True, slots=True)
+class Own:
+    """The edited document as it is now, and the lines of its newest edit."""
+
+    uri: str
+    version: int
+    text: str
+    language_id: str
+    first: int
+    last: int
+
+
 def _search(
-    env: RequestEnv, source: str, changes: list[Outward], buffers: list[tuple[str, int, str, str]]
+    env: RequestEnv, source: str, changes: list[Outward], buffers: list[tuple[str, int, str, str]], own: Own,
+    others: list[FileSites] | None,
 ) -> list[FileSites]:
-    """Each other file's sites (a worker thread: reads the index and the disk, parses)."""
+    """The edited file's far sites and each other file's (a worker thread: reads the
+    index and the disk, parses); `others`: the other files' sites, known already."""
     names = sorted({c.name for c in changes})
     lookup, root = env.lookup, env.root
     unique = {n for n in names if lookup is not None and {p for p, _ in lookup.definitions(n)} <= {source}}
     changes = with_unique(changes, unique)
+    found: list[FileSites] = []
+    if len(own.text) <= MAX_OWN_CHARS:
+        doc = Document(own.uri, own.text, own.version, own.language_id, env.encoding)
+        far = [s for s in find_sites(doc, changes, Link(imports=True)) if s[1] < own.first - WINDOW_LINES
+               or s[0] > own.last + WINDOW_LINES]
+        if far:
+            found.append(FileSites(own.uri, source, own.version, own.text, own.language_id, tuple(far[:MAX_SITES])))
+    if others is not None:
+        return found + others
     candidates: dict[str, tuple[str, int | None, str | None, str]] = {}  # path -> (uri, version, text, language)
     for uri, version, text, language in buffers:
         if any(n in text for n in names):
@@ -181,7 +211,6 @@ def _search(
         for rel in lookup.files_using(names):
             if rel != source and rel not in candidates:
                 candidates[rel] = (from_fs_path(str(Path(root) / rel)) or rel, None, None, language_id_for(rel))
-    found: list[FileSites] = []
     for rel, (uri, version, text, language) in sorted(candidates.items())[:MAX_FILES]:
         if rel == source:
             continue
