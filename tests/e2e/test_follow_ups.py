@@ -9,7 +9,7 @@ from pathlib import Path
 import pytest
 from lsprotocol import types
 
-from tests.e2e.conftest import start, wait_status
+from tests.e2e.conftest import start, wait_emulator, wait_status
 from tests.e2e.test_context import _index_ready
 from tests.e2e.test_next_edit import actions_at, offered
 
@@ -149,3 +149,24 @@ async def test_uses_beyond_the_next_edit_window_come_with_the_other_files(client
     assert text.endswith("print(circle_area(3))\n") and "return 2 * area(r)" in text  # the near use: next edit's
     (edit,) = client.editor.applied[-1:]
     assert {c.text_document.uri: c.text_document.version for c in edit.document_changes}[shapes] == version
+
+
+async def test_ahead_asks_as_soon_as_found_and_picking_sends_nothing_more(client, emulator, workspace):
+    options = {"next_edit": {**FAST["next_edit"], "other_files": "ahead"}}
+    shapes, app = await _session(client, emulator, workspace, options=options)
+    _rename_area(client, shapes)
+    await offered(client)
+    action = await _follow_up_action(client, shapes)
+    # this file's own question, then one per other file, asked before anything is picked
+    await wait_emulator(emulator, lambda stats: stats["responses"] >= 3)
+    asked = emulator.stats()["responses"]
+    # Typing elsewhere in the file asks this file's question again, not the other files'.
+    client.editor.type_text(shapes, 6, 0, "# done\n")
+    await offered(client, 1)
+    assert emulator.stats()["responses"] == asked + 1
+    asked += 1
+    action = await _follow_up_action(client, shapes)
+    result = await _run(client, action)
+    assert result["applied"] is True and result["model_calls"] == 2, result
+    assert emulator.stats()["responses"] == asked
+    assert client.editor.text(app) == APP.replace("sh.area", "sh.circle_area")

@@ -58,8 +58,12 @@ async def look(ls: SparkServer, env: RequestEnv, doc: Document, edits: list[Edit
     if doc.version != version or not ls.documents.is_open(doc.uri, doc):
         return  # typed on meanwhile: the next question looks again
     if found is not None and mode == "ahead":
-        found.ahead = asyncio.ensure_future(ask(env, found))
-        found.ahead.add_done_callback(_quiet)
+        previous = book.latest(doc.uri)
+        if previous is not None and previous.ahead is not None and previous.files == found.files:
+            found.ahead, previous.ahead = previous.ahead, None  # the same question: not asked twice
+        else:
+            found.ahead = asyncio.ensure_future(ask(env, found))
+            found.ahead.add_done_callback(_quiet)
     book.put(doc.uri, found)
 
 
