@@ -3,12 +3,14 @@ implements it; tests give small fakes)."""
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from typing import Protocol
 
 from sparkls.context.symbols import Symbol
 
+
 class Lookup(Protocol):
-    """Definitions in other files: the workspace symbol index."""
+    """Definitions in other files, and which files use a name: the workspace symbol index."""
 
     def definitions(self, name: str) -> list[tuple[str, Symbol]]:
         """(workspace-relative path, symbol) of every definition named `name`, up to
@@ -22,4 +24,12 @@ class Lookup(Protocol):
 
     def file_lines(self, path: str) -> list[str] | None:
         """The lines of a workspace file, or None when it cannot be read."""
+        ...
+
+    def files_using(self, words: Sequence[str], *, limit: int = 200) -> list[str]:
+        """The workspace-relative paths of the files that use any of `words`, sorted, at
+        most `limit`: every file whose text as last read from disk holds one of them as
+        an identifier (comments and strings included, open buffers' edits not), so
+        the caller checks each file itself. [] while the index is not built or once it
+        is closed. Reads the database: call it off the event loop."""
         ...

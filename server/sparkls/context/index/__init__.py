@@ -1,10 +1,12 @@
-"""The workspace symbol index: every definition in the workspace, by name, in SQLite.
+"""The workspace symbol index: every definition in the workspace, by name, and the
+words (identifiers) each file uses, in SQLite.
 
 - database.py — the SQLite file: schema and version, the extraction rules'
   fingerprint, where it lives (`default_db_path`) and how many are kept
   (`prune_indexes`), the rows of one file.
 - symbol_index.py — `SymbolIndex`: build, update from disk, store the symbols of a
-  buffer as handed over, look up by name. Synchronous, usable anywhere.
+  buffer as handed over, look up by name, find the files using a word. Synchronous,
+  usable anywhere.
 - worker.py — the index worker process (`python -m sparkls.context.index.worker`):
   walks, parses, extracts and writes, so tree-sitter never takes the GIL from the
   server's event loop. Exits as soon as its standard input closes.

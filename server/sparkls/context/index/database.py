@@ -4,6 +4,11 @@
   version (or not a database at all) is emptied and rebuilt: it is a cache. The meta
   table carries a fingerprint of the extraction rules (the `symbols.scm` queries and
   `symbols.py`): when those change, every row goes and every file is parsed again.
+  (A change to the words rule, `identifiers`, bumps `SCHEMA_VERSION` instead.)
+- Three tables of rows per file: `files` (what was read: mtime, size, language;
+  its `id` is kept while the path is), `symbols` (what it defines, by name) and
+  `words` (each distinct identifier it uses, by word and `files.id`: which files may
+  use a name, a superset its reader checks on the file itself).
 - WAL mode: the server's reads never wait for the worker process's writes, and a
   write transaction covers one batch of files, never a whole build.
 - `synchronous = NORMAL`: a cache, so a lost last commit after a power cut is fine.
@@ -21,6 +26,7 @@ from __future__ import annotations
 import hashlib
 import logging
 import os
+import re
 import sqlite3
 import sys
 import time
@@ -36,7 +42,7 @@ from sparkls.context.symbols import Symbol
 
 log = logging.getLogger(__name__)
 
-SCHEMA_VERSION = 1
+SCHEMA_VERSION = 2  # 2: the words table
 MAX_INDEX_FILES = 20  # index databases kept in the cache folder...
 MAX_INDEX_BYTES = 500 * 1024 * 1024  # ...and their size in all
 IN_USE_SECONDS = 3600  # an index used this recently is kept whatever the limits
@@ -48,7 +54,8 @@ CREATE TABLE meta (
     value TEXT NOT NULL
 );
 CREATE TABLE files (
-    path TEXT PRIMARY KEY,
+    id INTEGER PRIMARY KEY,
+    path TEXT NOT NULL UNIQUE,
     mtime_ns INTEGER NOT NULL,
     size INTEGER NOT NULL,
     language TEXT NOT NULL
@@ -65,19 +72,36 @@ CREATE TABLE symbols (
 );
 CREATE INDEX symbols_by_name ON symbols (name);
 CREATE INDEX symbols_by_path ON symbols (path);
+CREATE TABLE words (
+    file INTEGER NOT NULL,  -- files.id: a path's text in each row would make the table 4 times bigger
+    word TEXT NOT NULL,
+    PRIMARY KEY (file, word)
+) WITHOUT ROWID;
+CREATE INDEX words_by_word ON words (word);
 """
 SYMBOL_COLUMNS = "name, kind, start_line, end_line, signature_end_line, doc_end_line, container"
+# An identifier in Python, TypeScript/JavaScript, Go and their kin, 2 characters or more
+# (`$` for JavaScript): a letter, `_` or `$`, then letters, digits, `_` or `$`.
+# Any non-ASCII character may start one: `[^\W\d]` would say it better, at twice the cost.
+_IDENTIFIER = re.compile(r"[A-Za-z_$\u0080-\U0010ffff][\w$]+")
 
 
 @dataclass(frozen=True, slots=True)
 class IndexedFile:
-    """One file's row and symbols, ready to be written."""
+    """One file's row, symbols and words, ready to be written."""
 
     path: str  # workspace-relative, with "/"
     mtime_ns: int
     size: int
     language_id: str
     symbols: Sequence[Symbol]
+    words: Sequence[str] | None = None  # None: keep the words the database has
+
+
+def identifiers(text: str) -> list[str]:
+    """The distinct identifiers of 2 characters or more in `text`, those in comments
+    and strings included (a superset: whoever reads them checks the file itself)."""
+    return sorted(set(_IDENTIFIER.findall(text)))
 
 
 @cache
@@ -196,7 +220,7 @@ def _reset(db: sqlite3.Connection) -> None:
     """Drop everything and create the current schema, empty."""
     (version,) = db.execute("PRAGMA user_version").fetchone()
     if version == SCHEMA_VERSION:  # same tables, other extraction rules: empty them
-        for table in ("symbols", "files", "meta"):
+        for table in ("words", "symbols", "files", "meta"):
             db.execute(f"DELETE FROM {table}")
     else:
         for kind, name in db.execute(
@@ -222,10 +246,17 @@ def transaction(db: sqlite3.Connection) -> Iterator[sqlite3.Connection]:
 
 
 def write_files(db: sqlite3.Connection, indexed: Sequence[IndexedFile]) -> None:
-    """Replace the rows and symbols of each file (inside a transaction)."""
-    db.executemany("DELETE FROM symbols WHERE path = ?", [(item.path,) for item in indexed])
+    """Replace the rows, symbols and words of each file (inside a transaction); a file
+    whose `words` is None keeps the words it had."""
+    paths = [(item.path,) for item in indexed]
+    db.executemany("DELETE FROM symbols WHERE path = ?", paths)
     db.executemany(
-        "INSERT OR REPLACE INTO files (path, mtime_ns, size, language) VALUES (?, ?, ?, ?)",
+        "DELETE FROM words WHERE file = (SELECT id FROM files WHERE path = ?)",
+        [(item.path,) for item in indexed if item.words is not None],
+    )
+    db.executemany(
+        "INSERT INTO files (path, mtime_ns, size, language) VALUES (?, ?, ?, ?) ON CONFLICT (path) DO UPDATE "
+        "SET mtime_ns = excluded.mtime_ns, size = excluded.size, language = excluded.language",
         [(item.path, item.mtime_ns, item.size, item.language_id) for item in indexed],
     )
     db.executemany(
@@ -236,17 +267,20 @@ def write_files(db: sqlite3.Connection, indexed: Sequence[IndexedFile]) -> None:
             for s in item.symbols
         ],
     )
+    for item in indexed:
+        if item.words:
+            (file_id,) = db.execute("SELECT id FROM files WHERE path = ?", (item.path,)).fetchone()
+            db.executemany("INSERT INTO words (file, word) VALUES (?, ?)", [(file_id, word) for word in item.words])
 
 
 def delete_files(db: sqlite3.Connection, paths: Sequence[str], *, with_contents: bool = False) -> None:
-    """Forget files and their symbols (inside a transaction). `with_contents`: a path
-    may be a folder, whose files go too (by a range of the path index: "a/" <= path <
-    "a0", "0" being the character after "/")."""
-    rows = [(path,) for path in paths]
+    """Forget files, their symbols and their words (inside a transaction). `with_contents`:
+    a path may be a folder, whose files go too (by a range of the path index: "a/" <=
+    path < "a0", "0" being the character after "/")."""
+    exact = [(path,) for path in paths]
+    within = [(path.rstrip("/") + "/", path.rstrip("/") + "0") for path in paths] if with_contents else []
+    db.executemany("DELETE FROM words WHERE file = (SELECT id FROM files WHERE path = ?)", exact)
+    db.executemany("DELETE FROM words WHERE file IN (SELECT id FROM files WHERE path >= ? AND path < ?)", within)
     for table in ("symbols", "files"):
-        db.executemany(f"DELETE FROM {table} WHERE path = ?", rows)
-        if with_contents:
-            db.executemany(
-                f"DELETE FROM {table} WHERE path >= ? AND path < ?",
-                [(path.rstrip("/") + "/", path.rstrip("/") + "0") for path in paths],
-            )
+        db.executemany(f"DELETE FROM {table} WHERE path = ?", exact)
+        db.executemany(f"DELETE FROM {table} WHERE path >= ? AND path < ?", within)

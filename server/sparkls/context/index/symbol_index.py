@@ -6,7 +6,9 @@ secret files are never read), parses those with a grammar, and keeps their symbo
 is not read again, so a restart on a warm index costs a walk and a `stat` per file.
 `update_file` reindexes one file from disk; `store_symbols` records the symbols of an
 editor's buffer as the caller hands them over (the document already has them), with
-no parse; `lookup` finds definitions by exact name, through an index on the name.
+no parse; `lookup` finds definitions by exact name, through an index on the name;
+`files_using` finds the files whose text holds a word (an identifier), through an
+index on the word.
 
 - Files larger than `MAX_FILE_BYTES` (1 MB: generated or vendored code, mostly) are
   recorded without symbols and not parsed.
@@ -45,6 +47,7 @@ from sparkls.context.index.database import (
     IndexedFile,
     connect,
     delete_files,
+    identifiers,
     open_database,
     transaction,
     write_files,
@@ -58,6 +61,8 @@ log = logging.getLogger(__name__)
 MAX_FILE_BYTES = 1_000_000
 BATCH_FILES = 200  # files written per transaction during a build
 FROM_BUFFER = -1  # mtime_ns of a file indexed from an editor's buffer
+WRITE_CACHE_KIB = 16_384  # the writer's page cache, at most: a build's words go into a big index in random order
+MAX_WORDS_PER_QUERY = 500  # `files_using` asks in chunks: SQLite caps a statement's parameters
 
 Progress = Callable[[int, int], None]
 
@@ -116,6 +121,7 @@ class SymbolIndex:
                 raise RuntimeError("the symbol index is closed")
             if self._writer is None:
                 self._writer = connect(self.db_path)
+                self._writer.execute(f"PRAGMA cache_size = -{WRITE_CACHE_KIB}")
             with transaction(self._writer) as db:
                 if gone:
                     delete_files(db, gone, with_contents=with_contents)
@@ -188,19 +194,20 @@ class SymbolIndex:
     def _parse_file(
         self, rel: str, mtime_ns: int, size: int, language_id: str, parser: Parser | None
     ) -> IndexedFile | None:
-        """The file `rel` parsed into symbols, or None when it cannot be read. A file
-        bigger than MAX_FILE_BYTES is recorded without symbols, unread."""
+        """The file `rel` parsed into symbols, with its words, or None when it cannot be
+        read. A file bigger than MAX_FILE_BYTES is recorded without symbols or words, unread."""
         if parser is None:  # the grammar's package is missing: try again next time
             return None
         if size > MAX_FILE_BYTES:
-            return IndexedFile(rel, mtime_ns, size, language_id, [])
+            return IndexedFile(rel, mtime_ns, size, language_id, [], [])
         try:
             source = (self.root / rel).read_bytes()
         except OSError as exc:
             log.debug("cannot read %s: %s", rel, exc)
             return None
         tree = parser.parse(tree_source(source))  # rows as the editor counts lines
-        return IndexedFile(rel, mtime_ns, size, language_id, extract_symbols(language_id, tree, source))
+        symbols = extract_symbols(language_id, tree, source)
+        return IndexedFile(rel, mtime_ns, size, language_id, symbols, identifiers(source.decode("utf-8", "replace")))
 
     def _indexable(self, rel: str) -> str | None:
         """The language to index `rel` in, or None when it may not be indexed (no
@@ -241,7 +248,8 @@ class SymbolIndex:
         """Record the symbols of an open buffer of `rel_path`, as extracted by the caller
         from the document's own tree; `size` is the buffer's length (pass no symbols
         for a buffer over MAX_FILE_BYTES). Returns whether the file may be indexed (if
-        not, it is removed instead)."""
+        not, it is removed instead). The file's words stay as the disk gave them (none
+        for a file new since): whoever asks `files_using` reads open buffers itself."""
         rel = PurePosixPath(rel_path).as_posix()
         language_id = self._indexable(rel)
         if language_id is None:
@@ -277,6 +285,24 @@ class SymbolIndex:
                 (name, path, container, limit),
             ).fetchall()
         return [Symbol(*row) for row in rows]
+
+    def files_using(self, words: Sequence[str], *, limit: int = 200) -> list[str]:
+        """The workspace-relative paths of the files that use any of `words` (an
+        identifier anywhere in the file as last read from disk, comments and strings
+        included), sorted, at most `limit`."""
+        unique = sorted(set(words))
+        found: set[str] = set()
+        for start in range(0, len(unique), MAX_WORDS_PER_QUERY):
+            chunk = unique[start : start + MAX_WORDS_PER_QUERY]
+            marks = ", ".join("?" * len(chunk))
+            with self._read_lock:
+                rows = self._read().execute(
+                    "SELECT DISTINCT files.path FROM words JOIN files ON files.id = words.file "
+                    f"WHERE words.word IN ({marks}) ORDER BY files.path LIMIT ?",
+                    (*chunk, limit),
+                ).fetchall()
+            found.update(path for (path,) in rows)  # the first `limit` of the union are among these
+        return sorted(found)[: max(limit, 0)]
 
     def counts(self) -> tuple[int, int]:
         """(files, symbols) in the index."""

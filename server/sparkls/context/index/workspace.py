@@ -3,7 +3,8 @@
 Built after `initialized` in the index worker process (context/index/worker.py), with
 the work-done progress its events drive; kept fresh on `didSave`,
 `workspace/didChangeWatchedFiles` and (debounced) `didChange`; asked on the request
-path for the definitions of names a region uses that its own file does not define.
+path for the definitions of names a region uses that its own file does not define,
+and for the files that use a name (`files_using`).
 The SQLite file lives under the user's cache folder (`XDG_CACHE_HOME`); the first build
 of a session prunes that folder's other index files (`database.prune_indexes`, in a
 thread).
@@ -20,6 +21,7 @@ from __future__ import annotations
 
 import asyncio
 import logging
+import sqlite3
 from collections import OrderedDict
 from collections.abc import Callable, Sequence
 from pathlib import Path
@@ -127,6 +129,20 @@ class WorkspaceIndex:
     def members(self, path: str, container: str, name: str) -> list[Symbol]:
         """The definitions `name` inside `container` in the file `path`, in file order."""
         return self.index.members(path, container, name)
+
+    def files_using(self, words: Sequence[str], *, limit: int = 200) -> list[str]:
+        """The workspace-relative paths of the files whose text (as last read from
+        disk) uses any of `words`, sorted, at most `limit`; [] until the index is
+        built, and once it is closed. Safe from any thread."""
+        if not self.ready:
+            return []
+        try:
+            return self.index.files_using(words, limit=limit)
+        except RuntimeError:  # closed meanwhile
+            return []
+        except sqlite3.Error as exc:  # a cache: reset under us by another server, say
+            logger.warning("workspace index: cannot read which files use %s: %s", list(words)[:3], exc)
+            return []
 
     def file_lines(self, path: str) -> list[str] | None:
         """A workspace file's lines, read once per (mtime, size); None for a file that

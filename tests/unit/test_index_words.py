@@ -1,0 +1,148 @@
+"""The workspace index's words: which files use which names (`files_using`)."""
+
+import asyncio
+import os
+import sqlite3
+from pathlib import Path
+
+import pytest
+
+from sparkls.guard.exclusions import PathFilter
+from sparkls.context.index import SCHEMA_VERSION, SymbolIndex, database
+from sparkls.context.index.workspace import WorkspaceIndex
+
+WORKSPACE = {
+    "pkg/shapes.py": "class Circle:\n    def area(self):\n        return 3.14\n",
+    "main.py": "from pkg.shapes import Circle\n\nprint(Circle().area())\n",
+    "web/app.ts": "import { area } from './geo';\nexport const $total = area(2);  // π\n",
+    "web/other.ts": "export function perimeter(): number {\n  return 0;\n}\n",
+}
+
+
+@pytest.fixture
+def root(tmp_path: Path) -> Path:
+    workspace = tmp_path / "ws"
+    for rel, text in WORKSPACE.items():
+        (workspace / rel).parent.mkdir(parents=True, exist_ok=True)
+        (workspace / rel).write_text(text, encoding="utf-8")
+    return workspace
+
+
+@pytest.fixture
+def index(root: Path, tmp_path: Path):
+    with SymbolIndex(root, tmp_path / "cache" / "index.sqlite3") as index:
+        index.build(PathFilter.from_root(root))
+        yield index
+
+
+def _words(index: SymbolIndex, path: str) -> set[str]:
+    with sqlite3.connect(index.db_path) as db:
+        rows = db.execute("SELECT word FROM words JOIN files ON files.id = words.file WHERE files.path = ?", (path,))
+        return {word for (word,) in rows}
+
+
+def _touch(path: Path, text: str) -> None:
+    """Rewrite a file and move its mtime forward, as an editor's save does."""
+    before = path.stat().st_mtime_ns
+    path.write_text(text, encoding="utf-8")
+    os.utime(path, ns=(before + 2_000_000_000, before + 2_000_000_000))
+
+
+def test_identifiers_are_distinct_words_of_two_characters_or_more():
+    """Identifiers with `_`, `$`, digits and non-ASCII letters are words; numbers and one-letter names are not."""
+    words = database.identifiers("x = _priv + $el + café2 + 42 + x + a.bc  # naïve _priv\n")
+    assert words == sorted({"_priv", "$el", "café2", "bc", "naïve"})
+
+
+def test_build_writes_each_files_words(index):
+    """A build records the identifiers each file uses, comments included."""
+    assert {"Circle", "area", "self"} <= _words(index, "pkg/shapes.py")
+    assert {"area", "$total", "geo"} <= _words(index, "web/app.ts")
+    assert "perimeter" not in _words(index, "web/app.ts")
+
+
+def test_files_using_finds_every_file_that_uses_a_word(index):
+    """files_using returns the files whose text uses any of the words, sorted by path."""
+    assert index.files_using(["area"]) == ["main.py", "pkg/shapes.py", "web/app.ts"]
+    assert index.files_using(["perimeter", "Circle"]) == ["main.py", "pkg/shapes.py", "web/other.ts"]
+    assert index.files_using(["nowhere"]) == []
+    assert index.files_using([]) == []
+
+
+def test_files_using_respects_the_limit(index):
+    """At most `limit` paths, the first in order, also when the words are asked in chunks."""
+    assert index.files_using(["area"], limit=2) == ["main.py", "pkg/shapes.py"]
+    many = [f"unused_{n}" for n in range(1200)] + ["perimeter", "Circle"]  # three chunks of parameters
+    assert index.files_using(many, limit=2) == ["main.py", "pkg/shapes.py"]
+    assert index.files_using(many) == ["main.py", "pkg/shapes.py", "web/other.ts"]
+
+
+def test_update_file_replaces_the_words(root, index):
+    """A file changed on disk and reindexed uses its new words, and no longer its old ones."""
+    _touch(root / "main.py", "from pkg.shapes import Square\n\nprint(Square().side)\n")
+    index.update_file("main.py")
+    assert index.files_using(["area", "Circle"]) == ["pkg/shapes.py", "web/app.ts"]
+    assert index.files_using(["Square", "side"]) == ["main.py"]
+
+
+def test_a_removed_file_loses_its_words(root, index):
+    """A file deleted (by itself, or with its folder) uses nothing any more."""
+    (root / "main.py").unlink()
+    index.update_file("main.py")
+    index.remove_file("web")
+    assert index.files_using(["area", "perimeter", "Circle"]) == ["pkg/shapes.py"]
+    with sqlite3.connect(index.db_path) as db:
+        assert db.execute("SELECT count(*) FROM words WHERE file NOT IN (SELECT id FROM files)").fetchone() == (0,)
+
+
+def test_a_file_removed_at_the_next_build_loses_its_words(root, index):
+    """A build drops the words of a file gone from disk."""
+    (root / "web/other.ts").unlink()
+    index.build(PathFilter.from_root(root))
+    assert index.files_using(["perimeter"]) == []
+
+
+def test_stored_buffer_keeps_the_words_from_disk(index):
+    """store_symbols (an open buffer's symbols, no parse) leaves the file's words as the disk gave them."""
+    before = _words(index, "main.py")
+    index.store_symbols("main.py", [], size=10)
+    assert _words(index, "main.py") == before
+    assert "main.py" in index.files_using(["Circle"])
+
+
+def test_previous_schema_is_rebuilt_with_words(root, tmp_path):
+    """A database of the previous schema (no words table) is rebuilt, not read, when opened."""
+    db_path = tmp_path / "old.sqlite3"
+    with sqlite3.connect(db_path) as db:
+        db.executescript(
+            "CREATE TABLE meta (key TEXT PRIMARY KEY, value TEXT NOT NULL);"
+            "CREATE TABLE files (path TEXT PRIMARY KEY, mtime_ns INTEGER NOT NULL, size INTEGER NOT NULL, language TEXT NOT NULL);"
+            "CREATE TABLE symbols (path TEXT NOT NULL, name TEXT NOT NULL, kind TEXT NOT NULL, start_line INTEGER NOT NULL,"
+            " end_line INTEGER NOT NULL, signature_end_line INTEGER NOT NULL, doc_end_line INTEGER NOT NULL, container TEXT);"
+        )
+        db.execute("INSERT INTO meta VALUES ('extractor', ?)", (database.extractor_fingerprint(),))
+        for rel in WORKSPACE:  # as the old build left them: nothing would be parsed again
+            stat = (root / rel).stat()
+            db.execute("INSERT INTO files VALUES (?, ?, ?, 'python')", (rel, stat.st_mtime_ns, stat.st_size))
+        db.execute(f"PRAGMA user_version = {SCHEMA_VERSION - 1}")
+    with SymbolIndex(root, db_path) as index:
+        stats = index.build(PathFilter.from_root(root))
+        assert stats.parsed == len(WORKSPACE)
+        assert index.files_using(["area"]) == ["main.py", "pkg/shapes.py", "web/app.ts"]
+
+
+def test_workspace_index_answers_only_while_built_and_open(root, tmp_path):
+    """WorkspaceIndex.files_using is [] before the build and after close, never an error."""
+
+    async def scenario() -> tuple[list[str], list[str], list[str]]:
+        workspace = WorkspaceIndex(root, tmp_path / "cache" / "index.sqlite3")
+        try:
+            before = await asyncio.to_thread(workspace.files_using, ["area"])
+            await workspace.build([])
+            built = await asyncio.to_thread(workspace.files_using, ["area"], limit=1)
+        finally:
+            workspace.close()
+            await workspace.wait_closed()
+        return before, built, await asyncio.to_thread(workspace.files_using, ["area"])
+
+    assert asyncio.run(scenario()) == ([], ["main.py"], [])
