@@ -63,6 +63,20 @@ async def _follow_up_action(client, uri: str) -> types.CodeAction:
             await asyncio.sleep(0.05)
 
 
+def _offers(client, uri: str) -> int:
+    return sum(1 for note in client.editor.next_edits if note["uri"] == uri and note["suggestion"])
+
+
+async def _offered_in(client, uri: str) -> dict:
+    """The first suggestion offered in `uri` (`sparkls/nextEdit`)."""
+    async with asyncio.timeout(30):
+        while True:
+            for note in client.editor.next_edits:
+                if note["uri"] == uri and note["suggestion"]:
+                    return note["suggestion"]
+            await client.wait_for_notification("sparkls/nextEdit")
+
+
 async def _run(client, action: types.CodeAction) -> dict:
     assert action.command is not None
     params = types.ExecuteCommandParams(command=action.command.command, arguments=action.command.arguments)
@@ -72,7 +86,8 @@ async def _run(client, action: types.CodeAction) -> dict:
 async def test_a_renamed_function_updates_its_uses_in_other_files_as_one_edit(client, emulator, workspace):
     shapes, app = await _session(client, emulator, workspace)
     _rename_area(client, shapes)
-    await offered(client)  # this file's own use of area: found once the other files were searched
+    await _offered_in(client, shapes)  # this file's own use of area: found once the other files were searched
+    await _offered_in(client, app)  # the open follower's own next edit
     action = await _follow_up_action(client, shapes)
     # report.py: the import and two calls (the comment is not code); app.py: `sh.area`.
     assert action.title == "Spark: update 4 uses of area in 2 files"
@@ -155,18 +170,41 @@ async def test_ahead_asks_as_soon_as_found_and_picking_sends_nothing_more(client
     options = {"next_edit": {**FAST["next_edit"], "other_files": "ahead"}}
     shapes, app = await _session(client, emulator, workspace, options=options)
     _rename_area(client, shapes)
-    await offered(client)
+    await _offered_in(client, shapes)
+    await _offered_in(client, app)
     action = await _follow_up_action(client, shapes)
-    # this file's own question, then one per other file, asked before anything is picked
-    await wait_emulator(emulator, lambda stats: stats["responses"] >= 3)
+    # this file's question, app.py's next edit, then one per other file, asked before anything is picked
+    await wait_emulator(emulator, lambda stats: stats["responses"] >= 4)
     asked = emulator.stats()["responses"]
     # Typing elsewhere in the file asks this file's question again, not the other files'.
+    offers = _offers(client, shapes)
     client.editor.type_text(shapes, 6, 0, "# done\n")
-    await offered(client, 1)
+    async with asyncio.timeout(30):
+        while _offers(client, shapes) == offers:
+            await client.wait_for_notification("sparkls/nextEdit")
     assert emulator.stats()["responses"] == asked + 1
     asked += 1
     action = await _follow_up_action(client, shapes)
     result = await _run(client, action)
     assert result["applied"] is True and result["model_calls"] == 2, result
     assert emulator.stats()["responses"] == asked
+    assert client.editor.text(app) == APP.replace("sh.area", "sh.circle_area")
+
+
+async def test_an_open_document_that_follows_gets_its_next_edit_and_the_action_then_skips_it(client, emulator, workspace):
+    shapes, app = await _session(client, emulator, workspace)
+    _rename_area(client, shapes)
+    suggestion = await _offered_in(client, app)
+    assert suggestion["line"] == 2 and suggestion["reason"] == "use of area (now circle_area)"
+    assert suggestion["newText"] == "circle_area"
+    accepted = await client.workspace_execute_command_async(
+        types.ExecuteCommandParams(command="sparkls.acceptNextEdit", arguments=[{"uri": app}])
+    )
+    assert accepted["applied"] is True, accepted
+    assert client.editor.text(app) == APP.replace("sh.area", "sh.circle_area")
+    # The action, listed before, looks again when picked: app.py needs nothing more.
+    action = await _follow_up_action(client, shapes)
+    result = await _run(client, action)
+    assert result["applied"] is True and result["model_calls"] == 1, result
+    assert [f["path"] for f in result["files"]] == ["report.py"]
     assert client.editor.text(app) == APP.replace("sh.area", "sh.circle_area")

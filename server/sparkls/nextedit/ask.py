@@ -31,7 +31,9 @@ from sparkls.models.steering import Steering
 from sparkls.request.environment import RequestEnv
 from sparkls.nextedit.candidates import find_candidates
 from sparkls.nextedit.history import Edit
-from sparkls.nextedit.prompt import ShownRegion, read_answer, render_next_edit_prompt, typed_on
+from sparkls.nextedit.prompt import (
+    ShownRegion, read_answer, render_follow_up_prompt, render_next_edit_prompt, typed_on,
+)
 
 
 @dataclass(frozen=True, slots=True)
@@ -127,6 +129,31 @@ def prepare_question(env: RequestEnv, doc: Document, edits: list[Edit], *, limit
     draft = render_next_edit_prompt(path, doc.uri, doc.language_id, diffs, lines.line_of(edits[-1].end), [r for r, _ in shown])
     prompt, steer = env.seal(draft), env.seal(typed_on(draft))
     return Question(tuple(shown), prompt, steer, doc.version, len(text), started, time.perf_counter())
+
+
+def prepare_follow_up(
+    env: RequestEnv, doc: Document, edited: tuple[str, str], diffs: list[str], sites: list[tuple[int, int, str]],
+    *, limit: int = 3,
+) -> Question | None:
+    """The question another file's edits (`edited`: its path and uri; `diffs`) raise
+    in the open document `doc` at `sites` (from `elsewhere.find_sites`, first `limit`)."""
+    started = time.perf_counter()
+    shown = [s for first, last, reason in sites if (s := _shown(env.guard, doc, first, last, reason))][:limit]
+    if not shown:
+        return None
+    draft = render_follow_up_prompt(
+        edited[0], diffs, edited[1], env.path(doc.uri), doc.uri, doc.language_id, [r for r, _ in shown]
+    )
+    prompt, steer = env.seal(draft), env.seal(typed_on(draft))
+    return Question(tuple(shown), prompt, steer, doc.version, len(doc.text), started, time.perf_counter())
+
+
+async def ask_follow_up(env: RequestEnv, doc: Document, question: Question, asking: Asking) -> Suggestion | None:
+    """The next edit in `doc` that another file's edits ask for: the first region the
+    answer rewrites, offered as any next edit is."""
+    asking.question = question
+    reply = await env.fast.complete(question.prompt, steering=asking.steering)
+    return read_suggestion(env, doc, asking.answered(reply) or question, reply)
 
 
 async def ask_next_edit(

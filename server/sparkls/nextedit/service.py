@@ -141,6 +141,29 @@ class NextEditService:
         task.add_done_callback(lambda t: self._landed(doc, t, ttl))
         return task
 
+    def schedule_elsewhere(
+        self, doc: Document, ask: Callable[[Asking], Awaitable[Suggestion | None]], *, ttl: float
+    ) -> asyncio.Task[Suggestion | None]:
+        """Ask at once for the next edit that another document's edits ask of `doc` (an
+        open document that uses what they renamed): one question per document as
+        always, superseded by its own typing; its answer is offered as any other."""
+        version = doc.version
+
+        async def work() -> Suggestion | None:
+            if doc.version != version:
+                return None
+            self.counts.questions += 1
+            mine = Asking(task=asyncio.current_task())
+            self._asking.setdefault(doc.uri, []).append(mine)
+            try:
+                return await ask(mine)
+            finally:
+                self._asking[doc.uri] = [a for a in self._asking.get(doc.uri, []) if a is not mine]
+
+        task = self.scheduler.submit(doc.uri, version, work, delay=0.0)
+        task.add_done_callback(lambda t: self._landed(doc, t, ttl))
+        return task
+
     def asked_model(self) -> None:
         self.counts.model_requests += 1
 

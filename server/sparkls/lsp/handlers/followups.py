@@ -35,6 +35,7 @@ if TYPE_CHECKING:
 logger = logging.getLogger(__name__)
 
 FOLLOW_UPS_COMMAND = "sparkls.followUps"
+MAX_OPEN_DOCUMENTS = 3  # other open documents asked for their next edit at once
 REWRITE = types.CodeActionKind.RefactorRewrite
 
 
@@ -57,20 +58,68 @@ async def look(ls: SparkServer, env: RequestEnv, doc: Document, edits: list[Edit
         return
     if doc.version != version or not ls.documents.is_open(doc.uri, doc):
         return  # typed on meanwhile: the next question looks again
+    previous = book.latest(doc.uri)
     if found is not None and mode == "ahead":
-        previous = book.latest(doc.uri)
         if previous is not None and previous.ahead is not None and previous.files == found.files:
             found.ahead, previous.ahead = previous.ahead, None  # the same question: not asked twice
         else:
             found.ahead = asyncio.ensure_future(ask(env, found))
             found.ahead.add_done_callback(_quiet)
     book.put(doc.uri, found)
+    if found is not None:
+        _suggest_in_open_documents(ls, env, found, previous)
+
+
+def _suggest_in_open_documents(ls: SparkServer, env: RequestEnv, found: FollowUps, previous: FollowUps | None) -> None:
+    """Each other open document that follows gets its next edit, as the edited one does
+    (at most `MAX_OPEN_DOCUMENTS`; one asked for the same sites already is not asked again)."""
+    from sparkls.nextedit.ask import ask_follow_up, prepare_follow_up
+
+    asked = set(previous.files) if previous is not None else set()
+    settings = ls.settings.next_edit
+    opened = [f for f in found.files if f.uri != found.uri and f.version is not None and f not in asked]
+    for file in opened[:MAX_OPEN_DOCUMENTS]:
+        if not ls.documents.has(file.uri) or ls.documents.get(file.uri).version != file.version:
+            continue
+        other = ls.documents.get(file.uri)
+        question = prepare_follow_up(
+            env, other, (found.path, found.uri), list(found.diffs), list(file.sites), limit=settings.max_candidates
+        )
+        if question is None:
+            continue
+
+        async def ask_it(asking, other=other, question=question):
+            ls.next_edits.asked_model()
+            return await ask_follow_up(env, other, question, asking)
+
+        ls.next_edits.schedule_elsewhere(other, ask_it, ttl=settings.ttl_seconds)
 
 
 def _quiet(task: asyncio.Task[Any]) -> None:
     """An answer asked ahead that nobody takes: its failure is told when picked, if ever."""
     if not task.cancelled() and task.exception() is not None:
         logger.info("follow-ups asked ahead failed: %s", task.exception())
+
+
+def _moved_on(ls: SparkServer, found: FollowUps) -> bool:
+    """Whether an open document the follow-ups read has changed since."""
+    return any(
+        f.version is not None and f.uri != found.uri
+        and (not ls.documents.has(f.uri) or ls.documents.get(f.uri).version != f.version)
+        for f in found.files
+    )
+
+
+async def _look_again(ls: SparkServer, env: RequestEnv, doc: Document) -> FollowUps:
+    """The document's follow-ups searched anew (EditError when none are left)."""
+    from sparkls.nextedit.followups import look as find
+
+    history = ls.next_edits.histories.get(doc.uri)
+    found = await find(env, doc, list(history.edits)) if history is not None and history.edits else None
+    ls.follow_ups.put(doc.uri, found)
+    if found is None:
+        raise EditError("The other files need no more follow-ups (they were updated meanwhile); nothing was changed.")
+    return found
 
 
 def code_actions(ls: SparkServer, doc: Document) -> list[types.CodeAction]:
@@ -112,6 +161,8 @@ def register(server: SparkServer) -> None:
                     "after a definition is renamed or its parameters change); nothing was changed."
                 )
             env = await ls.environment(uri)
+            if _moved_on(ls, found):  # an open document was edited since (its next edit taken, say)
+                found = await _look_again(ls, env, doc)
             work = found.ahead if found.ahead is not None and not found.ahead.cancelled() else ask(env, found)
             answered = await with_progress(ls, found.title, work)
             if not answered.edit.operations:
