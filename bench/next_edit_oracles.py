@@ -24,7 +24,7 @@ followed by `(`), in the unchanged file. Locations on the edited line are left o
 - other files: the same two figures for the sites in other files of the package that
   the server's follow-ups (`nextedit/followups.py`) would offer, found as it finds them
   (`oracles/other_files.py`: a real `SymbolIndex` of the package copy for `files_using`
-  and the definitions that make a member unique; `outward_changes`, `link_of`,
+  and the definitions that give a member its rivals; `outward_changes`, `link_of`,
   `find_sites`); a local's or parameter's site in another file counts as other scope.
 
 Which places change is chosen by tree-sitter (`next_edit_oracles_sites.py`), shuffled
@@ -149,7 +149,7 @@ def measure(language: str, per_kind: int) -> tuple[list[Package], list[dict[str,
                 kept += 1
                 found, doc, edits = candidates_after(language, site.rel, texts[site.rel], site)
                 elsewhere = other_file_sites(index, texts, site.rel, doc, edits)
-                rows.append({**score(package, site, locations, found, texts[site.rel]),
+                rows.append({**score(package, site, locations, found, texts[site.rel], elsewhere.own),
                              **score_other_files(site, locations, elsewhere, texts)})
         index.close()
     return pkgs, rows
@@ -165,7 +165,7 @@ def score_other_files(site: Site, locations, elsewhere: OtherSites, texts: dict[
     line = lambda rel, row: texts[rel].split("\n")[row].strip()[:80]  # noqa: E731
     return {
         "changes": [f"{c.name}->{c.new}" if c.new else f"call {c.name}" for c in elsewhere.changes]
-                   + [f"{'member' if c.member else 'module'}{' unique' if c.unique else ''}" for c in elsewhere.changes],
+                   + [f"{'member' if c.member else 'module'}{' rivals ' + ','.join(sorted(c.rivals)) if c.rivals else ''}" for c in elsewhere.changes],
         "other_hit": sum(inside(rel, row) for rel, row in other),
         "other_regions": len(regions), "other_held": len(held), "other_unscored": elsewhere.unscored,
         "other_missed": [(rel, row + 1, line(rel, row)) for rel, row in other if not inside(rel, row)],
@@ -173,7 +173,8 @@ def score_other_files(site: Site, locations, elsewhere: OtherSites, texts: dict[
     }
 
 
-def score(package: Package, site: Site, locations, found, text: str) -> dict[str, Any]:
+def score(package: Package, site: Site, locations, found, text: str, own: list[tuple[int, int, str]]) -> dict[str, Any]:
+    """The same-file side; `own`: the follow-ups action's sites in this file, beyond the window."""
     lines = text.split("\n")
     same = [row for rel, row, _ in locations if rel == site.rel]
     regions = [(c.first, c.last, c.reason) for c in found]
@@ -184,6 +185,8 @@ def score(package: Package, site: Site, locations, found, text: str) -> dict[str
         "line": site.row + 1, "name": site.name,
         "oracle_same": len(same), "hit": sum(inside(row, regions) for row in same),
         "hit_shown": sum(inside(row, regions[:3]) for row in same),
+        "hit_with_action": sum(inside(row, regions + own) for row in same),
+        "own_regions": len(own), "own_held": sum(1 for a, b, _ in own if any(a <= row <= b for row in same)),
         "regions": len(regions), "held": len(held),
         "other_scope": sum(1 for a, b, _ in regions if site.scope and not (site.scope[0] <= a and b <= site.scope[1])),
         "oracle_other_files": sum(1 for rel, _, _ in locations if rel != site.rel),
@@ -221,22 +224,24 @@ def extra_cause(reason: str, region: list[str]) -> str:
 
 def table(rows: list[dict[str, Any]]) -> list[str]:
     out = [f"  {'kind':<14}{'n':>3}  {'same-file recall':>17}  {'shown(top3)':>11}  {'precision':>12}  "
-           f"{'other scope':>11}  |  {'other files: recall':>21}  {'precision':>12}"]
+           f"{'+ action: recall, precision':>27}  {'other scope':>11}  |  {'other files: recall':>21}  {'precision':>12}"]
     pct = lambda a, b: f"{a / b:6.0%} {a:>3}/{b:<3}" if b else "     -    "  # noqa: E731
     for kind in KINDS:
         ks = [r for r in rows if r["kind"] == kind]
         if not ks:
             out.append(f"  {kind:<14}{0:>3}  (no change of this kind found)")
             continue
-        oracle, hit, shown = (sum(r[k] for r in ks) for k in ("oracle_same", "hit", "hit_shown"))
+        oracle, hit, shown, with_action = (sum(r[k] for r in ks) for k in ("oracle_same", "hit", "hit_shown", "hit_with_action"))
         regions, held = sum(r["regions"] for r in ks), sum(r["held"] for r in ks)
+        own_regions, own_held = sum(r["own_regions"] for r in ks), sum(r["own_held"] for r in ks)
+        action = f"{pct(with_action, oracle).split()[0]}, {pct(own_held, own_regions).split()[0]}"
         other, other_hit = sum(r["oracle_other_files"] for r in ks), sum(r["other_hit"] for r in ks)
         other_regions, other_held = sum(r["other_regions"] for r in ks), sum(r["other_held"] for r in ks)
         local = kind in ("local", "parameter")
         # A local's or parameter's site in another file is in another scope, whatever the oracle says.
         scope = str(sum(r["other_scope"] for r in ks) + (other_regions if local else 0)) if local else "-"
         out.append(f"  {kind:<14}{len(ks):>3}  {pct(hit, oracle):>17}  {pct(shown, oracle).split()[0]:>11}  "
-                   f"{pct(held, regions):>12}  {scope:>11}  |  {pct(other_hit, other):>21}  {pct(other_held, other_regions):>12}")
+                   f"{pct(held, regions):>12}  {action:>27}  {scope:>11}  |  {pct(other_hit, other):>21}  {pct(other_held, other_regions):>12}")
     return out
 
 

@@ -7,8 +7,8 @@ parse as the server's index worker). `other_file_sites(...)` then does what
 (the scripted user has none open besides the edited file):
 
 - `outward_changes` on the edited document and its edit history;
-- unique: a name no other file defines, read from the index's definitions (`lookup`,
-  up to the server's `MAX_ROWS`), as the server does;
+- rivals: the other classes that define a member of that name, read from the index's
+  definitions (`lookup`, up to the server's `MAX_ROWS`), as the server does;
 - the files that may use a name: the index's `files_using` (a word index of the
   files as on disk), less the edited file;
 - each file parsed into a `Document`, `link_of`, `find_sites` on it.
@@ -20,7 +20,7 @@ files the benchmark scores: Go subpackages, tests left out) are counted, not sco
 from __future__ import annotations
 
 import tempfile
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 
 from sparkls.context.index.symbol_index import SymbolIndex
@@ -29,7 +29,8 @@ from sparkls.documents.document import Document
 from sparkls.documents.languages import language_id_for
 from sparkls.documents.positions import normalize_encoding
 from sparkls.guard.exclusions import PathFilter
-from sparkls.nextedit.elsewhere import Outward, find_sites, link_of, outward_changes, with_unique
+from sparkls.nextedit.candidates import WINDOW_LINES
+from sparkls.nextedit.elsewhere import Outward, far_sites, find_sites, link_of, outward_changes, with_index
 from sparkls.nextedit.history import Edit
 
 
@@ -51,6 +52,7 @@ class OtherSites:
     changes: tuple[Outward, ...]
     sites: dict[str, list[tuple[int, int, str]]]  # rel -> (first line, last line, reason), 0-based
     unscored: int  # sites in files the oracle did not read
+    own: list[tuple[int, int, str]] = field(default_factory=list)  # the edited file's, beyond the next-edit window
 
 
 def other_file_sites(index: PackageIndex, texts: dict[str, str], rel: str, doc: Document, edits: list[Edit]) -> OtherSites:
@@ -58,8 +60,8 @@ def other_file_sites(index: PackageIndex, texts: dict[str, str], rel: str, doc: 
     if not changes:
         return OtherSites((), {}, 0)
     names = sorted({c.name for c in changes})
-    unique = {n for n in names if {p for p, _ in index.index.lookup(n, limit=MAX_ROWS)} <= {rel}}
-    changes = with_unique(changes, unique)
+    rows = {n: [(p, s.container) for p, s in index.index.lookup(n, limit=MAX_ROWS)] for n in names}
+    changes = with_index(changes, rel, rows)
     found: dict[str, list[tuple[int, int, str]]] = {}
     unscored = 0
     encoding = normalize_encoding("utf-16")
@@ -72,9 +74,12 @@ def other_file_sites(index: PackageIndex, texts: dict[str, str], rel: str, doc: 
             text = path.read_text(encoding="utf-8", errors="replace")
         language = language_id_for(other)
         other_doc = Document(f"file:///bench/{other}", text, 0, language, encoding)
-        sites = find_sites(other_doc, changes, link_of(other_doc, other, rel, names))
+        defines = [n for n in names if any(p == other for p, _ in rows[n])]
+        sites = find_sites(other_doc, changes, link_of(other_doc, other, rel, names, defines))
         if other not in texts:
             unscored += len(sites)
         elif sites:
             found[other] = sites
-    return OtherSites(tuple(changes), found, unscored)
+    newest = edits[-1]
+    own = far_sites(doc, changes, doc.lines.line_of(newest.start), doc.lines.line_of(newest.end), WINDOW_LINES)
+    return OtherSites(tuple(changes), found, unscored, own)

@@ -8,7 +8,7 @@ import pytest
 
 from sparkls.documents.store import DocumentStore
 from sparkls.errors import NoUsableReply
-from sparkls.nextedit.elsewhere import Outward, find_sites, link_of, outward_changes, with_unique
+from sparkls.nextedit.elsewhere import Outward, find_sites, link_of, outward_changes, with_index
 from sparkls.nextedit.followups import FileSites, FollowUps
 from sparkls.nextedit.prompt import read_answers
 from tests.unit.nextedit_session import Session
@@ -183,10 +183,9 @@ METHOD_USER = "def show(s):\n    return s.area(2) + area(3)\n"
 
 def test_a_member_follows_through_a_member_access_only_where_it_is_plain():
     change = Outward("area", "surface", member=True, container="Shape")
-    assert _sites(METHOD_USER, "view.py", [change]) == []  # no import, no Shape, not unique
+    assert _sites(METHOD_USER, "view.py", [change]) == []  # no import, no Shape: `s` may be anything
     assert [s[:2] for s in _sites("from pkg.shapes import Shape\n" + METHOD_USER, "view.py", [change])] == [(2, 2)]
-    (unique,) = with_unique([change], {"area"})
-    assert [s[:2] for s in _sites(METHOD_USER, "view.py", [unique])] == [(1, 1)]  # `s.area`, not the bare `area`
+    assert [s[:2] for s in _sites("# a Shape\n" + METHOD_USER, "view.py", [change])] == [(2, 2)]  # names the class
 
 
 def test_javascript_and_go_sites():
@@ -227,3 +226,50 @@ def test_the_action_says_what_and_how_many():
     assert _follow_ups([Outward("area", "surface")], [1]).title == "Spark: update 1 use of area in 1 file"
     assert _follow_ups([Outward("area")], [5, 1, 1]).title == "Spark: update 7 call sites in 3 files"
     assert _follow_ups([Outward("area", "s"), Outward("total")], [2]).title == "Spark: update 2 places in 1 file"
+
+
+def test_a_field_renamed_where_a_parameter_of_its_name_is_assigned_goes_out():
+    """`self.count = count` in `__init__(self, count)`: the field, not the parameter."""
+    text = "class Shape:\n    def __init__(self, count):\n        self.count = count\n"
+    session = Session(text, "file:///w/pkg/shapes.py", "python")
+    session.rename_on(2, "count", "total")
+    assert outward_changes(session.doc, session.history.edits) == [
+        Outward("count", "total", member=True, container="Shape")
+    ]
+
+
+def test_what_the_index_says_of_a_member():
+    rows = {"default": [("lib/argument.js", "Argument"), ("lib/option.js", "Option")], "fresh": []}
+    default = Outward("default", "byDefault", member=True, container="Argument")
+    fresh = Outward("fresh", "recent", member=True, container="Argument")
+    module = Outward("default", "byDefault")
+    assert [c.rivals for c in with_index([default, fresh, module], "lib/argument.js", rows)] == [
+        frozenset({"option"}), frozenset(), frozenset()]
+
+
+CLASS_USER = '''const { Argument } = require('./argument');
+const shapes = require('./argument');
+
+class Command {
+  run(option, argument) {
+    this.default = 1;
+    exports.default = 2;
+    shapes.default();
+    this._option.default('x');
+    helpOption.default();
+    return option.default + argument.default;
+  }
+}
+'''
+
+
+def test_a_members_sites_leave_out_what_is_plainly_another_things():
+    """Not the file's own `this.default` (it defines one), not `exports.`, not the module
+    itself, not a receiver named after another class that defines it."""
+    (change,) = with_index(
+        [Outward("default", "byDefault", member=True, container="Argument")], "lib/argument.js",
+        {"default": [("lib/argument.js", "Argument"), ("lib/option.js", "Option"), ("lib/command.js", "Command")]},
+    )
+    doc = _doc(CLASS_USER, "lib/command.js", "javascript")
+    link = link_of(doc, "lib/command.js", "lib/argument.js", ["default"], ["default"])
+    assert [s[:2] for s in find_sites(doc, [change], link)] == [(10, 10)]  # `argument.default` only

@@ -253,9 +253,14 @@ def _definition(doc: Document, ident: Node, offset: int, names: tuple[str, str])
     parent = ident.parent
     if parent is None or "parameter" in parent.type:
         return None
+    container = container_of(doc, offset)
+    if parent.type in ("attribute", "member_expression") and doc.node_text(parent).split(".")[0] in ("self", "this"):
+        target = parent.parent
+        left = target.child_by_field_name("left") if target is not None else None
+        # a field: `self.count = count`, `this.count = count` (the parameter is another name)
+        return (True, container) if _same(left, parent) else None
     if Scopes(doc).home(offset, names) is not None:
         return None  # a function's own parameter or local
-    container = container_of(doc, offset)
     if _same(parent.child_by_field_name("name"), ident) or (
         "field" in parent.type and _same(parent.child_by_field_name("property"), ident)
     ):
@@ -263,11 +268,6 @@ def _definition(doc: Document, ident: Node, offset: int, names: tuple[str, str])
         return member, container if member else None
     if parent.type == "assignment" and _same(parent.child_by_field_name("left"), ident):
         return container is not None, container  # a module's variable, or a class attribute
-    if parent.type in ("attribute", "member_expression") and doc.node_text(parent).split(".")[0] in ("self", "this"):
-        target = parent.parent
-        left = target.child_by_field_name("left") if target is not None else None
-        if _same(left, parent):
-            return True, container  # a field: `self.count = 0`, `this.count = 0`
     return None
 
 

@@ -19,8 +19,13 @@ hit is a word in code (`candidates.in_code`: never in a comment or a string):
   of its own (a parameter or local of that name is another variable), and
   `shapes.area` through the module's name or alias;
 - a member (a method, a field): through a member access, `obj.area`, in a file that
-  sees the module or names the member's class, or in any file when no other file
-  defines a member of that name (`Outward.unique`, which the caller reads from the index);
+  sees the module or names the member's class; never through the module itself
+  (`shapes.area` is the module's function), an `exports` object, a file's own
+  `self`/`this` where it defines that name, or a receiver named after another class
+  that defines one (`option.default` when `Option` has a `default`: `Outward.rivals`,
+  which the caller reads from the index); and when other classes do define a member of
+  that name, only through a receiver plainly of the class: `self`/`this` inside it, or
+  one named after it (`job.`, `new_job.` for `Job`);
 - a changed signature: the calls (`area(`, or `obj.area(` for a method, as the lines
   of the call); a parameter only renamed changes only the calls that pass it by name.
 
@@ -31,7 +36,7 @@ from __future__ import annotations
 
 import posixpath
 import re
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, replace
 
 from sparkls.documents.store import Document
@@ -52,7 +57,7 @@ class Outward:
     member: bool = False  # a method or a field: used through a member access (`obj.name`)
     container: str | None = None  # the class or type a member belongs to
     keywords: tuple[str, ...] | None = None  # a signature only renamed: calls that pass these by name
-    unique: bool = False  # a member no other file defines: any `obj.name` is this one
+    rivals: frozenset[str] = frozenset()  # other classes defining a member of that name (lower case, no `_`)
 
     @property
     def reason(self) -> str:
@@ -65,6 +70,7 @@ class Link:
 
     imports: bool  # it imports the module, or is of the same Go package
     qualifiers: frozenset[str] = frozenset()  # names it reaches the module's names through (`shapes.`)
+    defines: frozenset[str] = frozenset()  # changed names it defines itself (its `self.name` is its own)
 
 
 def outward_changes(doc: Document, edits: list[Edit]) -> list[Outward]:
@@ -89,9 +95,22 @@ def outward_changes(doc: Document, edits: list[Edit]) -> list[Outward]:
     return unique
 
 
-def with_unique(changes: Sequence[Outward], unique: set[str]) -> list[Outward]:
-    """`changes` with `unique` set on the members whose names are in `unique`."""
-    return [replace(c, unique=c.member and c.name in unique) for c in changes]
+def with_index(
+    changes: Sequence[Outward], source: str, rows: Mapping[str, Sequence[tuple[str, str | None]]],
+) -> list[Outward]:
+    """`changes` with what the workspace index says of their names (`rows`: name ->
+    (path, container) of each definition): a member's `rivals`, the other classes that
+    define a member of that name (outside the edited file `source`)."""
+    out = []
+    for change in changes:
+        rivals = {_plain(c) for path, c in rows.get(change.name, ()) if path != source and c and c != change.container}
+        out.append(replace(change, rivals=frozenset(rivals) if change.member else frozenset()))
+    return out
+
+
+def _plain(name: str) -> str:
+    """A receiver or class name compared loosely: `_option`, `Option` -> `option`."""
+    return name.lstrip("_$").lower()
 
 
 # -- how another file sees the edited module ------------------------------------------
@@ -113,9 +132,12 @@ def _module_names(source_path: str) -> tuple[str, str]:
     return stem, stem_path
 
 
-def link_of(other: Document, other_path: str, source_path: str, names: Sequence[str]) -> Link:
+def link_of(
+    other: Document, other_path: str, source_path: str, names: Sequence[str], defines: Sequence[str] = ()
+) -> Link:
     """How the file `other` (at `other_path`) sees the module at `source_path`; `names`:
-    the names changed there (an import that names one counts: a package re-exporting it)."""
+    the names changed there (an import that names one counts: a package re-exporting it);
+    `defines`: those of them the file defines itself (from the index)."""
     stem, stem_path = _module_names(source_path)
     text, language = other.text, other.language_id
     qualifiers: set[str] = set()
@@ -158,17 +180,39 @@ def link_of(other: Document, other_path: str, source_path: str, names: Sequence[
                 alias = re.search(r"(?:\*\s+as\s+|(?:const|let|var)\s+|import\s+)(\w+)", line)
                 if alias is not None:
                     qualifiers.add(alias.group(1))
-    return Link(imports, frozenset(qualifiers))
+    return Link(imports, frozenset(qualifiers), frozenset(defines))
 
 
 # -- the sites ---------------------------------------------------------------------------
 
 
-def _qualified(text: str, at: int, qualifiers: frozenset[str]) -> bool:
-    """Whether the word at `at` follows `q.` for one of `qualifiers` (`shapes.area`)."""
-    head = text[max(0, at - 80) : at]
-    match = re.search(r"([\w$.]+)\s*\.\s*$", head)
-    return match is not None and match.group(1) in qualifiers
+def _receiver(text: str, at: int) -> str:
+    """What the word at `at` is reached through: `shapes` in `shapes.area`,
+    `this._option` in `this._option.area` ("" after a call or a bracket)."""
+    match = re.search(r"([\w$.]+)\s*\.\s*$", text[max(0, at - 80) : at])
+    return match.group(1) if match is not None else ""
+
+
+def _foreign_member(change: Outward, link: Link, receiver: str) -> bool:
+    """Whether `receiver.name` is plainly not the changed member: reached through the
+    module itself (`schedule.run_all()` is the module's function), an `exports` object,
+    the file's own `self`/`this` where it defines that name, or a receiver named after
+    another class that defines it (`option.default` for `Option.default`)."""
+    if receiver in link.qualifiers or receiver.split(".")[0] in ("exports", "module"):
+        return True
+    if receiver in ("self", "this", "cls") and change.name in link.defines:
+        return True
+    plain = _plain(receiver.split(".")[-1])
+    return any(plain == rival or plain.endswith(rival) for rival in change.rivals)  # `helpCommand.`
+
+
+def _plainly_ours(doc: Document, at: int, receiver: str, change: Outward) -> bool:
+    """Whether `receiver.name` is plainly the changed class's member: `self`/`this`
+    inside that class, or a receiver named after it (`job.`, `self.job.`, `new_job.`)."""
+    last = receiver.split(".")[-1]
+    if last in ("self", "this", "cls"):
+        return change.container is not None and container_of(doc, at) == change.container
+    return change.container is not None and _plain(last).endswith(_plain(change.container))
 
 
 def find_sites(other: Document, changes: Sequence[Outward], link: Link) -> list[tuple[int, int, str]]:
@@ -178,7 +222,7 @@ def find_sites(other: Document, changes: Sequence[Outward], link: Link) -> list[
     scopes = Scopes(other)
     for change in changes:
         if change.member:
-            if not (link.imports or change.unique or (change.container and word_pattern(change.container).search(text))):
+            if not (link.imports or (change.container and word_pattern(change.container).search(text))):
                 continue
         elif not link.imports:
             continue
@@ -188,9 +232,12 @@ def find_sites(other: Document, changes: Sequence[Outward], link: Link) -> list[
             at = match.start()
             after_dot = dotted(text, at)
             if change.member:
-                if not after_dot:
+                receiver = _receiver(text, at)
+                if not after_dot or _foreign_member(change, link, receiver):
                     continue
-            elif after_dot and not _qualified(text, at, link.qualifiers):
+                if change.rivals and not _plainly_ours(other, at, receiver, change):
+                    continue  # other classes have a member of that name: only a receiver plainly of ours
+            elif after_dot and _receiver(text, at) not in link.qualifiers:
                 continue  # another object's member of that name
             elif not after_dot and scopes.home(at, (change.name,)) is not None:
                 continue  # a function's own variable of that name
@@ -208,3 +255,9 @@ def find_sites(other: Document, changes: Sequence[Outward], link: Link) -> list[
         else:
             merged.append((first, last, reason))
     return merged
+
+
+def far_sites(doc: Document, changes: Sequence[Outward], first: int, last: int, window: int) -> list[tuple[int, int, str]]:
+    """The edited document's own sites more than `window` lines away from its newest
+    edit (lines `first`..`last`): where the next-edit window does not reach."""
+    return [s for s in find_sites(doc, changes, Link(imports=True)) if s[1] < first - window or s[0] > last + window]

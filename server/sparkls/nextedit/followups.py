@@ -38,7 +38,7 @@ from sparkls.edits.reply import RegionView
 from sparkls.edits.tail import read_region, rewrite
 from sparkls.edits.workspace import FileChange, FileSource, MultiFileEdit, build_workspace_edit
 from sparkls.nextedit.candidates import WINDOW_LINES
-from sparkls.nextedit.elsewhere import Link, Outward, find_sites, link_of, outward_changes, with_unique
+from sparkls.nextedit.elsewhere import Outward, far_sites, find_sites, link_of, outward_changes, with_index
 from sparkls.nextedit.history import Edit
 from sparkls.nextedit.prompt import ShownRegion, read_answers, render_follow_up_prompt
 from sparkls.request.environment import RequestEnv
@@ -192,13 +192,12 @@ def _search(
     index and the disk, parses); `others`: the other files' sites, known already."""
     names = sorted({c.name for c in changes})
     lookup, root = env.lookup, env.root
-    unique = {n for n in names if lookup is not None and {p for p, _ in lookup.definitions(n)} <= {source}}
-    changes = with_unique(changes, unique)
+    rows = {n: [(path, s.container) for path, s in lookup.definitions(n)] if lookup is not None else [] for n in names}
+    changes = with_index(changes, source, rows)
     found: list[FileSites] = []
     if len(own.text) <= MAX_OWN_CHARS:
         doc = Document(own.uri, own.text, own.version, own.language_id, env.encoding)
-        far = [s for s in find_sites(doc, changes, Link(imports=True)) if s[1] < own.first - WINDOW_LINES
-               or s[0] > own.last + WINDOW_LINES]
+        far = far_sites(doc, changes, own.first, own.last, WINDOW_LINES)
         if far:
             found.append(FileSites(own.uri, source, own.version, own.text, own.language_id, tuple(far[:MAX_SITES])))
     if others is not None:
@@ -219,7 +218,8 @@ def _search(
             if text is None:
                 continue
         other = Document(uri, text, version or 0, language, env.encoding)
-        sites = find_sites(other, changes, link_of(other, rel, source, names))
+        defines = [n for n in names if any(path == rel for path, _ in rows[n])]
+        sites = find_sites(other, changes, link_of(other, rel, source, names, defines))
         if sites:
             found.append(FileSites(uri, rel, version, text, language, tuple(sites[:MAX_SITES])))
     return found

@@ -125,12 +125,29 @@ def _piece(u_start: int, u_end: int, *known: tuple[int, str]) -> str:
     return "".join(c or "" for c in chars)
 
 
+def _word_renamed(edit: Edit, text: str) -> tuple[str, str] | None:
+    """The one word the edit changed, when it was a word and still is one: its old and
+    new spelling (`self.count = count` -> `self.total = count` renames `count`)."""
+    start, end = edit.start, edit.end
+    while start > 0 and (text[start - 1].isalnum() or text[start - 1] == "_"):
+        start -= 1
+    while end < len(text) and (text[end].isalnum() or text[end] == "_"):
+        end += 1
+    new = text[start:end]
+    old = text[start : edit.start] + edit.old + text[edit.end : end]
+    if old != new and IDENTIFIER.fullmatch(old) and IDENTIFIER.fullmatch(new):
+        return old, new
+    return None
+
+
 def renames(edit: Edit, text: str) -> list[tuple[str, str]]:
-    """The identifiers `edit` replaced by others, in order (`raduis` -> `radius`)."""
+    """The identifiers `edit` replaced by others, in order (`raduis` -> `radius`): the
+    word it changed, when it changed one, then what the lines' words show."""
     _, old_lines, new_lines = edit.old_and_new_lines(text)
     old = IDENTIFIER.findall("\n".join(old_lines))
     new = IDENTIFIER.findall("\n".join(new_lines))
-    found: list[tuple[str, str]] = []
+    word = _word_renamed(edit, text)
+    found: list[tuple[str, str]] = [word] if word is not None else []
     for tag, i1, i2, j1, j2 in SequenceMatcher(None, old, new, autojunk=False).get_opcodes():
         if tag == "replace" and i2 - i1 == j2 - j1:
             found.extend((a, b) for a, b in zip(old[i1:i2], new[j1:j2]) if a != b and (a, b) not in found)
