@@ -25,10 +25,12 @@ from __future__ import annotations
 
 import asyncio
 import logging
+import sqlite3
 import time
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from pygls.uris import from_fs_path
 
@@ -42,6 +44,9 @@ from sparkls.nextedit.elsewhere import Outward, far_sites, find_sites, link_of, 
 from sparkls.nextedit.history import Edit
 from sparkls.nextedit.prompt import ShownRegion, read_answers, render_follow_up_prompt
 from sparkls.request.environment import RequestEnv
+
+if TYPE_CHECKING:
+    from sparkls.context.lookup import Lookup
 
 logger = logging.getLogger(__name__)
 
@@ -184,6 +189,17 @@ class Own:
     last: int
 
 
+def _definitions(lookup: Lookup | None, name: str) -> list[tuple[str, str | None]]:
+    """(path, container) of each definition of `name` the index knows; none when the
+    index is not there (closed at shutdown, or unreadable: it is a cache)."""
+    if lookup is None:
+        return []
+    try:
+        return [(path, s.container) for path, s in lookup.definitions(name)]
+    except (RuntimeError, sqlite3.Error):
+        return []
+
+
 def _search(
     env: RequestEnv, source: str, changes: list[Outward], buffers: list[tuple[str, int, str, str]], own: Own,
     others: list[FileSites] | None,
@@ -192,7 +208,7 @@ def _search(
     index and the disk, parses); `others`: the other files' sites, known already."""
     names = sorted({c.name for c in changes})
     lookup, root = env.lookup, env.root
-    rows = {n: [(path, s.container) for path, s in lookup.definitions(n)] if lookup is not None else [] for n in names}
+    rows = {n: _definitions(lookup, n) for n in names}
     changes = with_index(changes, source, rows)
     found: list[FileSites] = []
     if len(own.text) <= MAX_OWN_CHARS:
