@@ -7,7 +7,17 @@ from pathlib import Path
 from typing import Any
 
 from tests.editors.driver import EditorRun
-from tests.editors.nvim_driver import INLINE_LINE, MULTI_FILE_TASK, OTHER_TEXT, WARNING, lsp_log
+from tests.editors.nvim_driver import (
+    CLOSED_FILE,
+    CLOSED_TEXT,
+    FOLLOW_UPS_TITLE,
+    INLINE_LINE,
+    MULTI_FILE_TASK,
+    OTHER_FILE,
+    OTHER_TEXT,
+    WARNING,
+    lsp_log,
+)
 from tests.editors.workspace import REFINED, lines_range
 
 BUSY = {"sparkls.edit": "Spark: editing…", "sparkls.refine": "Spark: refining…", "sparkls.task": "Spark: running the task…"}
@@ -70,3 +80,42 @@ def inline_completion_accepted(result: dict[str, Any]) -> None:
     """The ghost text shows what the model adds at the cursor, and <Tab> puts it in the buffer."""
     assert result["inline"]["ghost"] == "area(r) * 2"
     assert result["inline"]["text"].splitlines()[-1] == INLINE_LINE
+
+
+# report.py as the task left it (in its buffer, unsaved), then as the follow-ups leave
+# it: the import and the call renamed, and, on the call's line, the word in the string
+# too (the emulator's scripted answer renames every `area` of a region it rewrites,
+# emulator/nextedit.py `apply_replaces`; a real model's answer may differ there).
+REPORT_AFTER_TASK = OTHER_TEXT.replace("Area of a circle", "Circle area")
+REPORT_FOLLOWED = 'from shapes import circle_area\n\nprint("Circle circle_area:", circle_area(2))\n'
+CLOSED_FOLLOWED = CLOSED_TEXT.replace("area", "circle_area")
+
+
+def follow_ups_update_other_files(result: dict[str, Any], path: Path, *, suffix: str = "") -> None:
+    """Renaming `area` by typing: "Spark: update ..." is listed and picked; one fast-tier
+    question per file; one applyEdit (plain `changes`) renames the uses in the open
+    report.py and in summary.py, which Neovim loads into a hidden buffer, unsaved."""
+    done = result["follow_ups"]
+    assert done["picked"] == FOLLOW_UPS_TITLE + suffix
+    assert done["arguments"] == [{"uri": path.as_uri()}] and "error" not in done
+    answer = done["result"]
+    assert answer["applied"] is True and answer["model_calls"] == 2 and answer["regions_rewritten"] == 4, answer
+    assert [(f["path"], f["edits"]) for f in answer["files"]] == [(OTHER_FILE, 2), (CLOSED_FILE, 2)]
+    other, closed = path.parent / OTHER_FILE, path.parent / CLOSED_FILE
+    assert result["applied_edits"][-1] == {"shape": "changes", "uris": sorted([other.as_uri(), closed.as_uri()])}
+    assert done["other"]["text"] == REPORT_FOLLOWED.rstrip("\n") and done["other"]["modified"] is True
+    loaded = {k: done["closed"][k] for k in ("exists", "loaded", "listed", "shown", "modified")}
+    assert loaded == {"exists": True, "loaded": True, "listed": True, "shown": False, "modified": True}
+    assert done["closed"]["text"] == CLOSED_FOLLOWED.rstrip("\n")
+    assert done["closed_disk"] == CLOSED_TEXT == closed.read_text(encoding="utf-8")  # not written
+    assert other.read_text(encoding="utf-8") == OTHER_TEXT  # nor report.py (the task's edit is unsaved too)
+
+
+def undo_per_buffer(result: dict[str, Any]) -> None:
+    """`u` in each buffer's window. In summary.py it undoes the follow-up edit alone.
+    In report.py it undoes the task's edit as well: Neovim keeps edits applied to a
+    buffer while you are in another window in one undo step, until that buffer's
+    window is entered, and the flow never entered report.py's window between the two."""
+    undone = result["follow_ups"]["undone"]
+    assert undone["closed"] == {"text": CLOSED_TEXT.rstrip("\n"), "modified": False}
+    assert undone["other"] == {"text": OTHER_TEXT.rstrip("\n"), "modified": False}

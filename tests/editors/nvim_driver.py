@@ -1,8 +1,8 @@
 """The Neovim flows: headless Neovim, the documented set-up, real sparkls, the emulator.
 
-`run_flow` writes the workspace (tests/editors/workspace.py and a second file),
-extracts this version's blocks from docs/editors/neovim.md, and runs `nvim_flow.lua`
-in headless Neovim. Two Neovims are driven: Debian's 0.7 (`NVIM_07`, the 0.7 set-up)
+`run_flow` writes the workspace (tests/editors/workspace.py, a second file opened in
+the flow, a third never opened), extracts this version's blocks from
+docs/editors/neovim.md, and runs `nvim_flow.lua` in headless Neovim. Two Neovims are driven: Debian's 0.7 (`NVIM_07`, the 0.7 set-up)
 and the pinned 0.12 from PyPI (`NVIM_012`, the 0.11+ set-up, the quick-fix keymap
 beside a stand-in for ruff, inline completion). Shared by tests/editors/test_neovim*.py
 and bench/editors.py.
@@ -39,6 +39,17 @@ DEBIAN_NVIM = Path("/usr/bin/nvim")  # Debian's neovim package: 0.7.2 (the venv'
 OTHER_FILE = "report.py"
 OTHER_TEXT = 'from shapes import area\n\nprint("Area of a circle:", area(2))\n'
 MULTI_FILE_TASK = 'Shorter wording in both files: REPLACE "Area of a circle" WITH "Circle area"'
+# A third file that uses `area` and is never opened in Neovim: the follow-ups of the
+# rename below reach it through the workspace index.
+CLOSED_FILE = "summary.py"
+CLOSED_TEXT = "from shapes import area\n\n\ndef total(radii):\n    return sum(area(r) for r in radii)\n"
+# Last, `area` is renamed by typing over it in `def area(r):` (line 4); report.py (open
+# in its split since the task) and summary.py (not open) follow it.
+FOLLOW_UPS_KEYS = "4G0wciwcircle_area"
+# 2 uses in report.py, 2 in summary.py. "places", not "uses of area": the title counts
+# every outward change among the file's last edits, and they still hold the typed
+# rename of label's parameter (the next_edit step), which no other file follows.
+FOLLOW_UPS_TITLE = "Spark: update 4 places in 2 files"
 # An edit that calls a function defined nowhere: applied, with a warning.
 WARNED_EDIT = "REPLACE math.pi WITH compute_pi()"
 WARNING = "possible invented API: compute_pi()"
@@ -51,7 +62,8 @@ INLINE_LINE = "    return area(r) * 2"
 # charwise selection on the line with an emoji and CJK text, a linewise selection of a
 # whole function, a refine of that last edit; once the file is written, a multi-file
 # task on the same selection, a rename typed by hand and its next edit, an edit that
-# earns a warning, and the context view of line 10.
+# earns a warning, the context view of line 10, and last a renamed definition whose
+# uses in two other files are updated by one code action.
 _COMMON: dict[str, Any] = {
     "quickfix": {"diagnostic": DIAGNOSTIC, "pick": "Fix with Spark: "},
     "edits": [
@@ -63,6 +75,7 @@ _COMMON: dict[str, Any] = {
     "next_edit": {"keys": NEXT_EDIT_KEYS, "pick": "Spark: next edit at line"},
     "warned_edit": {"keys": "6G", "instruction": WARNED_EDIT},
     "context": {"keys": "10G"},
+    "follow_ups": {"keys": FOLLOW_UPS_KEYS, "pick": "Spark: update"},
 }
 
 
@@ -77,7 +90,7 @@ class Neovim:
 
     def expected_steps(self) -> list[str]:
         return ["ready", *[s for s in ("quickfix", "edits", "refine", "task", "next_edit", "warned_edit",
-                                       "context", "inline") if s in self.flow]]
+                                       "context", "inline", "follow_ups") if s in self.flow]]
 
 
 NVIM_07 = Neovim("Neovim 0.7", ("Neovim 0.7", COMMANDS_HEADING), _COMMON)
@@ -122,7 +135,13 @@ def run_flow(
     for n, heading in enumerate(version.blocks):
         blocks.append(tmp / f"block{n}.lua")
         blocks[-1].write_text(block("neovim.md", "lua", heading), encoding="utf-8")
-    flow = {**version.flow, "task": {**version.flow["task"], "other": str(other)}}
+    closed = path.parent / CLOSED_FILE
+    closed.write_text(CLOSED_TEXT, encoding="utf-8")
+    flow = {
+        **version.flow,
+        "task": {**version.flow["task"], "other": str(other)},
+        "follow_ups": {**version.flow["follow_ups"], "other": str(other), "closed": str(closed)},
+    }
     result = tmp / "result.json"
     extra = {}
     if version.linter:

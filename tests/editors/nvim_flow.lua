@@ -36,6 +36,7 @@ local result = {
   notices = {}, -- vim.notify messages
   notice_levels = {}, -- their levels (vim.log.levels; INFO when none given)
   steps = {}, -- the steps that completed, in order
+  applied_edits = {}, -- workspace/applyEdit: {shape, uris}
   log_path = require('vim.lsp.log').get_filename(),
 }
 
@@ -115,6 +116,23 @@ local function observe_status()
       end
     end
     if documented then return documented(err, status, ctx, cfg) end
+  end
+end
+
+-- Each workspace/applyEdit the server sends: its shape (`changes` or `documentChanges`)
+-- and the URIs it edits, in order.
+local function observe_apply_edit()
+  local apply = vim.lsp.handlers['workspace/applyEdit']
+  vim.lsp.handlers['workspace/applyEdit'] = function(err, params, ctx, cfg)
+    local edit, seen = params.edit, { uris = {} }
+    seen.shape = edit.documentChanges and 'documentChanges' or 'changes'
+    for _, change in ipairs(edit.documentChanges or {}) do
+      if change.textDocument then table.insert(seen.uris, change.textDocument.uri) end
+    end
+    for uri in pairs(edit.changes or {}) do table.insert(seen.uris, uri) end
+    table.sort(seen.uris)
+    table.insert(result.applied_edits, seen)
+    return apply(err, params, ctx, cfg)
   end
 end
 
@@ -246,6 +264,73 @@ local function next_edit(bufnr, step)
   result.next_edit.picked, result.next_edit.text = picked, buffer_text(bufnr)
 end
 
+-- Poll the code actions at the cursor (bounded) until one's title starts with `title`.
+local function wait_for_action(bufnr, title)
+  local params = vim.lsp.util.make_range_params(0, result.offset_encoding)
+  params.context = { diagnostics = {} }
+  wait_for('the code action ' .. title, function()
+    local answers = vim.lsp.buf_request_sync(bufnr, 'textDocument/codeAction', params, 1000) or {}
+    for _, answer in pairs(answers) do
+      for _, action in ipairs(answer.result or {}) do
+        if vim.startswith(action.title, title) then return true end
+      end
+    end
+    return false
+  end)
+end
+
+local function file_text(path)
+  local f = io.open(path, 'r')
+  if not f then return nil end
+  local text = f:read('*a')
+  f:close()
+  return text
+end
+
+-- Rename a definition that other files use by typing (`keys`), wait for "Spark: update"
+-- to be listed, pick it from the code actions, and record the command's answer and
+-- what became of the open file (`other`, in its split) and the file not open (`closed`):
+-- its buffer if Neovim made one, and its text on disk; then `u` in each of them.
+local function follow_ups(bufnr, step)
+  vim.cmd('normal ' .. step.keys)
+  wait_for_action(bufnr, step.pick)
+  local done = #result.commands + 1
+  local _, picked = code_actions(function() vim.lsp.buf.code_action() end, step.pick)
+  wait_for('the follow-ups command to get an answer', function()
+    local record = result.commands[done]
+    return record ~= nil and (record.result or record.error) ~= nil
+  end)
+  local record = table.remove(result.commands, done)
+  local other, closed = vim.fn.bufnr(step.other), vim.fn.bufnr(step.closed)
+  local buffer = function(b)
+    if b == -1 then return { exists = false } end
+    return {
+      exists = true, loaded = vim.api.nvim_buf_is_loaded(b), listed = vim.bo[b].buflisted,
+      shown = vim.fn.bufwinid(b) ~= -1, modified = vim.bo[b].modified, text = buffer_text(b),
+    }
+  end
+  result.follow_ups = {
+    picked = picked, arguments = record.arguments, result = record.result, error = record.error,
+    other = buffer(other), closed = buffer(closed), closed_disk = file_text(step.closed),
+    this_modified = vim.bo[bufnr].modified,
+  }
+  -- `u` in each buffer's window: `other`'s split (open since the task), then the
+  -- loaded file's buffer in a split of its own.
+  local here = vim.api.nvim_get_current_win()
+  local undo = function(b)
+    vim.cmd('normal u')
+    return { text = buffer_text(b), modified = vim.bo[b].modified }
+  end
+  vim.fn.win_gotoid(vim.fn.bufwinid(other))
+  result.follow_ups.undone = { other = undo(other) }
+  if closed ~= -1 then
+    vim.cmd('sbuffer ' .. closed)
+    result.follow_ups.undone.closed = undo(closed)
+    vim.cmd('close')
+  end
+  vim.fn.win_gotoid(here)
+end
+
 -- An edit the server applies with a warning: what the keymap said last.
 local function warned_edit(step)
   local notices = #result.notices
@@ -320,6 +405,7 @@ local function main()
   if modern then vim.lsp.config('sparkls', { on_init = on_init }) end
   if env.linter then vim.lsp.config('ruff', { cmd = env.linter }) end -- the stand-in for ruff
   observe_status()
+  observe_apply_edit()
   stub_ui()
   vim.cmd('filetype on')
   vim.cmd('edit ' .. vim.fn.fnameescape(env.file))
@@ -342,6 +428,7 @@ local function main()
   step('warned_edit', warned_edit, env.flow.warned_edit)
   step('context', context, bufnr, env.flow.context)
   step('inline', inline_completion, bufnr, env.flow.inline)
+  step('follow_ups', follow_ups, bufnr, env.flow.follow_ups)
 end
 
 local ok, err = xpcall(main, debug.traceback)

@@ -31,7 +31,8 @@ def nvim() -> str:
 @pytest.fixture(scope="module")
 def run(nvim, keyless_emulator_process, tmp_path_factory):
     """One run of the user's flow (tests/editors/nvim_driver.py): quick fix, edits, refine,
-    write, multi-file task, next edit, an edit with a warning, the context view."""
+    write, multi-file task, next edit, an edit with a warning, the context view, follow-ups
+    in other files."""
     keyless_emulator_process.reset()
     run, path = run_flow(nvim, tmp_path_factory.mktemp("nvim"), keyless_emulator_process.url, version=NVIM_07)
     assert run.returncode == 0 and "error" not in run.result, run.explain()
@@ -103,6 +104,18 @@ def test_multi_file_task_is_applied(flow):
     """<leader>st with two files open: sent with both files and the selection, applied to
     both (as plain `changes`: Neovim declares no workspaceEdit.documentChanges)."""
     nvim_checks.task_is_applied(*flow)
+
+
+def test_a_renamed_definition_updates_its_uses_in_other_files(flow):
+    """Renaming `area` lists "Spark: update 4 places in 2 files"; picked, it renames the
+    uses in the open report.py and in summary.py, loaded into a buffer, modified, not
+    written (plain `changes`: 0.7 declares no documentChanges)."""
+    nvim_checks.follow_ups_update_other_files(*flow)
+
+
+def test_u_undoes_the_follow_up_in_each_buffer(flow):
+    """`u` in summary.py's buffer undoes its follow-up edit; in report.py, the task's edit with it."""
+    nvim_checks.undo_per_buffer(flow[0])
 
 
 def test_context_view_opens_the_prompt_in_a_scratch_buffer(flow):

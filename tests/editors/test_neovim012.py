@@ -27,7 +27,8 @@ def nvim() -> str:
 @pytest.fixture(scope="module")
 def run(nvim, keyless_emulator_process, tmp_path_factory):
     """One run of the user's flow (tests/editors/nvim_driver.py): quick fix, edits, refine,
-    write, multi-file task, next edit, an edit with a warning, the context view, inline completion."""
+    write, multi-file task, next edit, an edit with a warning, the context view, inline completion,
+    follow-ups in other files."""
     keyless_emulator_process.reset()
     run, path = run_flow(nvim, tmp_path_factory.mktemp("nvim012"), keyless_emulator_process.url, version=NVIM_012)
     assert run.returncode == 0 and "error" not in run.result, run.explain()
@@ -88,6 +89,18 @@ def test_multi_file_task_is_applied(flow):
 def test_a_typed_rename_offers_the_next_edit(flow):
     """The documented handler announces the next edit; its code action renames the use."""
     nvim_checks.next_edit_renames_the_use(flow[0])
+
+
+def test_a_renamed_definition_updates_its_uses_in_other_files(flow):
+    """Renaming `area` lists "Spark: update 4 places in 2 files" (with the server's name:
+    two servers are attached); picked, it renames the uses in the open report.py and in
+    summary.py, loaded into a buffer, modified, not written."""
+    nvim_checks.follow_ups_update_other_files(*flow, suffix=" [sparkls]")
+
+
+def test_u_undoes_the_follow_up_in_each_buffer(flow):
+    """`u` in summary.py's buffer undoes its follow-up edit; in report.py, the task's edit with it."""
+    nvim_checks.undo_per_buffer(flow[0])
 
 
 def test_show_context_opens_a_private_context_md(flow):
