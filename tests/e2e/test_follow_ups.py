@@ -208,3 +208,22 @@ async def test_an_open_document_that_follows_gets_its_next_edit_and_the_action_t
     assert result["applied"] is True and result["model_calls"] == 1, result
     assert [f["path"] for f in result["files"]] == ["report.py"]
     assert client.editor.text(app) == APP.replace("sh.area", "sh.circle_area")
+
+
+async def test_an_open_document_is_read_from_its_buffer_and_an_excluded_one_never(client, emulator, workspace):
+    """report.py is open with `area` already renamed (unsaved: the disk still has it), and
+    a file `context.exclude` names uses `area`: neither is in the action."""
+    (workspace / "private.py").write_text("from pkg.shapes import area\n\nprint(area(1))\n")
+    options = {**FAST, "context": {"exclude": ["private.py"]}}
+    shapes, app = await _session(client, emulator, workspace, options=options)
+    report, private = (workspace / "report.py").as_uri(), (workspace / "private.py").as_uri()
+    client.editor.open(report, REPORT.replace("area", "circle_area"))
+    client.editor.open(private, (workspace / "private.py").read_text())
+    _rename_area(client, shapes)
+    await _offered_in(client, shapes)
+    action = await _follow_up_action(client, shapes)
+    assert action.title == "Spark: update 1 use of area in 1 file"  # app.py's `sh.area`
+    result = await _run(client, action)
+    assert result["applied"] is True and [f["path"] for f in result["files"]] == ["app.py"], result
+    assert client.editor.text(report) == REPORT.replace("area", "circle_area")
+    assert client.editor.text(private) == (workspace / "private.py").read_text()

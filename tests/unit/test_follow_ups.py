@@ -273,3 +273,9 @@ def test_a_members_sites_leave_out_what_is_plainly_another_things():
     doc = _doc(CLASS_USER, "lib/command.js", "javascript")
     link = link_of(doc, "lib/command.js", "lib/argument.js", ["default"], ["default"])
     assert [s[:2] for s in find_sites(doc, [change], link)] == [(10, 10)]  # `argument.default` only
+
+
+def test_the_action_says_when_more_files_follow():
+    follow = _follow_ups([Outward("area", "surface")], [2])
+    follow.more = True
+    assert follow.title == "Spark: update 2 uses of area in 1 file (more files follow: pick it again after)"

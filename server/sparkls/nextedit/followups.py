@@ -39,6 +39,7 @@ from sparkls.documents.languages import language_id_for
 from sparkls.edits.reply import RegionView
 from sparkls.edits.tail import read_region, rewrite
 from sparkls.edits.workspace import FileChange, FileSource, MultiFileEdit, build_workspace_edit
+from sparkls.errors import SparkError
 from sparkls.nextedit.candidates import WINDOW_LINES
 from sparkls.nextedit.elsewhere import Outward, far_sites, find_sites, link_of, outward_changes, with_index
 from sparkls.nextedit.history import Edit
@@ -50,7 +51,8 @@ if TYPE_CHECKING:
 
 logger = logging.getLogger(__name__)
 
-MAX_FILES = 40  # other files searched for one change
+MAX_FILES = 40  # files one action updates (more: it says so, and updates these)
+MAX_SEARCHED = 400  # files that mention a name read and searched for one change
 MAX_OWN_CHARS = 1 << 20  # a bigger edited file is not searched beyond the next-edit window
 MAX_SITES = 60  # regions shown in one file's question
 PARALLEL = 4  # questions in flight at once
@@ -80,6 +82,7 @@ class FollowUps:
     changes: tuple[Outward, ...]
     diffs: tuple[str, ...]
     files: tuple[FileSites, ...]
+    more: bool = False  # more files follow than `files` holds (`MAX_FILES`): the action says so
     ahead: asyncio.Task[Answered] | None = field(default=None, repr=False)  # asked ahead of time
 
     @property
@@ -96,7 +99,8 @@ class FollowUps:
             what = f"use{'s' if n != 1 else ''} of {self.changes[0].name}"
         else:
             what = "place" if n == 1 else "places"
-        return f"Spark: update {n} {what} in {files} file{'s' if files != 1 else ''}"
+        more = " (more files follow: pick it again after)" if self.more else ""
+        return f"Spark: update {n} {what} in {files} file{'s' if files != 1 else ''}{more}"
 
 
 @dataclass(frozen=True, slots=True)
@@ -174,7 +178,8 @@ async def look(
     files = await asyncio.to_thread(_search, env, path, changes, buffers, own, others)
     if not files:
         return None
-    return FollowUps(doc.uri, path, version, tuple(changes), diffs, tuple(files))
+    more = len(files) > MAX_FILES or (previous is not None and again and previous.more)
+    return FollowUps(doc.uri, path, version, tuple(changes), diffs, tuple(files[:MAX_FILES]), more=more)
 
 
 @dataclass(frozen=True, slots=True)
@@ -200,6 +205,15 @@ def _definitions(lookup: Lookup | None, name: str) -> list[tuple[str, str | None
         return []
 
 
+def _may_send(env: RequestEnv, uri: str) -> bool:
+    """Whether an open document may be shown to the model at all."""
+    try:
+        env.guard.check_document(uri)
+    except SparkError:
+        return False
+    return True
+
+
 def _search(
     env: RequestEnv, source: str, changes: list[Outward], buffers: list[tuple[str, int, str, str]], own: Own,
     others: list[FileSites] | None,
@@ -219,16 +233,19 @@ def _search(
     if others is not None:
         return found + others
     candidates: dict[str, tuple[str, int | None, str | None, str]] = {}  # path -> (uri, version, text, language)
+    opened = {env.path(uri) for uri, _, _, _ in buffers}  # read from their buffers, never from the disk
     for uri, version, text, language in buffers:
-        if any(n in text for n in names):
+        if any(n in text for n in names) and _may_send(env, uri):
             candidates[env.path(uri)] = (uri, version, text, language)
     if lookup is not None and root is not None:
-        for rel in lookup.files_using(names):
-            if rel != source and rel not in candidates:
+        for rel in lookup.files_using(names, limit=MAX_SEARCHED):
+            if rel != source and rel not in opened:
                 candidates[rel] = (from_fs_path(str(Path(root) / rel)) or rel, None, None, language_id_for(rel))
-    for rel, (uri, version, text, language) in sorted(candidates.items())[:MAX_FILES]:
+    for rel, (uri, version, text, language) in sorted(candidates.items()):
         if rel == source:
             continue
+        if len(found) > MAX_FILES:
+            break  # one more than shown: the action says there are more
         if text is None:
             text = env.guard.read_file(rel)
             if text is None:

@@ -82,9 +82,13 @@ def _suggest_in_open_documents(ls: SparkServer, env: RequestEnv, found: FollowUp
         if not ls.documents.has(file.uri) or ls.documents.get(file.uri).version != file.version:
             continue
         other = ls.documents.get(file.uri)
-        question = prepare_follow_up(
-            env, other, (found.path, found.uri), list(found.diffs), list(file.sites), limit=settings.max_candidates
-        )
+        try:
+            question = prepare_follow_up(
+                env, other, (found.path, found.uri), list(found.diffs), list(file.sites), limit=settings.max_candidates
+            )
+        except SparkError as exc:  # not to be sent (the guard): that document gets no suggestion
+            logger.info("no next edit in %s: %s", file.path, exc)
+            continue
         if question is None:
             continue
 
@@ -174,6 +178,11 @@ def register(server: SparkServer) -> None:
             )
             ls.follow_ups.forget(uri)
             _tell(ls, found, answered)
+            if found.more:  # the files left for the next pick
+                try:
+                    await _look_again(ls, env, doc)
+                except SparkError:
+                    pass
             return {"applied": True, **answered.to_json()}
         except Exception as exc:  # every failure becomes a message; the server stays up
             return failure(ls, exc)
