@@ -49,6 +49,7 @@ from recall_common import Package, package_roots
 import recall_common
 from next_edit_oracles_refs import references
 from next_edit_oracles_sites import KINDS, Site, sites
+from oracles.members import branch_of  # bench/oracles/members.py
 from oracles.other_files import OtherSites, PackageIndex, other_file_sites  # bench/oracles/other_files.py
 
 from sparkls.documents.positions import Position
@@ -62,14 +63,21 @@ PACKAGES: dict[str, dict[str, tuple[str, str]]] = {
     "typescript": {"commander": ("12.1.0", "")},
     "go": {"cobra": ("golang-github-spf13-cobra-dev", "github.com/spf13/cobra")},
 }
-FILES = {"python": (".py",), "typescript": (".js",), "go": (".go",)}
-SKIP = re.compile(r"(^|/)(setup\.py|typings/|node_modules/|.*_test\.go$)")
+# Measured for "add member" only (the packages above have few enum-like types); none elsewhere in bench/
+MEMBER_PACKAGES: dict[str, dict[str, tuple[str, str]]] = {
+    "python": {"wsproto": ("1.2.0", "src")},
+    "typescript": {"ajv": ("8.17.1", "lib")},
+    "go": {"logrus": ("golang-github-sirupsen-logrus-dev", "github.com/sirupsen/logrus")},
+}
+FILES = {"python": (".py",), "typescript": (".js", ".ts"), "go": (".go",)}
+SKIP = re.compile(r"(^|/)(setup\.py|typings/|node_modules/|.*_test\.go$|.*\.d\.ts$)")
+LANGUAGE_OF = {".py": "python", ".js": "typescript", ".ts": "typescript", ".go": "go"}
 TARGETS = {"rename": 0.95, "call sites": 0.90, "precision": 0.90}
 
 
-def packages(language: str) -> list[Package]:
+def packages(language: str, pinned: dict[str, dict[str, tuple[str, str]]] = PACKAGES) -> list[Package]:
     saved = recall_common.PACKAGES
-    recall_common.PACKAGES = {**saved, language: PACKAGES[language]}  # its fetch and pin machinery, our list
+    recall_common.PACKAGES = {**saved, language: pinned[language]}  # its fetch and pin machinery, our list
     try:
         return package_roots(language)
     finally:
@@ -91,7 +99,11 @@ def keystrokes(site: Site) -> list[tuple[int, int, int, str]]:
     """(row, start col, end col, text) per key: the user's changes."""
     if site.insert is not None:
         row, col, typed = site.insert
-        return [(row, col + i, col + i, ch) for i, ch in enumerate(typed)]
+        keys = []
+        for ch in typed:
+            keys.append((row, col, col, ch))
+            row, col = (row + 1, 0) if ch == "\n" else (row, col + 1)
+        return keys
     new = site.name + "Next"
     return [(site.row, site.col, site.col + len(site.name), "")] + [
         (site.row, site.col + i, site.col + i, ch) for i, ch in enumerate(new)]
@@ -110,8 +122,16 @@ def candidates_after(language: str, rel: str, text: str, site: Site) -> tuple[li
     return find_candidates(doc, edits, edits[-1].end, limit=10**6), doc, edits
 
 
-def oracle_locations(site: Site, refs: list[tuple[str, int, int]], texts: dict[str, str]) -> list[tuple[str, int, int]]:
+def oracle_locations(site: Site, refs: list[tuple[str, int, int]], texts: dict[str, str],
+                     trees: dict[str, Any] | None = None) -> list[tuple[str, int, int]]:
     out = []
+    if site.kind == "add member":  # the branching statements testing a member, by their first line
+        for rel, row, col in refs:
+            first = branch_of(LANGUAGE_OF[Path(rel).suffix], trees[rel], row, col) if trees.get(rel) else None
+            if first is not None:  # in the edited file, as a row of the edited text (the member's line added)
+                shift = site.insert[2].count("\n") if rel == site.rel and first > site.insert[0] else 0
+                out.append((rel, first + shift, 0))
+        return sorted(set(out))
     for rel, row, col in refs:
         if rel == site.rel and row == site.row:
             continue  # the edited line
@@ -126,33 +146,43 @@ def oracle_locations(site: Site, refs: list[tuple[str, int, int]], texts: dict[s
 def measure(language: str, per_kind: int) -> tuple[list[Package], list[dict[str, Any]]]:
     rows = []
     pkgs = packages(language)
-    for package in pkgs:
+    extra = packages(language, MEMBER_PACKAGES)
+    for package in pkgs + extra:
+        kinds = KINDS if package in pkgs else ("add member",)
         texts = files_of(package)
         index = PackageIndex(package.root)
         store = DocumentStore()
         by_kind: dict[str, list[Site]] = defaultdict(list)
+        trees = {}
         for rel, text in texts.items():
-            for site in sites(language, rel, store.open(f"file:///bench/{rel}", text, 1)):
+            doc = store.open(f"file:///bench/{rel}", text, 1)
+            trees[rel] = doc.tree
+            for site in sites(language, rel, doc):
                 by_kind[site.kind].append(site)
-        for kind in KINDS:
+        for kind in kinds:
             pool = sorted(by_kind[kind], key=lambda s: (s.rel, s.row, s.col))
             random.Random(25).shuffle(pool)
             pool = pool[: per_kind * 5]
-            answers = references(package, texts, [(s.rel, s.row, s.col) for s in pool])
+            queries = [[(s.rel, *m) for m in s.members] or [(s.rel, s.row, s.col)] for s in pool]
+            flat = references(package, texts, [q for qs in queries for q in qs])
+            answers, at = [], 0
+            for qs in queries:  # a new member's oracle: the references of all its siblings
+                answers.append(sorted({r for found in flat[at:at + len(qs)] for r in found}))
+                at += len(qs)
             kept = 0
             for site, refs in zip(pool, answers):
                 if kept >= per_kind:
                     break
-                locations = oracle_locations(site, refs, texts)
+                locations = oracle_locations(site, refs, texts, trees)
                 if not locations:
                     continue
                 kept += 1
                 found, doc, edits = candidates_after(language, site.rel, texts[site.rel], site)
                 elsewhere = other_file_sites(index, texts, site.rel, doc, edits)
-                rows.append({**score(package, site, locations, found, texts[site.rel], elsewhere.own),
+                rows.append({**score(package, site, locations, found, doc.text, elsewhere.own),
                              **score_other_files(site, locations, elsewhere, texts)})
         index.close()
-    return pkgs, rows
+    return pkgs + extra, rows
 
 
 def score_other_files(site: Site, locations, elsewhere: OtherSites, texts: dict[str, str]) -> dict[str, Any]:
@@ -261,7 +291,8 @@ def main() -> int:
         pkgs, rows = measure(language, args.per_kind)
         everything += rows
         from oracles.definitions import tool_version
-        print(f"\n{language}: {', '.join(f'{p.name} {p.version}' for p in pkgs)}; oracle {tool_version(language)}")
+        names = ', '.join(f"{p.name} {p.version}{' (add member only)' if p.name in MEMBER_PACKAGES[language] else ''}" for p in pkgs)
+        print(f"\n{language}: {names}; oracle {tool_version(language)}")
         print("\n".join(table(rows)))
         for kind in KINDS:
             ks = [r for r in rows if r["kind"] == kind]

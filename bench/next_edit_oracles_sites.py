@@ -3,7 +3,8 @@
 `sites(language, rel, doc)` lists, per kind of change, the places in one file where that
 change can be made, each a `Site`: the name to rename (its declaration: a function's,
 a method's, a class's or struct's, a parameter's, a local's first binding, a field's
-first assignment or declaration) or the parameter list to add a parameter to. The
+first assignment or declaration), the parameter list to add a parameter to, or the
+enum-like type to add a member to (`oracles/members.py`). The
 syntax tree is sparkls's own (`Document.tree`), so the nodes are its grammars'.
 """
 
@@ -11,8 +12,10 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-KINDS = ("local", "parameter", "function", "method", "class", "field", "add parameter")
-RENAMES = KINDS[:-1]
+from oracles.members import enum_types  # bench/oracles/members.py
+
+KINDS = ("local", "parameter", "function", "method", "class", "field", "add parameter", "add member")
+RENAMES = KINDS[:-2]
 
 FUNCTIONS = {
     "python": {"function_definition", "lambda"},
@@ -30,7 +33,8 @@ class Site:
     col: int
     name: str
     scope: tuple[int, int] | None  # a local's or parameter's function, as lines
-    insert: tuple[int, int, str] | None = None  # add parameter: (row, col, text typed)
+    insert: tuple[int, int, str] | None = None  # add parameter, add member: (row, col, text typed)
+    members: tuple[tuple[int, int], ...] = ()  # add member: where the existing members are named
 
 
 def _lines(node) -> tuple[int, int]:
@@ -79,6 +83,8 @@ def sites(language: str, rel: str, doc) -> list[Site]:
         row, col = params.end_point
         add("add parameter", name_node, insert=(row, col - 1, typed))
 
+    for enum in enum_types(language, tree, doc.text.split("\n")):
+        out.append(Site("add member", rel, enum.row, enum.col, enum.name, None, enum.insert, enum.members))
     stack = [tree.root_node]
     while stack:
         n = stack.pop()
