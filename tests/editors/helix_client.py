@@ -26,6 +26,13 @@ source (github.com/helix-editor/helix, read at 079a789e, 25.07.1):
   parts (null when missing), `client/registerCapability` null, `applyEdit` applied
   (a versioned edit for another version fails: "document has changed"),
   `showDocument` opens the file.
+- helix-view/src/handlers/lsp.rs `Editor::apply_text_edits` (for each text document
+  edit of `apply_workspace_edit`, in order, not transactional): a file not open is
+  loaded (`Editor::open` with `Action::Load`: a buffer with no view, didOpen to its
+  language's servers at version 0, "failed to open document" and "file not found" if
+  it cannot be read), a given version other than the document's fails ("document has
+  changed"), then the edits are applied as one transaction (didChange) and the buffer
+  is left modified: nothing is written until `:write` / `:write-all`.
 - helix-view/src/action.rs `Action::lsp`: picking a code action that lacks its
   `edit` or its `command` resolves it with `helix_lsp::block_on` (the editor's loop is
   blocked meanwhile, so the server's requests wait: a progress token asked for during a
@@ -54,7 +61,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from tests.editors.helix_values import VERSION, WIDTH, capabilities, priority, traverse
+from tests.editors.helix_values import LANGUAGE_IDS, VERSION, WIDTH, capabilities, priority, traverse
 
 @dataclass
 class Doc:
@@ -63,6 +70,12 @@ class Doc:
     language_id: str
     version: int = 0
     diagnostics: list[dict[str, Any]] = field(default_factory=list)  # other servers': char offsets
+    in_view: bool = True  # False when loaded by a workspace edit (`Action::Load`)
+    saved_version: int = 0  # the version last read or written: `[+]` when it differs
+
+    @property
+    def modified(self) -> bool:
+        return self.version != self.saved_version
 
     @property
     def uri(self) -> str:
@@ -94,6 +107,7 @@ class HelixClient:
         self._inbox: asyncio.Queue[dict[str, Any]] = asyncio.Queue()  # server calls, in order
         self._idle = asyncio.Event()  # the editor's loop is free (not blocked in a resolve)
         self._idle.set()
+        self._noted = asyncio.Event()  # a notification arrived
         self._events = 0  # answers from the server seen, to order late grants
         self._tasks: list[asyncio.Task[Any]] = []
         self._spawned: list[asyncio.Task[Any]] = []
@@ -201,6 +215,7 @@ class HelixClient:
 
     def _notification(self, method: str, params: Any) -> None:
         self.notifications.append((method, params))
+        self._noted.set()
         if method == "window/showMessage":
             self.messages.append((params["type"], params["message"]))
         elif method == "$/progress":
@@ -213,6 +228,15 @@ class HelixClient:
             self.log.append(("INFO", f"window/logMessage: {params!r}"))
         elif method != "textDocument/publishDiagnostics":
             self.log.append(("INFO", "Ignoring Unhandled notification from Language Server"))
+
+    async def log_message(self, prefix: str) -> str:
+        """The first window/logMessage starting with `prefix` (in Helix's log), awaited."""
+        while True:
+            for method, params in self.notifications:
+                if method == "window/logMessage" and params["message"].startswith(prefix):
+                    return params["message"]
+            self._noted.clear()
+            await self._noted.wait()
 
     def _method_call(self, method: str, params: Any) -> Any:
         if method == "window/workDoneProgress/create":
@@ -258,8 +282,8 @@ class HelixClient:
 
     # -- documents ---------------------------------------------------------------------
 
-    def open(self, path: Path, language_id: str = "python") -> Doc:
-        doc = Doc(path, path.read_text(encoding="utf-8"), language_id)
+    def open(self, path: Path, language_id: str = "python", *, in_view: bool = True) -> Doc:
+        doc = Doc(path, path.read_text(encoding="utf-8"), language_id, in_view=in_view)
         self.docs[doc.uri] = doc
         self.notify("textDocument/didOpen", {"textDocument": {
             "uri": doc.uri, "languageId": language_id, "version": doc.version, "text": doc.text}})
@@ -309,6 +333,7 @@ class HelixClient:
     def save(self, doc: Doc) -> None:
         """`:write`: the file, then didSave (with the text if the server asks for it)."""
         doc.path.write_text(doc.text, encoding="utf-8")
+        doc.saved_version = doc.version
         sync = self.capabilities.get("textDocumentSync")
         save = sync.get("save") if isinstance(sync, dict) else None
         if save is False or (isinstance(sync, dict) and save is None):
@@ -324,7 +349,7 @@ class HelixClient:
                   for c in edit.get("documentChanges") or [] if "textDocument" in c]
         groups += [(uri, None, edits) for uri, edits in (edit.get("changes") or {}).items()] if not groups else []
         for uri, version, edits in groups:
-            doc = self.docs.get(uri)
+            doc = self.docs.get(uri) or self._load(uri)
             if doc is None:
                 return "file not found"
             if version is not None and version != doc.version:
@@ -333,6 +358,17 @@ class HelixClient:
             self.transact(doc, [(self.offset(doc, e["range"]["start"]), self.offset(doc, e["range"]["end"]), e["newText"])
                                 for e in edits])
         return None
+
+    def _load(self, uri: str) -> Doc | None:
+        """`Editor::open(path, Action::Load)` for a file a workspace edit names: None if unreadable."""
+        from urllib.parse import unquote, urlsplit
+
+        path = Path(unquote(urlsplit(uri).path))
+        try:
+            return self.open(path, LANGUAGE_IDS.get(path.suffix, ""), in_view=False)
+        except OSError as exc:
+            self.log.append(("ERROR", f"failed to open document: {path}: {exc}"))
+            return None
 
     # -- the user's commands ---------------------------------------------------------------
 

@@ -11,6 +11,8 @@ VERSION = "25.07.1 (079a789e)"
 ENCODINGS = ["utf-8", "utf-32", "utf-16"]
 WIDTH = {"utf-8": lambda ch: len(ch.encode("utf-8")), "utf-16": lambda ch: len(ch.encode("utf-16-le")) // 2,
          "utf-32": lambda ch: 1}
+# languages.toml's `file-types` for the languages helix.md gives sparkls (its `language-id`s).
+LANGUAGE_IDS = {".py": "python", ".ts": "typescript", ".js": "javascript", ".go": "go", ".rs": "rust"}
 _KINDS = ["", "quickfix", "refactor", "refactor.extract", "refactor.inline", "refactor.rewrite", "source",
           "source.organizeImports", "source.fixAll"]
 

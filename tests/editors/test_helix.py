@@ -3,8 +3,9 @@
 One session runs the page's flow: `space a` quick fix on pylsp's diagnostic, next edit
 after a typed rename, a slow rewrite resolved while Helix blocks, `spark:` comment
 instructions touching many places and two places apart, refine by comment, a
-completion item, "Show Spark context", and `:lsp-workspace-command sparkls.edit` with
-no arguments.
+completion item, "Show Spark context", `:lsp-workspace-command sparkls.edit` with
+no arguments, and a function other files use renamed: the open one's own next edit, then
+"Spark: update ..." across the open one and one not open (which Helix loads, modified).
 The emulator follows the REPLACE / COMPLETE directives written into the texts.
 """
 
@@ -77,6 +78,20 @@ COMPLETE = '''def add(a, b):
     # COMPLETE "a + b"
     return 
 '''
+# A function two other files use: shop.py open in Helix, invoice.py on disk only.
+LIB = '''def price(amount):
+    return round(amount * 1.2, 2)
+'''
+SHOP = '''import lib
+
+print(lib.price(10))
+'''
+INVOICE = '''import lib
+
+
+def total(amounts):
+    return sum(lib.price(amount) for amount in amounts)
+'''
 
 
 def documented_server(url: str) -> dict[str, Any]:
@@ -111,7 +126,8 @@ async def _flow(root: Path, emulator) -> dict[str, Any]:
     out: dict[str, Any] = {"steps": {}}
     steps = out["steps"]
     for name, text in [("shapes.py", SHAPES), ("rewrite.py", REWRITE), ("two.py", TWO_PLACES),
-                       ("many.py", MANY_PLACES), ("complete.py", COMPLETE)]:
+                       ("many.py", MANY_PLACES), ("complete.py", COMPLETE), ("lib.py", LIB),
+                       ("shop.py", SHOP), ("invoice.py", INVOICE)]:
         (root / name).write_text(text, encoding="utf-8")
     server = documented_server(emulator.url)
     helix = HelixClient(root, server["command"], server["config"], editor_env(root.parent / "home"))
@@ -194,11 +210,51 @@ async def _flow(root: Path, emulator) -> dict[str, Any]:
     out["bare_edit_messages"] = helix.messages[before:]
     steps["bare sparkls.edit"] = isinstance(out["bare_edit"], dict) and out["bare_edit"].get("applied") is False
 
+    await _follow_ups(helix, root, out)
+
     helix.save(shapes)
     out["spinning_at_quit"] = sorted(helix.progress)
     out["exit_code"] = await helix.stop()
     out["context_left"] = [shown["path"].exists() for shown in helix.shown]
     return out
+
+
+async def _until_offered(helix: HelixClient, doc, prefix: str) -> tuple[str | None, dict[str, dict]]:
+    """`space a` on line 1 of `doc` until an entry starting with `prefix` is there (Helix
+    gets no notification); that entry's title (None if it never came) and the menu."""
+    for _ in range(400):
+        menu = await _menu(helix, doc, 0)
+        if title := next((title for title in menu if title.startswith(prefix)), None):
+            return title, menu
+        await asyncio.sleep(0.05)
+    return None, menu
+
+
+async def _follow_ups(helix: HelixClient, root: Path, out: dict[str, Any]) -> None:
+    """Rename `price` in lib.py (`ciw`, then `gross_price` typed); shop.py, open, gets its
+    own next edit; "Spark: update ..." in lib.py updates shop.py and invoice.py, which
+    Helix loads into a buffer of its own and leaves modified."""
+    await helix.log_message("workspace index:")  # the files that use `price` are found through it
+    shop, lib = helix.open(root / "shop.py"), helix.open(root / "lib.py")
+    start = _at(LIB, "price")
+    helix.transact(lib, [(start, start + len("price"), "")])
+    helix.type(lib, start, "gross_price")
+    out["follower_next_edit"], _ = await _until_offered(helix, shop, "Spark: next edit at line")
+    title, menu = await _until_offered(helix, lib, "Spark: update ")
+    out["follow_ups_title"], out["follow_ups_kind"] = title, (menu.get(title) or {}).get("kind")
+    shop_version, calls = shop.version, len(helix.calls)
+    out["follow_ups_result"] = await helix._spawned[-1] if title and await _pick(helix, menu, title) else None
+    out["follow_ups_edits"] = [{Path(c["textDocument"]["uri"]).name: c["textDocument"]["version"]
+                                for c in call["params"]["edit"]["documentChanges"]}
+                               for call in helix.calls[calls:] if call["method"] == "workspace/applyEdit"]
+    out["follow_ups_shop_version"] = shop_version
+    invoice = helix.docs.get((root / "invoice.py").as_uri())
+    out["follow_ups"] = {"shop.py": shop.text, "invoice.py": invoice and invoice.text,
+                         "invoice.py on disk": (root / "invoice.py").read_text(encoding="utf-8"),
+                         "invoice.py in a view": invoice and invoice.in_view,
+                         "invoice.py modified": invoice and invoice.modified}
+    out["steps"]["follow-ups in other files"] = out["follow_ups"]["shop.py"] == SHOP.replace("lib.price", "lib.gross_price") \
+        and out["follow_ups"]["invoice.py"] == INVOICE.replace("lib.price", "lib.gross_price")
 
 
 @pytest.fixture(scope="module")
@@ -213,7 +269,7 @@ def flow(keyless_emulator_process, tmp_path_factory) -> dict[str, Any]:
 def test_every_step_of_the_page_passes(flow):
     """Each documented step gives the text the page says."""
     assert flow["steps"] == {step: True for step in flow["steps"]}, flow["client"].messages
-    assert len(flow["steps"]) == 9
+    assert len(flow["steps"]) == 10
 
 
 def test_initialize_is_helixs(flow):
@@ -293,3 +349,21 @@ def test_timings(flow):
     """Spawn to initialize result, and to the first code-action answer, are recorded."""
     timings = flow["client"].timings
     assert 0 < timings["initialize_ms"] < timings["first_code_action_ms"]
+
+
+def test_follow_ups_update_the_open_follower_and_load_the_other(flow):
+    """After `price` is renamed in lib.py, shop.py (open) is offered its own next edit; then
+    `space a` in lib.py offers "Spark: update 2 uses of price in 2 files" (refactor.rewrite),
+    and picking it updates shop.py's buffer and loads invoice.py into a buffer of its own,
+    with no view, edited and modified: the file on disk is unchanged until `:write-all`."""
+    assert flow["follower_next_edit"] == "Spark: next edit at line 3"
+    assert flow["follow_ups_title"] == "Spark: update 2 uses of price in 2 files"
+    assert flow["follow_ups_kind"] == "refactor.rewrite"
+    assert flow["follow_ups_result"]["applied"] is True, flow["follow_ups_result"]
+    # One workspace/applyEdit: shop.py at the version Helix has, invoice.py (not open) at null.
+    assert flow["follow_ups_edits"] == [{"shop.py": flow["follow_ups_shop_version"], "invoice.py": None}]
+    assert flow["follow_ups"] == {
+        "shop.py": SHOP.replace("lib.price", "lib.gross_price"),
+        "invoice.py": INVOICE.replace("lib.price", "lib.gross_price"),
+        "invoice.py on disk": INVOICE, "invoice.py in a view": False, "invoice.py modified": True,
+    }
