@@ -236,6 +236,10 @@ def miss_cause(site: Site, row: int, lines: list[str]) -> str:
         return "beyond the window"
     if COMMENT.match(lines[row]):
         return "a comment (doc reference)"
+    if site.kind == "add member" and "|" in site.insert[2]:
+        return "a string-literal union: no class or enum, its members strings"
+    if site.kind == "add member" and site.rel.endswith(".go"):
+        return "a Go const block: no class or enum, its members named bare"
     if site.kind == "add parameter" and re.search(rf"\.\s*{re.escape(site.name)}\s*\(", lines[row]):
         return "a method call (.name()"
     if site.scope and not site.scope[0] <= row <= site.scope[1]:
@@ -247,6 +251,8 @@ def extra_cause(reason: str, region: list[str]) -> str:
     """Why a candidate region holds no oracle location, as far as its lines show."""
     if "a parameter of" in reason:
         return "another function with that parameter"
+    if reason.startswith("branch on ") and reason.removeprefix("branch on ") not in region[0]:
+        return "a member used in the branch's body, not in its test"
     if all(COMMENT.match(line) or not line.strip() for line in region):
         return "a comment or docstring line"
     return "other (a string, another symbol of that name)"
