@@ -3,8 +3,11 @@
 On pinned real packages the project has not tuned on (`PACKAGES`), a scripted user
 makes one change at a time to a pristine copy of a file, key by key: renames a local,
 a parameter, a function, a method, a class (a Go struct), a field (deletes the name
-at its declaration, then types `<name>Next` one key at a time), or adds a parameter
-to a function (types `, extra` before its `)`, Go `, extra int`). Each keystroke is a
+at its declaration, then types `<name>Next` one key at a time), adds a parameter
+to a function (types `, extra` before its `)`, Go `, extra int`), or adds a member to
+an enum-like type (a new line `NEXT = 99`, `Next,`, `| "next"`, `<A>Next` in a Python
+Enum, a TS enum or string union, a Go `iota` block: `oracles/members.py`; on the
+packages of `MEMBER_PACKAGES` too, for that kind only). Each keystroke is a
 `TextChange` applied to a sparkls `Document` (`DocumentStore.change`, what `didChange`
 does) and recorded by the server's own `NextEditService.record`; then the benchmark
 calls `find_candidates` (nextedit/candidates.py) on that document and history, as the
@@ -15,7 +18,9 @@ cross the protocol) holds at most 3 of them.
 
 The oracle (`next_edit_oracles_refs.py`: jedi, the TypeScript LanguageService, gopls)
 gives the renamed symbol's references, or the function's call sites (references
-followed by `(`), in the unchanged file. Locations on the edited line are left out
+followed by `(`), in the unchanged file; for an added member, the branching statements
+(`if` chain, `switch`, `match`, by their first line) whose test names one of the
+type's existing members. Locations on the edited line are left out
 (the user is writing there; candidates never cover it). Per language and kind:
 
 - recall: oracle locations in the same file inside some candidate region;
