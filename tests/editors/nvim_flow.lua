@@ -136,6 +136,16 @@ local function observe_apply_edit()
   end
 end
 
+-- The server's log line saying the workspace index is built (the follow-ups in files
+-- not open are found through it).
+local function observe_index()
+  local log = vim.lsp.handlers['window/logMessage']
+  vim.lsp.handlers['window/logMessage'] = function(err, params, ctx, cfg)
+    if params and vim.startswith(params.message or '', 'workspace index:') then result.index_built = true end
+    return log(err, params, ctx, cfg)
+  end
+end
+
 -- The user's side of the prompts: type the next instruction, pick the wanted action.
 local instructions = {}
 local pick -- the start of the title to pick from the next menu (nil: pick nothing)
@@ -292,6 +302,7 @@ end
 -- what became of the open file (`other`, in its split) and the file not open (`closed`):
 -- its buffer if Neovim made one, and its text on disk; then `u` in each of them.
 local function follow_ups(bufnr, step)
+  wait_for('the workspace index', function() return result.index_built end)
   vim.cmd('normal ' .. step.keys)
   wait_for_action(bufnr, step.pick)
   local done = #result.commands + 1
@@ -406,6 +417,7 @@ local function main()
   if env.linter then vim.lsp.config('ruff', { cmd = env.linter }) end -- the stand-in for ruff
   observe_status()
   observe_apply_edit()
+  observe_index()
   stub_ui()
   vim.cmd('filetype on')
   vim.cmd('edit ' .. vim.fn.fnameescape(env.file))
