@@ -227,3 +227,15 @@ async def test_an_open_document_is_read_from_its_buffer_and_an_excluded_one_neve
     assert result["applied"] is True and [f["path"] for f in result["files"]] == ["app.py"], result
     assert client.editor.text(report) == REPORT.replace("area", "circle_area")
     assert client.editor.text(private) == (workspace / "private.py").read_text()
+
+
+async def test_an_open_follower_with_uses_apart_gets_the_first_as_its_next_edit(client, emulator, workspace):
+    """The answer rewrites both regions; the suggestion is the first, not nothing."""
+    two = "from pkg.shapes import area\n\n\nprint(area(1))\n"
+    (workspace / "two.py").write_text(two)
+    shapes, _ = await _session(client, emulator, workspace)
+    uri = (workspace / "two.py").as_uri()
+    client.editor.open(uri, two)
+    _rename_area(client, shapes)
+    suggestion = await _offered_in(client, uri)
+    assert suggestion["line"] == 0 and suggestion["newText"] == "circle_area"

@@ -83,11 +83,9 @@ def inline_completion_accepted(result: dict[str, Any]) -> None:
 
 
 # report.py as the task left it (in its buffer, unsaved), then as the follow-ups leave
-# it: the import and the call renamed, and, on the call's line, the word in the string
-# too (the emulator's scripted answer renames every `area` of a region it rewrites,
-# emulator/nextedit.py `apply_replaces`; a real model's answer may differ there).
+# it: the import and the call renamed, the word in the string not.
 REPORT_AFTER_TASK = OTHER_TEXT.replace("Area of a circle", "Circle area")
-REPORT_FOLLOWED = 'from shapes import circle_area\n\nprint("Circle circle_area:", circle_area(2))\n'
+REPORT_FOLLOWED = 'from shapes import circle_area\n\nprint("Circle area:", circle_area(2))\n'
 CLOSED_FOLLOWED = CLOSED_TEXT.replace("area", "circle_area")
 
 

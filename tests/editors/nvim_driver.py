@@ -46,11 +46,10 @@ CLOSED_TEXT = "from shapes import area\n\n\ndef total(radii):\n    return sum(ar
 # Last, `area` is renamed by typing over it in `def area(r):` (line 4); report.py (open
 # in its split since the task) and summary.py (not open) follow it.
 FOLLOW_UPS_KEYS = "4G0wciwcircle_area"
-# 2 uses in report.py, 2 in summary.py. "places", not "uses of area": the title counts
-# every outward change among shapes.py's recent edits, and they still hold the edits
-# step's parameter rename `radius` -> `r` of the same function, which finds no site
-# (without that step the flow is offered "Spark: update 4 uses of area in 2 files").
-FOLLOW_UPS_TITLE = "Spark: update 4 places in 2 files"
+# 2 uses in report.py, 2 in summary.py. The edits step's parameter rename `radius` -> `r`
+# of the same function, still among shapes.py's recent edits, finds no call passing it
+# by name, so the title names only the rename of `area`.
+FOLLOW_UPS_TITLE = "Spark: update 4 uses of area in 2 files"
 # An edit that calls a function defined nowhere: applied, with a warning.
 WARNED_EDIT = "REPLACE math.pi WITH compute_pi()"
 WARNING = "possible invented API: compute_pi()"

@@ -279,3 +279,12 @@ def test_the_action_says_when_more_files_follow():
     follow = _follow_ups([Outward("area", "surface")], [2])
     follow.more = True
     assert follow.title == "Spark: update 2 uses of area in 1 file (more files follow: pick it again after)"
+
+
+def test_the_action_counts_uses_and_names_only_the_changes_that_found_a_place():
+    """Two uses on touching lines are one site but two uses; an earlier edit's change that
+    found nothing (a parameter renamed: calls passing it by name) is not named."""
+    rename, unused = Outward("area", "surface"), Outward("area", keywords=("radius",))
+    site = FileSites("file:///w/a.py", "a.py", None, "", "python", ((0, 1, rename.reason),), uses=2)
+    follow = FollowUps("file:///w/s.py", "s.py", 1, (unused, rename), (), (site,))
+    assert follow.title == "Spark: update 2 uses of area in 1 file"

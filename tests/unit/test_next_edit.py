@@ -326,3 +326,15 @@ async def test_no_question_without_history():
 
     assert await service.schedule(s.doc, ask, delay=0, ttl=30) is None
     assert called == []
+
+
+def test_the_emulator_renames_as_a_model_would_not_inside_text():
+    """A diff's rename: whole words in code, in f-string and template interpolations, never
+    in a string literal or a comment (`"Circle area:"` stays)."""
+    apply_renames, renames = emulator_nextedit.apply_renames, [("area", "circle_area")]
+    assert apply_renames('print("Circle area:", area(2))  # area here', renames) == (
+        'print("Circle area:", circle_area(2))  # area here')
+    assert apply_renames("x = circle_area + area", renames) == "x = circle_area + circle_area"
+    assert apply_renames("return f'{area(r):.2f} area {{area}}'", renames) == (
+        "return f'{circle_area(r):.2f} area {{area}}'")
+    assert apply_renames("s = `${area} area`; f('area')", renames) == "s = `${circle_area} area`; f('area')"

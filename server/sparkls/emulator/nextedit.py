@@ -10,8 +10,9 @@ as a real one would:
   passes them in): applied to the regions in order, lines holding a directive aside;
   the first region they change is the answer (a forced answer);
 - otherwise the renames each diff hunk shows (``-def area(raduis):`` /
-  ``+def area(radius):`` renames ``raduis`` to ``radius``) are applied the same way,
-  the newest hunk's first;
+  ``+def area(radius):`` renames ``raduis`` to ``radius``) are applied as a model
+  would: whole words, in code (never inside a string literal or a comment), the
+  newest hunk's first;
 - a name the diffs add on a line of its own (``+    BLUE = 3``) gets an arm in a region
   that branches on its siblings (``case Color.GREEN:`` and its body are copied for
   ``Color.BLUE``, the sibling's name replaced in every case: GREEN, Green, green);
@@ -85,6 +86,38 @@ def apply_replaces(region: str, replaces: list[Replace] | tuple[Replace, ...]) -
     return "\n".join(lines)
 
 
+# A string literal or a comment to the end of the line: a model renaming an identifier
+# leaves the words in them alone ("Circle area:" stays when `area` is renamed).
+_TEXT = re.compile(r"""("(?:\\.|[^"\\\n])*"|'(?:\\.|[^'\\\n])*'|`[^`]*`|#.*|//.*)""")
+
+
+_INTERPOLATION = re.compile(r"(?<!\{)(\$?\{(?!\{))([^{}]*)\}")
+
+
+def apply_renames(region: str, renames: list[Replace] | tuple[Replace, ...]) -> str:
+    """Each identifier renamed as a whole word, in code only (not in a string literal
+    or a comment, but in an f-string's `{...}` and a template's `${...}`), except on
+    lines that hold a directive."""
+    def words(code: str) -> str:
+        for old, new in renames:
+            if old:
+                code = re.sub(rf"(?<![\w$]){re.escape(old)}(?![\w$])", lambda _m, new=new: new, code)
+        return code
+
+    lines = region.split("\n")
+    for i, line in enumerate(lines):
+        if _DIRECTIVE_LINE.search(line):
+            continue
+        pieces = _TEXT.split(line)  # code, text, code, text, ...
+        for k, piece in enumerate(pieces):
+            if k % 2 == 0:
+                pieces[k] = words(piece)
+            elif piece[:1] == "`" or (piece[:1] in "\"'" and re.search(r"[fF][rR]?$|[rR][fF]$", pieces[k - 1])):
+                pieces[k] = _INTERPOLATION.sub(lambda m: m.group(1) + words(m.group(2)) + "}", piece)
+        lines[i] = "".join(pieces)
+    return "\n".join(lines)
+
+
 def diff_renames(removed: list[str], added: list[str]) -> list[Replace]:
     """The identifiers the diffs replaced by others, as REPLACE directives would say."""
     old = _IDENTIFIER.findall("\n".join(removed))
@@ -126,11 +159,12 @@ def answer(text: str, forced: list[Replace] | tuple[Replace, ...] = ()) -> str:
     # A real model follows the newest edit first: each hunk's renames (or the forced
     # REPLACEs), newest first, are tried on every region in turn.
     attempts = [(list(forced), [])] if forced else [(diff_renames(r, a), _added_members(r, a)) for r, a in hunks(text)]
+    rename = apply_replaces if forced else apply_renames  # REPLACE text as written; a diff's renames as a model would
     every = _EDITED_FILE.search(text) is not None  # another file's follow-ups: every region that changes
     for replaces, members in attempts:
         rewritten = []
         for number, tag, body in shown:
-            new = apply_replaces(body, replaces)
+            new = rename(body, replaces)
             for member in members:
                 if _MEMBER_USE.search(new) and not re.search(rf"(?:\.|::){re.escape(member)}\b", new):
                     new = with_new_arm(new, member)

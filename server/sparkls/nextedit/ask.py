@@ -32,7 +32,7 @@ from sparkls.request.environment import RequestEnv
 from sparkls.nextedit.candidates import find_candidates
 from sparkls.nextedit.history import Edit
 from sparkls.nextedit.prompt import (
-    ShownRegion, read_answer, render_follow_up_prompt, render_next_edit_prompt, typed_on,
+    ShownRegion, read_answers, render_follow_up_prompt, render_next_edit_prompt, typed_on,
 )
 
 
@@ -194,9 +194,10 @@ async def ask_next_edit(
 def read_suggestion(env: RequestEnv, doc: Document, question: Question, reply: Reply) -> Suggestion | None:
     """The suggestion `reply` makes for `question`, in `doc` as it is now."""
     path, session = env.path(doc.uri), env.fast
-    answer = read_answer(reply.text, len(question.shown))
-    if answer is None:
+    answers = read_answers(reply.text, len(question.shown))  # a follow-up's may rewrite several: the first
+    if not answers:
         return None
+    answer = answers[0]
     region, view = question.shown[answer[0]]
     new_region = read_region(answer[1], view, path)
     if new_region == view.old:

@@ -40,7 +40,7 @@ from sparkls.edits.reply import RegionView
 from sparkls.edits.tail import read_region, rewrite
 from sparkls.edits.workspace import FileChange, FileSource, MultiFileEdit, build_workspace_edit
 from sparkls.errors import SparkError
-from sparkls.nextedit.candidates import WINDOW_LINES
+from sparkls.nextedit.candidates import WINDOW_LINES, in_code, word_pattern
 from sparkls.nextedit.elsewhere import Outward, far_sites, find_sites, link_of, outward_changes, with_index
 from sparkls.nextedit.history import Edit
 from sparkls.nextedit.prompt import ShownRegion, read_answers, render_follow_up_prompt
@@ -70,6 +70,7 @@ class FileSites:
     text: str
     language_id: str
     sites: tuple[tuple[int, int, str], ...]  # (first line, last line, reason), 0-based
+    uses: int = 0  # the changed names' words in them (two on touching lines are one site); 0: one a site
 
 
 @dataclass(slots=True)
@@ -91,12 +92,15 @@ class FollowUps:
 
     @property
     def title(self) -> str:
-        """"Spark: update 7 call sites in 3 files", "... 4 uses of area in 2 files"."""
-        n, files = self.sites, len(self.files)
-        if all(c.new is None for c in self.changes):
+        """"Spark: update 7 call sites in 3 files", "... 4 uses of area in 2 files": the
+        changes named are those that found a place (an earlier edit's may find none)."""
+        n, files = sum(f.uses or len(f.sites) for f in self.files), len(self.files)
+        reasons = {reason for f in self.files for _, _, reason in f.sites}
+        changes = [c for c in self.changes if c.reason in reasons] or list(self.changes)
+        if all(c.new is None for c in changes):
             what = "call site" if n == 1 else "call sites"
-        elif len(self.changes) == 1:
-            what = f"use{'s' if n != 1 else ''} of {self.changes[0].name}"
+        elif len(changes) == 1:
+            what = f"use{'s' if n != 1 else ''} of {changes[0].name}"
         else:
             what = "place" if n == 1 else "places"
         more = " (more files follow: pick it again after)" if self.more else ""
@@ -205,6 +209,15 @@ def _definitions(lookup: Lookup | None, name: str) -> list[tuple[str, str | None
         return []
 
 
+def _uses(doc: Document, sites: Sequence[tuple[int, int, str]], names: Sequence[str]) -> int:
+    """How many of `names` the site regions hold, as words in code."""
+    lines, count = doc.lines, 0
+    for first, last, _ in sites:
+        start, end = lines.starts[first], lines.starts[last + 1] if last + 1 < lines.line_count else len(doc.text)
+        count += sum(1 for n in names for m in word_pattern(n).finditer(doc.text, start, end) if in_code(doc, m.start()))
+    return count
+
+
 def _may_send(env: RequestEnv, uri: str) -> bool:
     """Whether an open document may be shown to the model at all."""
     try:
@@ -229,7 +242,8 @@ def _search(
         doc = Document(own.uri, own.text, own.version, own.language_id, env.encoding)
         far = far_sites(doc, changes, own.first, own.last, WINDOW_LINES)
         if far:
-            found.append(FileSites(own.uri, source, own.version, own.text, own.language_id, tuple(far[:MAX_SITES])))
+            found.append(FileSites(own.uri, source, own.version, own.text, own.language_id, tuple(far[:MAX_SITES]),
+                                   _uses(doc, far[:MAX_SITES], names)))
     if others is not None:
         return found + others
     candidates: dict[str, tuple[str, int | None, str | None, str]] = {}  # path -> (uri, version, text, language)
@@ -254,7 +268,8 @@ def _search(
         defines = [n for n in names if any(path == rel for path, _ in rows[n])]
         sites = find_sites(other, changes, link_of(other, rel, source, names, defines))
         if sites:
-            found.append(FileSites(uri, rel, version, text, language, tuple(sites[:MAX_SITES])))
+            found.append(FileSites(uri, rel, version, text, language, tuple(sites[:MAX_SITES]),
+                                   _uses(other, sites[:MAX_SITES], names)))
     return found
 
 
