@@ -65,7 +65,7 @@ def other_file_sites(index: PackageIndex, texts: dict[str, str], rel: str, doc: 
     found: dict[str, list[tuple[int, int, str]]] = {}
     unscored = 0
     encoding = normalize_encoding("utf-16")
-    for other in index.index.files_using(names):
+    for other in index.index.files_using(sorted({w for c in changes for w in c.words})):
         if other == rel:
             continue
         text = texts.get(other)

@@ -19,9 +19,10 @@ From the document's recent edits (`history.py`), newest first:
   a function's is the bare `name(...)`, never `obj.name(...)`. A parameter only
   renamed (nothing added, removed or defaulted) changes only the calls that pass it
   by name (`raduis=2`): only those are offered;
-- **a new member** (a line added inside a class or enum): every `match`/`case`,
-  `if`/`elif` or `switch` that names a member of it (`Color.RED`) but not the new one,
-  as the whole branching statement, which needs an arm for the new one.
+- **a new member** (a line added inside a class or enum, or a Go `const` block of a
+  named type: `members.py`): every `match`/`case`, `if`/`elif`/`else if` chain or
+  `switch` whose test names a member of it (`Color.RED`; a Go constant bare) but not
+  the new one, as the whole branching statement, which needs an arm for the new one.
 
 Every hit is an identifier in code: a match inside a comment, a docstring, a string
 literal or a regex is skipped (read from the tree; an interpolation in a string,
@@ -44,16 +45,12 @@ from tree_sitter import Node, QueryCursor
 
 from sparkls.context.queries import query
 from sparkls.documents.store import Document
-from sparkls.nextedit.history import Edit, added_names, only_renames, renames
+from sparkls.nextedit.history import Edit, only_renames, renames
+from sparkls.nextedit.members import branch_of, container_of, has_arms, new_members
+from sparkls.nextedit.tree import ancestors, lines_of, node_at
 
 WINDOW_LINES = 400  # lines searched on each side of the newest edit
 MAX_CALL_LINES = 8  # a call longer than this is shown as the line of its name
-MAX_BRANCH_LINES = 40  # a branching statement longer than this is not a candidate
-BRANCHING = frozenset({
-    "match_statement", "if_statement", "switch_statement", "switch_expression", "match_expression",
-    "expression_switch_statement", "when_expression",
-})
-CONTAINER_WORDS = ("class", "enum")
 JSDOC_REFERENCE = re.compile(r"(?P<type>\{[^{}\n]*\})|@param\s+(?:(?P<param_type>\{[^{}\n]*\})\s*)?\[?(?P<name>[\w$.]+)")
 CODE_INSIDE_TEXT = frozenset({"interpolation", "template_substitution"})  # `f"{x}"`, `${x}`
 
@@ -76,25 +73,11 @@ def word_pattern(name: str) -> re.Pattern[str]:
     return re.compile(rf"(?<![\w$]){re.escape(name)}(?![\w$])")
 
 
-def node_at(doc: Document, offset: int) -> Node | None:
-    tree = doc.tree_around(offset, offset)
-    if tree is None:
-        return None
-    byte = doc.lines.byte_point(offset)[0]
-    return tree.root_node.descendant_for_byte_range(byte, byte)
-
-
-def _ancestors(node: Node | None) -> Iterator[Node]:
-    while node is not None:
-        yield node
-        node = node.parent
-
-
 def signature_of(doc: Document, offset: int) -> tuple[str, bool] | None:
     """The name of the definition whose parameter list holds `offset`, if any, and
     whether it is a method (called as `obj.name(...)`, never as a bare `name(...)`)."""
     byte = doc.lines.byte_point(offset)[0]
-    for node in _ancestors(node_at(doc, offset)):
+    for node in ancestors(node_at(doc, offset)):
         params = node.child_by_field_name("parameters")
         name = node.child_by_field_name("name")
         if params is not None and name is not None and params.start_byte <= byte <= params.end_byte:
@@ -113,16 +96,21 @@ def is_method(definition: Node) -> bool:
     return above is not None and above.type == "block" and above.parent is not None and "class" in above.parent.type
 
 
-def in_code(doc: Document, offset: int) -> bool:
+def in_code(doc: Document, offset: int, *, literal: bool = False) -> bool:
     """Whether the word at `offset` is code: not inside a comment, a string literal (a
     docstring, a template) or a regex, unless inside an interpolation in it
     (`f"{name}"`, `${name}`) or a JSDoc tag's type or name (`_jsdoc_reference`).
-    Without a tree, all text counts as code."""
+    `literal`: what is at `offset` is a string literal itself (`"int8"`, a member of a
+    union type), code unless it is inside one of those. Without a tree, all text
+    counts as code."""
     tree = doc.tree_around(offset, offset + 1)
     if tree is None:
         return True
     start = doc.lines.byte_point(offset)[0]
-    for node in _ancestors(tree.root_node.descendant_for_byte_range(start, start + 1)):
+    for node in ancestors(tree.root_node.descendant_for_byte_range(start, start + 1)):
+        if literal and "string" in node.type and node.start_byte == start:
+            literal = False  # the literal itself: what is around it decides
+            continue
         if node.type in CODE_INSIDE_TEXT:
             return True
         if "comment" in node.type:
@@ -146,15 +134,6 @@ def _jsdoc_reference(doc: Document, offset: int) -> bool:
     )
 
 
-def container_of(doc: Document, offset: int) -> str | None:
-    """The name of the class or enum whose body holds `offset`, if any."""
-    for node in _ancestors(node_at(doc, offset)):
-        name = node.child_by_field_name("name")
-        if name is not None and any(word in node.type for word in CONTAINER_WORDS):
-            return doc.node_text(name)
-    return None
-
-
 def _is_function(node: Node) -> bool:
     """A function, method, lambda or closure: a node with a body and parameters."""
     has_parameters = node.child_by_field_name("parameters") or node.child_by_field_name("parameter")
@@ -163,7 +142,7 @@ def _is_function(node: Node) -> bool:
 
 def _owner(node: Node) -> Node | None:
     """The function a binding belongs to (a nested function's name is its parent's)."""
-    for above in _ancestors(node.parent):
+    for above in ancestors(node.parent):
         if _is_function(above) and above.child_by_field_name("name") != node:
             return above
     return None
@@ -225,7 +204,7 @@ class Scopes:
         parameter or a local), or None: then the names are the module's."""
         if self.query is None:
             return None
-        for node in _ancestors(node_at(self.doc, offset)):
+        for node in ancestors(node_at(self.doc, offset)):
             if _is_function(node) and self.bound(node).binds(names):
                 return node
         return None
@@ -291,16 +270,10 @@ def renamed_member(doc: Document, edit: Edit, new: str) -> bool:
     return definition is not None and definition[0]
 
 
-def _lines_of(node: Node) -> tuple[int, int]:
-    """The node's first and last line (a node ending at a line's start ends the line before)."""
-    last = node.end_point[0] - (1 if node.end_point[1] == 0 and node.end_point[0] > node.start_point[0] else 0)
-    return node.start_point[0], last
-
-
 def call_lines(doc: Document, offset: int, line: int) -> tuple[int, int]:
-    for node in _ancestors(node_at(doc, offset)):
+    for node in ancestors(node_at(doc, offset)):
         if "call" in node.type or "invocation" in node.type:
-            first, last = _lines_of(node)
+            first, last = lines_of(node)
             return (first, last) if last - first < MAX_CALL_LINES else (line, line)
     return line, line
 
@@ -312,22 +285,6 @@ def passes_by_name(doc: Document, first: int, last: int, names: list[str]) -> bo
     end = lines.starts[last + 1] if last + 1 < lines.line_count else len(doc.text)
     call = doc.text[lines.starts[first]:end]
     return any(re.search(rf"(?<![\w$.]){re.escape(n)}\s*=(?!=)", call) for n in names)
-
-
-def _branch_lines(doc: Document, offset: int) -> tuple[int, int] | None:
-    for node in _ancestors(node_at(doc, offset)):
-        if node.type in BRANCHING:
-            first, last = _lines_of(node)
-            return (first, last) if last - first < MAX_BRANCH_LINES else None
-    return None
-
-
-def _has_arms(doc: Document, lines: tuple[int, int], members: list[str]) -> bool:
-    """Whether the branch already names every new member (its arm was added)."""
-    starts = doc.lines.starts
-    end = starts[lines[1] + 1] if lines[1] + 1 < len(starts) else len(doc.text)
-    body = doc.text[starts[lines[0]] : end]
-    return all(re.search(rf"(?:\.|::)\s*{re.escape(m)}(?![\w$])", body) for m in members)
 
 
 def find_candidates(doc: Document, edits: list[Edit], cursor: int, *, limit: int = 3) -> list[Candidate]:
@@ -343,13 +300,15 @@ def find_candidates(doc: Document, edits: list[Edit], cursor: int, *, limit: int
     window_end = lines.starts[hi + 1] if hi + 1 < lines.line_count else len(text)
     found: list[tuple[int, int, str]] = []
 
-    def search(pattern: re.Pattern[str], scope: tuple[int, int] | None = None) -> Iterator[tuple[int, int]]:
+    def search(
+        pattern: re.Pattern[str], scope: tuple[int, int] | None = None, *, literal: bool = False
+    ) -> Iterator[tuple[int, int]]:
         start, end = window_start, window_end
         if scope is not None:
             start = max(start, lines.starts[scope[0]])
             end = min(end, lines.starts[scope[1] + 1] if scope[1] + 1 < lines.line_count else len(text))
         for match in pattern.finditer(text, start, end):
-            if in_code(doc, match.start()):  # a word in a comment or a string is no use
+            if in_code(doc, match.start(), literal=literal):  # a word in a comment or a string is no use
                 yield match.start(), lines.line_of(match.start())
 
     scopes = Scopes(doc)
@@ -361,7 +320,7 @@ def find_candidates(doc: Document, edits: list[Edit], cursor: int, *, limit: int
                     found.append((line, line, f"use of {old} (now {new})"))
                 continue
             home = scopes.home(edit.start, names)
-            scope = _lines_of(home) if home is not None else None
+            scope = lines_of(home) if home is not None else None
             for at, line in search(word_pattern(old), scope):
                 if dotted(text, at):
                     continue  # `obj.old` is a member, not the variable `old`
@@ -377,10 +336,10 @@ def find_candidates(doc: Document, edits: list[Edit], cursor: int, *, limit: int
                     first, last = call_lines(doc, at, line)
                     if keywords is None or passes_by_name(doc, first, last, keywords):
                         found.append((first, last, f"call of {name}"))
-        if doc.parses and (members := added_names(edit, text)) and (owner := container_of(doc, edit.start)) is not None:
-            for at, _ in search(re.compile(rf"(?<![\w$]){re.escape(owner)}\s*(?:\.|::)\s*\w")):
-                if (branch := _branch_lines(doc, at)) is not None and not _has_arms(doc, branch, members):
-                    found.append((*branch, f"branch on {owner}"))
+        if doc.parses and (added := new_members(doc, edit)) is not None:
+            for at, _ in search(added.pattern(), literal=added.quoted):
+                if (branch := branch_of(doc, at)) is not None and not has_arms(doc, branch, added):
+                    found.append((*branch, added.reason))
     merged: list[tuple[int, int, str]] = []
     for first, last, reason in sorted(found):
         if last >= own[0] and first <= own[1]:

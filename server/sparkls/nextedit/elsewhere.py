@@ -7,7 +7,8 @@ files follow, read from the tree:
   function (a module's or a class's), a field (`self.count = ...`, `this.count = ...`,
   a struct's or a class's field). A local's or a parameter's rename stays in its
   function, and a use renamed (not the definition) changes nothing elsewhere;
-- **a changed signature** of a function or method (an edit inside its parameter list).
+- **a changed signature** of a function or method (an edit inside its parameter list);
+- **a member added** to an enum-like type (`members.py`): its branches elsewhere need an arm.
 
 `find_sites(other, changes, link)`: the lines of another file that follow them. Every
 hit is a word in code (`candidates.in_code`: never in a comment or a string):
@@ -27,7 +28,9 @@ hit is a word in code (`candidates.in_code`: never in a comment or a string):
   that name, only through a receiver plainly of the class: `self`/`this` inside it, or
   one named after it (`job.`, `new_job.` for `Job`);
 - a changed signature: the calls (`area(`, or `obj.area(` for a method, as the lines
-  of the call); a parameter only renamed changes only the calls that pass it by name.
+  of the call); a parameter only renamed changes only the calls that pass it by name;
+- a member added: the branching statements whose test names a member of the type but
+  not the new one (`members.branch_of`), in a file that sees the module.
 
 Sites on touching lines make one region. No LSP, no I/O: the caller gives the texts.
 """
@@ -41,8 +44,9 @@ from dataclasses import dataclass, replace
 
 from sparkls.documents.store import Document
 from sparkls.nextedit.candidates import (
-    Scopes, call_lines, container_of, dotted, in_code, passes_by_name, renamed_definition, signature_of, word_pattern,
+    Scopes, call_lines, dotted, in_code, passes_by_name, renamed_definition, signature_of, word_pattern,
 )
+from sparkls.nextedit.members import NewMembers, branch_of, container_of, has_arms, new_members
 from sparkls.nextedit.history import Edit, only_renames, renames
 
 MAX_CALL_LINES = 8
@@ -58,10 +62,18 @@ class Outward:
     container: str | None = None  # the class or type a member belongs to
     keywords: tuple[str, ...] | None = None  # a signature only renamed: calls that pass these by name
     rivals: frozenset[str] = frozenset()  # other classes defining a member of that name (lower case, no `_`)
+    added: NewMembers | None = None  # members added to the type `name`: its branches need an arm
 
     @property
     def reason(self) -> str:
+        if self.added is not None:
+            return self.added.reason
         return f"use of {self.name} (now {self.new})" if self.new is not None else f"call of {self.name}"
+
+    @property
+    def words(self) -> tuple[str, ...]:
+        """The words a file that follows holds: the name, or a bare member's siblings."""
+        return (self.name, *(self.added.siblings if self.added is not None else ()))
 
 
 @dataclass(frozen=True, slots=True)
@@ -88,6 +100,8 @@ def outward_changes(doc: Document, edits: list[Edit]) -> list[Outward]:
             keywords = tuple(old for old, _ in renames(edit, text)) if only_renames(edit, text) else None
             container = container_of(doc, edit.start) if method else None
             found.append(Outward(name, member=method, container=container, keywords=keywords))
+        if (added := new_members(doc, edit)) is not None:
+            found.append(Outward(added.owner, added=added))
     unique: list[Outward] = []
     for change in found:  # the newest edit's word on a name wins
         if all(c.name != change.name for c in unique):
@@ -226,6 +240,9 @@ def find_sites(other: Document, changes: Sequence[Outward], link: Link) -> list[
                 continue
         elif not link.imports:
             continue
+        if change.added is not None:
+            found += _branches(other, change.added)
+            continue
         call = change.new is None
         pattern = re.compile(rf"(?<![\w$]){re.escape(change.name)}(?![\w$])" + (r"(?=\s*\()" if call else ""))
         for match in pattern.finditer(text):
@@ -255,6 +272,16 @@ def find_sites(other: Document, changes: Sequence[Outward], link: Link) -> list[
         else:
             merged.append((first, last, reason))
     return merged
+
+
+def _branches(doc: Document, added: NewMembers) -> list[tuple[int, int, str]]:
+    """The branches of `doc` whose test names a member of the type but not the new ones."""
+    found = []
+    for match in added.pattern().finditer(doc.text):
+        if in_code(doc, match.start(), literal=added.quoted) and (branch := branch_of(doc, match.start())) is not None:
+            if not has_arms(doc, branch, added) and (*branch, added.reason) not in found:
+                found.append((*branch, added.reason))
+    return found
 
 
 def far_sites(doc: Document, changes: Sequence[Outward], first: int, last: int, window: int) -> list[tuple[int, int, str]]:

@@ -94,10 +94,13 @@ class FollowUps:
     def title(self) -> str:
         """"Spark: update 7 call sites in 3 files", "... 4 uses of area in 2 files": the
         changes named are those that found a place (an earlier edit's may find none)."""
-        n, files = sum(f.uses or len(f.sites) for f in self.files), len(self.files)
         reasons = {reason for f in self.files for _, _, reason in f.sites}
         changes = [c for c in self.changes if c.reason in reasons] or list(self.changes)
-        if all(c.new is None for c in changes):
+        branches = all(c.added is not None for c in changes)
+        n, files = sum(len(f.sites) if branches else f.uses or len(f.sites) for f in self.files), len(self.files)
+        if branches and len(changes) == 1:
+            what = f"branch{'es' if n != 1 else ''} on {changes[0].name}"
+        elif all(c.new is None and c.added is None for c in changes):
             what = "call site" if n == 1 else "call sites"
         elif len(changes) == 1:
             what = f"use{'s' if n != 1 else ''} of {changes[0].name}"
@@ -248,11 +251,12 @@ def _search(
         return found + others
     candidates: dict[str, tuple[str, int | None, str | None, str]] = {}  # path -> (uri, version, text, language)
     opened = {env.path(uri) for uri, _, _, _ in buffers}  # read from their buffers, never from the disk
+    words = sorted({w for c in changes for w in c.words})
     for uri, version, text, language in buffers:
-        if any(n in text for n in names) and _may_send(env, uri):
+        if any(w in text for w in words) and _may_send(env, uri):
             candidates[env.path(uri)] = (uri, version, text, language)
     if lookup is not None and root is not None:
-        for rel in lookup.files_using(names, limit=MAX_SEARCHED):
+        for rel in lookup.files_using(words, limit=MAX_SEARCHED):
             if rel != source and rel not in opened:
                 candidates[rel] = (from_fs_path(str(Path(root) / rel)) or rel, None, None, language_id_for(rel))
     for rel, (uri, version, text, language) in sorted(candidates.items()):
