@@ -49,8 +49,6 @@ from sparkls.nextedit.candidates import (
 from sparkls.nextedit.members import NewMembers, branch_of, container_of, has_arms, new_members
 from sparkls.nextedit.history import Edit, only_renames, renames
 
-MAX_CALL_LINES = 8
-
 
 @dataclass(frozen=True, slots=True)
 class Outward:
@@ -118,6 +116,7 @@ def with_index(
     out = []
     for change in changes:
         rivals = {_plain(c) for path, c in rows.get(change.name, ()) if path != source and c and c != change.container}
+        rivals.discard("")
         out.append(replace(change, rivals=frozenset(rivals) if change.member else frozenset()))
     return out
 
