@@ -18,6 +18,7 @@
 
 from __future__ import annotations
 
+import asyncio
 from typing import TYPE_CHECKING, Any
 
 from lsprotocol import types
@@ -66,12 +67,18 @@ def _ask(ls: SparkServer):
     async def ask(doc: Document, edits: list, asking: Asking, previous: Asking | None) -> Suggestion | None:
         env = await ls.environment()
         env.guard.check_document(doc.uri)
-        await followups.look(ls, env, doc, edits)  # other files that follow: no model call
-        await env.fast.settled()  # on a pool: a question this one superseded has stopped streaming
-        return await ask_next_edit(
-            env, doc, edits, limit=ls.settings.next_edit.max_candidates, on_request=ls.next_edits.asked_model,
-            asking=asking, previous=previous,
-        )
+        # Other files that follow (no model call), looked for alongside the question,
+        # never in its way; a newer change cancels both.
+        looking = asyncio.ensure_future(followups.look(ls, env, doc, edits))
+        try:
+            await env.fast.settled()  # on a pool: a question this one superseded has stopped streaming
+            return await ask_next_edit(
+                env, doc, edits, limit=ls.settings.next_edit.max_candidates, on_request=ls.next_edits.asked_model,
+                asking=asking, previous=previous,
+            )
+        except asyncio.CancelledError:
+            looking.cancel()
+            raise
 
     return ask
 
