@@ -62,17 +62,14 @@ from sparkls.documents.store import DocumentStore, TextChange
 from sparkls.nextedit.candidates import WINDOW_LINES, find_candidates
 from sparkls.nextedit.service import NextEditService
 
-# language -> name -> (pin, workspace folder); none of them in recall_common.PACKAGES or corpus.py
+# language -> name -> (pin, workspace folder); none of them in recall_common.PACKAGES or corpus.py.
+# Two a language: commander is JavaScript, ajv's lib/*.ts real TypeScript; wsproto, ajv and
+# logrus came in for "add member" (the first three have few enum-like types).
 PACKAGES: dict[str, dict[str, tuple[str, str]]] = {
-    "python": {"schedule": ("1.2.2", "")},
-    "typescript": {"commander": ("12.1.0", "")},
-    "go": {"cobra": ("golang-github-spf13-cobra-dev", "github.com/spf13/cobra")},
-}
-# Measured for "add member" only (the packages above have few enum-like types); none elsewhere in bench/
-MEMBER_PACKAGES: dict[str, dict[str, tuple[str, str]]] = {
-    "python": {"wsproto": ("1.2.0", "src")},
-    "typescript": {"ajv": ("8.17.1", "lib")},
-    "go": {"logrus": ("golang-github-sirupsen-logrus-dev", "github.com/sirupsen/logrus")},
+    "python": {"schedule": ("1.2.2", ""), "wsproto": ("1.2.0", "src")},
+    "typescript": {"commander": ("12.1.0", ""), "ajv": ("8.17.1", "lib")},
+    "go": {"cobra": ("golang-github-spf13-cobra-dev", "github.com/spf13/cobra"),
+           "logrus": ("golang-github-sirupsen-logrus-dev", "github.com/sirupsen/logrus")},
 }
 FILES = {"python": (".py",), "typescript": (".js", ".ts"), "go": (".go",)}
 SKIP = re.compile(r"(^|/)(setup\.py|typings/|node_modules/|.*_test\.go$|.*\.d\.ts$)")
@@ -151,9 +148,7 @@ def oracle_locations(site: Site, refs: list[tuple[str, int, int]], texts: dict[s
 def measure(language: str, per_kind: int) -> tuple[list[Package], list[dict[str, Any]]]:
     rows = []
     pkgs = packages(language)
-    extra = packages(language, MEMBER_PACKAGES)
-    for package in pkgs + extra:
-        kinds = KINDS if package in pkgs else ("add member",)
+    for package in pkgs:
         texts = files_of(package)
         index = PackageIndex(package.root)
         store = DocumentStore()
@@ -164,7 +159,7 @@ def measure(language: str, per_kind: int) -> tuple[list[Package], list[dict[str,
             trees[rel] = doc.tree
             for site in sites(language, rel, doc):
                 by_kind[site.kind].append(site)
-        for kind in kinds:
+        for kind in KINDS:
             pool = sorted(by_kind[kind], key=lambda s: (s.rel, s.row, s.col))
             random.Random(25).shuffle(pool)
             pool = pool[: per_kind * 5]
@@ -187,7 +182,7 @@ def measure(language: str, per_kind: int) -> tuple[list[Package], list[dict[str,
                 rows.append({**score(package, site, locations, found, doc.text, elsewhere.own),
                              **score_other_files(site, locations, elsewhere, texts)})
         index.close()
-    return pkgs + extra, rows
+    return pkgs, rows
 
 
 def score_other_files(site: Site, locations, elsewhere: OtherSites, texts: dict[str, str]) -> dict[str, Any]:
@@ -302,11 +297,15 @@ def main() -> int:
         pkgs, rows = measure(language, args.per_kind)
         everything += rows
         from oracles.definitions import tool_version
-        names = ', '.join(f"{p.name} {p.version}{' (add member only)' if p.name in MEMBER_PACKAGES[language] else ''}" for p in pkgs)
-        print(f"\n{language}: {names}; oracle {tool_version(language)}")
+        print(f"\n{language}: {', '.join(f'{p.name} {p.version}' for p in pkgs)}; oracle {tool_version(language)}")
+        for package in pkgs:
+            print(f" {package.name} {package.version}")
+            print("\n".join(table([r for r in rows if r["package"] == package.name])))
+        print(f" {language}, {' and '.join(p.name for p in pkgs)} together")
         print("\n".join(table(rows)))
-        for kind in KINDS:
-            ks = [r for r in rows if r["kind"] == kind]
+        for kind, package in ((k, p.name) for p in pkgs for k in KINDS):  # the examples, per package
+            ks = [r for r in rows if r["kind"] == kind and r["package"] == package]
+            kind = f"{package} {kind}"
             missed = [(r, m) for r in ks for m in r["missed"]][: args.examples]
             extra = [(r, e) for r in ks for e in r["extra"]][: args.examples]
             for r, (line, text) in missed:
@@ -321,9 +320,11 @@ def main() -> int:
                       f"{r['name']} at {r['file']}:{r['line']}): {text}")
     print("\nwhy: oracle locations in no candidate (missed), and candidate regions holding none (extra), by what their lines show")
     for language in args.language or list(PACKAGES):
-        ls = [r for r in everything if r["language"] == language]
-        print(f"  {language}: missed {dict(Counter(c for r in ls for c in r['miss_causes']).most_common())}")
-        print(f"  {language}: extra  {dict(Counter(c for r in ls for c in r['extra_causes']).most_common())}")
+        for package in [*PACKAGES[language], None]:
+            ls = [r for r in everything if r["language"] == language and package in (None, r["package"])]
+            label = f"{language} {package or 'together'}"
+            print(f"  {label}: missed {dict(Counter(c for r in ls for c in r['miss_causes']).most_common())}")
+            print(f"  {label}: extra  {dict(Counter(c for r in ls for c in r['extra_causes']).most_common())}")
     if args.json:
         Path(args.json).write_text(json.dumps(everything, indent=1))
     return 0

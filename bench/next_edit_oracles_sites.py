@@ -121,7 +121,8 @@ def sites(language: str, rel: str, doc) -> list[Site]:
             if t in FUNCTIONS["typescript"]:
                 params = n.child_by_field_name("parameters")
                 for p in params.named_children if params is not None else []:
-                    pn = p if p.type == "identifier" else p.child_by_field_name("left")
+                    # JavaScript: `a`, `a = 1`; TypeScript: `a: T`, `a?: T` (`pattern`)
+                    pn = p if p.type == "identifier" else (p.child_by_field_name("left") or p.child_by_field_name("pattern"))
                     if pn is not None and pn.type == "identifier":
                         add("parameter", pn, _lines(n))
             elif t == "class_declaration":
