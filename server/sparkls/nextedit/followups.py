@@ -148,6 +148,25 @@ class FollowUpBook:
         if follow_ups is not None:
             self._by_uri[uri] = follow_ups
 
+    def keep(
+        self, uri: str, found: FollowUps | None, *, ahead: Callable[[FollowUps], asyncio.Task[Answered]] | None = None
+    ) -> list[FileSites]:
+        """Keep `found` for `uri`, asked ahead with `ahead` (the last answers asked
+        ahead are taken over when the files are the same: never asked twice); the
+        other open documents among its files that were not among the last ones (each
+        to be asked for its own next edit)."""
+        previous = self._by_uri.get(uri)
+        if found is not None and ahead is not None:
+            if previous is not None and previous.ahead is not None and previous.files == found.files:
+                found.ahead, previous.ahead = previous.ahead, None
+            else:
+                found.ahead = ahead(found)
+        self.put(uri, found)
+        if found is None:
+            return []
+        asked = set(previous.files) if previous is not None else set()
+        return [f for f in found.files if f.uri != found.uri and f.version is not None and f not in asked]
+
     def forget(self, uri: str) -> None:
         old = self._by_uri.pop(uri, None)
         if old is not None and old.ahead is not None:

@@ -28,7 +28,7 @@ from sparkls.lsp.handlers.actions import Contribution, command_action, contribut
 from sparkls.lsp.server import SparkServer
 
 if TYPE_CHECKING:
-    from sparkls.nextedit.followups import Answered, FollowUps
+    from sparkls.nextedit.followups import Answered, FileSites, FollowUps
     from sparkls.nextedit.history import Edit
     from sparkls.request.environment import RequestEnv
 
@@ -41,7 +41,7 @@ REWRITE = types.CodeActionKind.RefactorRewrite
 
 async def look(ls: SparkServer, env: RequestEnv, doc: Document, edits: list[Edit]) -> None:
     """Find and keep `doc`'s follow-ups in other files (and ask ahead, by setting)."""
-    from sparkls.nextedit.followups import ask, look as find
+    from sparkls.nextedit.followups import look as find
 
     mode = ls.settings.next_edit.other_files
     if mode == "off":
@@ -58,27 +58,26 @@ async def look(ls: SparkServer, env: RequestEnv, doc: Document, edits: list[Edit
         return
     if doc.version != version or not ls.documents.is_open(doc.uri, doc):
         return  # typed on meanwhile: the next question looks again
-    previous = book.latest(doc.uri)
-    if found is not None and mode == "ahead":
-        if previous is not None and previous.ahead is not None and previous.files == found.files:
-            found.ahead, previous.ahead = previous.ahead, None  # the same question: not asked twice
-        else:
-            found.ahead = asyncio.ensure_future(ask(env, found))
-            found.ahead.add_done_callback(_quiet)
-    book.put(doc.uri, found)
+    followers = book.keep(doc.uri, found, ahead=(lambda f: _ask_ahead(env, f)) if mode == "ahead" else None)
     if found is not None:
-        _suggest_in_open_documents(ls, env, found, previous)
+        _suggest_in_open_documents(ls, env, found, followers)
 
 
-def _suggest_in_open_documents(ls: SparkServer, env: RequestEnv, found: FollowUps, previous: FollowUps | None) -> None:
+def _ask_ahead(env: RequestEnv, found: FollowUps) -> asyncio.Task[Answered]:
+    from sparkls.nextedit.followups import ask
+
+    task = asyncio.ensure_future(ask(env, found))
+    task.add_done_callback(_quiet)
+    return task
+
+
+def _suggest_in_open_documents(ls: SparkServer, env: RequestEnv, found: FollowUps, followers: list[FileSites]) -> None:
     """Each other open document that follows gets its next edit, as the edited one does
-    (at most `MAX_OPEN_DOCUMENTS`; one asked for the same sites already is not asked again)."""
+    (at most `MAX_OPEN_DOCUMENTS`)."""
     from sparkls.nextedit.ask import ask_follow_up, prepare_follow_up
 
-    asked = set(previous.files) if previous is not None else set()
     settings = ls.settings.next_edit
-    opened = [f for f in found.files if f.uri != found.uri and f.version is not None and f not in asked]
-    for file in opened[:MAX_OPEN_DOCUMENTS]:
+    for file in followers[:MAX_OPEN_DOCUMENTS]:
         if not ls.documents.has(file.uri) or ls.documents.get(file.uri).version != file.version:
             continue
         other = ls.documents.get(file.uri)
