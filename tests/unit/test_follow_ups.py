@@ -4,6 +4,7 @@ the multi-region answer (`read_answers`) and the action's title."""
 
 from __future__ import annotations
 
+import asyncio
 import pytest
 
 from sparkls.documents.store import DocumentStore
@@ -288,3 +289,29 @@ def test_the_action_counts_uses_and_names_only_the_changes_that_found_a_place():
     site = FileSites("file:///w/a.py", "a.py", None, "", "python", ((0, 1, rename.reason),), uses=2)
     follow = FollowUps("file:///w/s.py", "s.py", 1, (unused, rename), (), (site,))
     assert follow.title == "Spark: update 2 uses of area in 1 file"
+
+
+async def test_the_book_keeps_asks_ahead_once_and_names_the_open_followers_not_asked_yet():
+    from sparkls.nextedit.followups import FollowUpBook
+
+    opened = FileSites("file:///w/b.py", "b.py", 3, "x", "python", ((0, 0, "r"),))
+    on_disk = FileSites("file:///w/c.py", "c.py", None, "x", "python", ((0, 0, "r"),))
+    book, asked = FollowUpBook(), []
+
+    def ahead(found):
+        asked.append(found)
+        return asyncio.ensure_future(asyncio.sleep(60))
+
+    first = FollowUps("file:///w/a.py", "a.py", 1, (Outward("area", "s"),), (), (opened, on_disk))
+    assert book.keep(first.uri, first, ahead=ahead) == [opened]  # b.py is open; c.py is not
+    answer = first.ahead
+    again = FollowUps(first.uri, "a.py", 2, first.changes, (), (opened, on_disk))
+    assert book.keep(again.uri, again, ahead=ahead) == []  # b.py asked already
+    assert asked == [first] and again.ahead is answer and not answer.cancelled()
+    assert book.get(first.uri, 1) is None and book.get(first.uri, 2) is again
+    moved = FollowUps(first.uri, "a.py", 3, first.changes, (), (on_disk,))
+    book.keep(moved.uri, moved, ahead=ahead)
+    await asyncio.sleep(0)
+    assert asked == [first, moved] and answer.cancelled()  # other files: asked anew, the old answer dropped
+    book.forget(first.uri)
+    assert book.held() == 0
