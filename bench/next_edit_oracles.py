@@ -141,8 +141,23 @@ def oracle_locations(site: Site, refs: list[tuple[str, int, int]], texts: dict[s
             line = texts[rel].split("\n")[row]
             if not re.match(r"\s*\(", line[col + len(site.name):]):
                 continue  # a reference that is not a call
+            if trees and _defines(trees.get(rel), row, col, len(site.name)):
+                continue  # `render(opts) {`: an override's or another implementation's definition, no call
         out.append((rel, row, col))
     return sorted(set(out))
+
+
+DEFINITIONS = {"function_definition", "function_declaration", "method_definition", "method_declaration",
+               "method_signature", "abstract_method_signature", "function_signature"}
+
+
+def _defines(tree, row: int, col: int, length: int) -> bool:
+    """Whether the name at (row, col) is the name of a function's or method's definition."""
+    if tree is None:
+        return False
+    node = tree.root_node.descendant_for_point_range((row, col), (row, col + length))
+    return node is not None and node.parent is not None and node.parent.type in DEFINITIONS \
+        and node.parent.child_by_field_name("name") == node
 
 
 def measure(language: str, per_kind: int) -> tuple[list[Package], list[dict[str, Any]]]:

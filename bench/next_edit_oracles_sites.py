@@ -94,7 +94,8 @@ def sites(language: str, rel: str, doc) -> list[Site]:
         if language == "python":
             if t == "function_definition":
                 name, params = n.child_by_field_name("name"), n.child_by_field_name("parameters")
-                in_class = n.parent is not None and n.parent.parent is not None and n.parent.parent.type == "class_definition"
+                outer = n.parent if n.parent is not None and n.parent.type == "decorated_definition" else n  # @property
+                in_class = outer.parent is not None and outer.parent.parent is not None and outer.parent.parent.type == "class_definition"
                 if fn is None:
                     add("method" if in_class else "function", name)
                     add_parameter(n, name, params)
