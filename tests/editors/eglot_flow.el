@@ -7,9 +7,12 @@
 ;;   SPARKLS_EMACS_FILE     the Python file to open
 ;;   SPARKLS_EMACS_FLOW     JSON, each step optional, in this order: {"quickfix": {"diagnostic"},
 ;;                          "edits": [STEP...], "refine": INSTRUCTION, "slow": SLOW,
-;;                          "context": LINE, "task": STEP}, where STEP is {"line",
-;;                          "select" | "to_line", "instruction"} and SLOW a STEP with
-;;                          "type_line", "type" (typed meanwhile), "idle" (then idle)
+;;                          "context": LINE, "task": STEP, "follow_ups": RENAME}, where
+;;                          STEP is {"line", "select" | "to_line", "instruction"}, SLOW a
+;;                          STEP with "type_line", "type" (typed meanwhile), "idle" (then
+;;                          idle), and RENAME {"line", "name", "type", "pick", "other",
+;;                          "closed"}: NAME on LINE typed over with TYPE, the action whose
+;;                          title starts with PICK picked; OTHER visited first, CLOSED not
 ;;   SPARKLS_EMACS_RESULT   where to write the JSON result
 ;;   SPARKLS_EMACS_TIMEOUT  seconds, the bound on each wait (default 20)
 ;; The harness only observes (advice) and types: the set-up, the commands, eglot's
@@ -26,6 +29,8 @@
 ;; ones (`jsonrpc-async-request') alike.
 (defvar flow-requests nil)
 (defvar flow-messages nil "What reached the echo area, newest first.")
+(defvar flow-logs nil "The server's window/logMessage texts, newest first.")
+(defvar flow-prompts nil "The y-or-n-p questions asked, newest first: (PROMPT ANSWER).")
 (defvar flow-env
   (list :docs (getenv "SPARKLS_EMACS_DOCS")
         :file (getenv "SPARKLS_EMACS_FILE")
@@ -76,6 +81,17 @@
     (when text (push text flow-messages))
     text))
 
+(defun flow-observe-notifications (_server method &rest params)
+  "Before eglot handles a notification: remember the server's log lines."
+  (when (eq method 'window/logMessage)
+    (push (plist-get params :message) flow-logs)))
+
+(defun flow-observe-questions (ask prompt)
+  "Around `y-or-n-p': remember the question and the answer typed."
+  (let ((answer (funcall ask prompt)))
+    (push (list prompt answer) flow-prompts)
+    answer))
+
 (defun flow-idle ()
   "Be idle for a moment, as a user who stops typing: run the idle timers, as the
 command loop does (batch Emacs never goes idle by itself)."
@@ -83,8 +99,26 @@ command loop does (batch Emacs never goes idle by itself)."
     (timer-event-handler timer)))
 
 (defun flow-observe-actions (actions &rest _)
-  "Before eglot executes a code action: the titles it had to choose from."
-  (flow-set "offered" (vconcat (mapcar (lambda (a) (plist-get a :title)) actions))))
+  "Before eglot executes a code action: the titles it had to choose from, in \"menus\"
+\(each menu), and in \"offered\" (the first)."
+  (let ((titles (vconcat (mapcar (lambda (a) (plist-get a :title)) actions))))
+    (unless (gethash "offered" flow-result) (flow-set "offered" titles))
+    (flow-set "menus" (vconcat (gethash "menus" flow-result) (list titles)))))
+
+(defun flow-observe-server-requests (_server method &rest params)
+  "Before eglot handles a server's request: each workspace/applyEdit's documents and
+versions, in \"applied_edits\"."
+  (when (eq method 'workspace/applyEdit)
+    (let ((edit (plist-get params :edit)))
+      (flow-set "applied_edits"
+                (vconcat (gethash "applied_edits" flow-result)
+                         (list (list :changes (and (plist-get edit :changes) t)
+                                     :documents
+                                     (vconcat (mapcar (lambda (change)
+                                                        (let ((doc (plist-get change :textDocument)))
+                                                          (list :uri (plist-get doc :uri)
+                                                                :version (plist-get doc :version))))
+                                                      (plist-get edit :documentChanges))))))))))
 
 (defun flow-type (&rest keys)
   "Type KEYS (key descriptions and literal strings) through the command loop."
@@ -192,6 +226,56 @@ the start of line :type_line), idle or not (:idle): what happened, for the test.
                                    :arguments (plist-get (nth 1 entry) :arguments))
                              (nth 2 entry)))))
 
+(defun flow-action-titles ()
+  "The titles of the code actions at point (eglot's own request, not interactive)."
+  (mapcar (lambda (a) (plist-get a :title)) (eglot-code-actions (point))))
+
+(defun flow-buffer (path)
+  "What Emacs holds for PATH: whether a buffer visits it, modified or not, its text."
+  (let ((buffer (find-buffer-visiting path)))
+    (list :visited (and buffer t)
+          :modified (and buffer (buffer-modified-p buffer) t)
+          :managed (and buffer (buffer-local-value 'eglot--managed-mode buffer) t)
+          :text (and buffer (with-current-buffer buffer
+                              (buffer-substring-no-properties (point-min) (point-max))))
+          :disk (with-temp-buffer (insert-file-contents path) (buffer-string)))))
+
+(defun flow-follow-ups (step)
+  "Visit STEP's :other; once the server has indexed the workspace, rename the function
+by typing over its name at its def; wait until the code actions list \"Spark: update\",
+pick it with `eglot-code-actions' and answer eglot's question with y."
+  (let ((other (plist-get step :other))
+        (closed (plist-get step :closed))
+        (pick (plist-get step :pick)))
+    (find-file-noselect other)
+    (flow-wait "the workspace index"
+               (lambda () (cl-some (lambda (m) (string-prefix-p "workspace index:" m)) flow-logs)))
+    (flow-goto-line (plist-get step :line))
+    (search-forward (plist-get step :name) (line-end-position))
+    (flow-type (kbd "M-DEL") (plist-get step :type))
+    (flow-idle) ; eglot sends the typing after idle time
+    (let ((deadline (+ (float-time) (plist-get flow-env :timeout))))
+      (while (not (cl-some (lambda (title) (string-prefix-p pick title)) (flow-action-titles)))
+        (when (> (float-time) deadline)
+          (error "Timed out waiting for %s among the code actions" pick))
+        (accept-process-output nil 0.05)))
+    (let ((before (length flow-requests))
+          (questions (length flow-prompts)))
+      ;; The menu's completion: the start of the title, TAB, RET; then y RET to eglot's
+      ;; question (in batch mode `y-or-n-p' reads a line).
+      (flow-type (kbd "M-x") "eglot-code-actions\r" pick "\t\r" "y\r")
+      (let ((command (cl-find :workspace/executeCommand (butlast flow-requests before) :key #'car)))
+        (unless command (error "%s ran no command" pick))
+        (flow-wait "the follow-ups command to be answered" (lambda () (nth 2 command)))
+        (flow-set "follow_ups"
+                  (list :arguments (plist-get (nth 1 command) :arguments)
+                        :answer (nth 2 command)
+                        :questions (vconcat (mapcar (lambda (q) (list :prompt (car q) :answer (cadr q)))
+                                                    (reverse (butlast flow-prompts questions))))
+                        :this (flow-buffer (buffer-file-name))
+                        :other (flow-buffer other)
+                        :closed (flow-buffer closed)))))))
+
 (defun flow-commands ()
   "The workspace/executeCommand requests, oldest first, for the result."
   (vconcat
@@ -213,8 +297,11 @@ the start of line :type_line), idle or not (:idle): what happened, for the test.
     (advice-add 'jsonrpc-async-request :around #'flow-observe-async)
     (advice-add 'eglot--read-execute-code-action :before #'flow-observe-actions)
     (advice-add 'message :around #'flow-observe-messages)
+    (advice-add 'y-or-n-p :around #'flow-observe-questions)
     (load (plist-get flow-env :docs) nil t)
     (require 'eglot)
+    (advice-add 'eglot-handle-notification :before #'flow-observe-notifications)
+    (advice-add 'eglot-handle-request :before #'flow-observe-server-requests)
     (flow-set "eglot" (locate-library "eglot"))
     (flow-set "emacs" emacs-version)
     (transient-mark-mode 1)
@@ -249,6 +336,9 @@ the start of line :type_line), idle or not (:idle): what happened, for the test.
     (when-let ((step (plist-get flow :task)))
       (flow-task step)
       (flow-step "task"))
+    (when-let ((step (plist-get flow :follow_ups)))
+      (flow-follow-ups step)
+      (flow-step "follow-ups"))
     (flow-set "commands" (flow-commands))
     (flow-set "methods" (vconcat (mapcar (lambda (r) (symbol-name (car r))) (reverse flow-requests))))
     (flow-set "messages" (vconcat (reverse flow-messages)))

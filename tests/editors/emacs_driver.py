@@ -35,7 +35,21 @@ FLOW = {
     "refine": REFINE,
     "context": 6,
     "task": {"line": 4, "to_line": 6, "instruction": TASK},
+    "follow_ups": {"line": 4, "name": "area", "type": "circle_area", "pick": "Spark: update"},
 }
+
+# Two more files of the project use `area`: report.py, visited in Emacs just before the
+# follow-ups step, and summary.py, never visited. Last, `area` is renamed by typing over
+# it in `def area(r):` (line 4), and "Spark: update ..." updates both: the import and the
+# call in each, not the string nor the comment. The edits step's rename of the parameter
+# `radius`, still among the recent edits, finds no call passing it by name.
+OTHER_FILE = "report.py"
+OTHER_TEXT = 'from shapes import area\n\nprint("Area of a circle:", area(2))\n'
+CLOSED_FILE = "summary.py"
+CLOSED_TEXT = "from shapes import area\n\n\ndef total(radii):\n    # the area of each\n    return sum(area(r) for r in radii)\n"
+FOLLOW_UPS_TITLE = "Spark: update 4 uses of area in 2 files"
+OTHER_FOLLOWED = OTHER_TEXT.replace("import area", "import circle_area").replace("area(2)", "circle_area(2)")
+CLOSED_FOLLOWED = CLOSED_TEXT.replace("import area", "import circle_area").replace("(area(r)", "(circle_area(r)")
 
 # An edit against a slow model, with a line typed at the top of the file meanwhile.
 # With "idle", the user stops typing before the model answers (eglot then sends the
@@ -64,6 +78,12 @@ def run_flow(
 ) -> tuple[EditorRun, Path]:
     """Run the flow (the whole of FLOW unless told) once; returns the run and the edited file."""
     path = write_workspace(tmp / "project", emulator_url)
+    flow = flow or FLOW
+    if "follow_ups" in flow:
+        other, closed = path.parent / OTHER_FILE, path.parent / CLOSED_FILE
+        other.write_text(OTHER_TEXT, encoding="utf-8")
+        closed.write_text(CLOSED_TEXT, encoding="utf-8")
+        flow = {**flow, "follow_ups": {**flow["follow_ups"], "other": str(other), "closed": str(closed)}}
     docs = tmp / "sparkls-docs.el"
     blocks = [block("emacs.md", "elisp", heading, nth) for heading, nth in DOC_BLOCKS]
     docs.write_text("\n".join(blocks), encoding="utf-8")
@@ -72,7 +92,7 @@ def run_flow(
         tmp / "home",
         SPARKLS_EMACS_DOCS=str(docs),
         SPARKLS_EMACS_FILE=str(path),
-        SPARKLS_EMACS_FLOW=json.dumps(flow or FLOW),
+        SPARKLS_EMACS_FLOW=json.dumps(flow),
         SPARKLS_EMACS_RESULT=str(result),
         SPARKLS_EMACS_TIMEOUT=str(timeout / 3),
     )

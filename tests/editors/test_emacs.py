@@ -8,7 +8,20 @@ import pytest
 
 from tests.editors.docs import code_blocks
 from tests.editors.driver import require, unavailable
-from tests.editors.emacs_driver import SLOW_EXPECTED, TYPED, eglot_available, run_flow, slow_flow
+from tests.editors.emacs_driver import (
+    CLOSED_FILE,
+    CLOSED_FOLLOWED,
+    CLOSED_TEXT,
+    FOLLOW_UPS_TITLE,
+    OTHER_FILE,
+    OTHER_FOLLOWED,
+    OTHER_TEXT,
+    SLOW_EXPECTED,
+    TYPED,
+    eglot_available,
+    run_flow,
+    slow_flow,
+)
 from tests.editors.workspace import (
     EDIT_NAME,
     REFINED,
@@ -30,7 +43,8 @@ def emacs() -> str:
 
 @pytest.fixture(scope="module")
 def flow(emacs, keyless_emulator_process, tmp_path_factory):
-    """One run of the user's flow: quick fix, two edits with an instruction, save."""
+    """One run of the user's flow: quick fix, two edits with an instruction, refine, save,
+    context view, task, and last a renamed function's follow-ups in two other files."""
     keyless_emulator_process.reset()
     run, path = run_flow(emacs, tmp_path_factory.mktemp("emacs"), keyless_emulator_process.url)
     assert run.returncode == 0 and "error" not in run.result, run.explain()
@@ -53,8 +67,9 @@ def slow(request, emacs, keyless_emulator_process, tmp_path_factory):
 
 def test_flow_saves_the_edited_file(flow):
     """The quick fix, both edits and the refine land in the buffer, and saving writes them."""
-    _, path = flow
+    result, path = flow
     assert path.read_text(encoding="utf-8") == REFINED
+    assert result["steps"] == ["quick fix", "edit", "edit", "refine", "context view", "task", "follow-ups"]
 
 
 def test_quick_fix_runs_the_edit_command(flow):
@@ -177,3 +192,46 @@ def test_context_view_opens_the_servers_file(flow):
     result, _ = flow
     context = result["context"]
     assert context["path"] and context["buffer"] == context["path"].rsplit("/", 1)[-1]
+
+
+def test_follow_ups_are_listed_and_update_both_files(flow):
+    """`area` renamed by typing at its def: eglot-code-actions lists "Spark: update 4 uses of
+    area in 2 files"; picked, one fast-tier question per file, one workspace/applyEdit
+    renames the import and the call in report.py (visited) and summary.py (not visited)."""
+    result, path = flow
+    assert FOLLOW_UPS_TITLE in result["menus"][-1]
+    done = result["follow_ups"]
+    assert done["arguments"] == [{"uri": path.as_uri()}]
+    answer = done["answer"]["result"]
+    assert answer["applied"] is True and answer["model_calls"] == 2 and answer["regions_rewritten"] == 4, answer
+    assert [(f["path"], f["edits"]) for f in answer["files"]] == [(OTHER_FILE, 2), (CLOSED_FILE, 2)]
+    assert done["other"]["text"] == OTHER_FOLLOWED and done["closed"]["text"] == CLOSED_FOLLOWED
+    assert "# the area of each" in CLOSED_FOLLOWED and '"Area of a circle:"' in OTHER_FOLLOWED  # not code: kept
+    assert done["this"]["text"].startswith("import math\n\n\ndef circle_area(r):")
+
+
+def test_follow_ups_edit_is_versioned(flow):
+    """The edit is one workspace/applyEdit with documentChanges: report.py at eglot's version,
+    summary.py (not visited) with version null."""
+    result, path = flow
+    last = result["applied_edits"][-1]
+    versions = {d["uri"].rsplit("/", 1)[-1]: d["version"] for d in last["documents"]}
+    assert last["changes"] is None and set(versions) == {OTHER_FILE, CLOSED_FILE}
+    assert isinstance(versions[OTHER_FILE], int) and versions[CLOSED_FILE] is None
+
+
+def test_follow_ups_ask_first_then_visit_the_other_file_unsaved(flow):
+    """Eglot 1.9 asks "[eglot] Server wants to edit: ... Proceed?" naming both files (a file
+    not visited forces the question, confirmations off or not); then it visits summary.py
+    and edits it without saving; report.py is edited unsaved too."""
+    result, path = flow
+    done = result["follow_ups"]
+    (question,) = done["questions"]
+    assert question["answer"] is True
+    prompt = question["prompt"]
+    assert prompt.startswith("[eglot] Server wants to edit:") and prompt.rstrip().endswith("Proceed?")
+    assert str(path.parent / OTHER_FILE) in prompt and str(path.parent / CLOSED_FILE) in prompt
+    closed = done["closed"]
+    assert closed["visited"] is True and closed["modified"] is True
+    assert closed["disk"] == CLOSED_TEXT == (path.parent / CLOSED_FILE).read_text(encoding="utf-8")
+    assert done["other"]["modified"] is True and done["other"]["disk"] == OTHER_TEXT
