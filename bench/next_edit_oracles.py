@@ -6,8 +6,8 @@ a parameter, a function, a method, a class (a Go struct), a field (deletes the n
 at its declaration, then types `<name>Next` one key at a time), adds a parameter
 to a function (types `, extra` before its `)`, Go `, extra int`), or adds a member to
 an enum-like type (a new line `NEXT = 99`, `Next,`, `| "next"`, `<A>Next` in a Python
-Enum, a TS enum or string union, a Go `iota` block: `oracles/members.py`; on the
-packages of `MEMBER_PACKAGES` too, for that kind only). Each keystroke is a
+Enum, a TS enum or string union, a Go `iota` block: `oracles/members.py`); every kind
+on two packages a language, reported per package and per language. Each keystroke is a
 `TextChange` applied to a sparkls `Document` (`DocumentStore.change`, what `didChange`
 does) and recorded by the server's own `NextEditService.record`; then the benchmark
 calls `find_candidates` (nextedit/candidates.py) on that document and history, as the
