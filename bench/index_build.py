@@ -43,11 +43,15 @@ from __future__ import annotations
 import argparse
 import asyncio
 import json
+import os
 import shutil
+import sqlite3
 import statistics
+import subprocess
 import sys
 import tempfile
 import time
+import zlib
 from pathlib import Path
 from typing import Any
 
@@ -91,26 +95,55 @@ def restart(root: Path, db_path: Path) -> tuple[float, int, int, int]:
         return seconds, stats.scanned, stats.parsed, index.counts()[1]
 
 
-def measure_tree(label: str, root: Path, runs: int, scratch: Path) -> dict[str, Any]:
-    cold, warm = [], []
-    scanned = parsed = symbols = 0
+def database_figures(db_path: Path) -> dict[str, int]:
+    """The database's size (with its -wal) and the rows of each table, once closed."""
+    sizes = sum(Path(f"{db_path}{suffix}").stat().st_size for suffix in ("", "-wal") if Path(f"{db_path}{suffix}").exists())
+    with sqlite3.connect(db_path) as db:
+        tables = [name for (name,) in db.execute(
+            "SELECT name FROM sqlite_master WHERE type = 'table' AND sql NOT LIKE 'CREATE VIRTUAL TABLE%'")]
+        rows = {name: db.execute(f'SELECT count(*) FROM "{name}"').fetchone()[0] for name in tables}
+        if "file_words" in tables:  # schema 3: a file's words in one blob; rows_words counts (file, word) pairs
+            rows["words"] = sum(len(zlib.decompress(blob).split()) for (blob,) in db.execute("SELECT words FROM file_words"))
+    db.close()
+    return {"bytes": sizes, **{f"rows_{name}": count for name, count in rows.items()}}
+
+
+def one_tree(root: Path, db_path: Path) -> dict[str, Any]:
+    """One cold build into a fresh `db_path`, then one warm build (a restart)."""
+    cold, scanned, parsed, symbols = restart(root, db_path)
+    assert parsed == scanned  # a fresh database parses every file
+    warm, _, warm_parsed, _ = restart(root, db_path)
+    assert warm_parsed == 0
+    return {"cold_s": cold, "warm_s": warm, "files": scanned, "symbols": symbols, **database_figures(db_path)}
+
+
+def measure_tree(label: str, root: Path, runs: int, scratch: Path, builds: dict[str, str]) -> list[dict[str, Any]]:
+    """`runs` cold + warm builds of `root` by each of `builds` (name -> its server/
+    folder), alternating, each in a process of its own that imports that build."""
+    got: dict[str, list[dict[str, Any]]] = {name: [] for name in builds}
     for run in range(runs):
-        db_path = scratch / f"{label}-{run}.sqlite3"
-        seconds, scanned, parsed, symbols = restart(root, db_path)
-        cold.append(seconds)
-        assert parsed == scanned  # a fresh database parses every file
-        seconds, _, warm_parsed, _ = restart(root, db_path)
-        warm.append(seconds)
-        assert warm_parsed == 0
-    return {
-        "label": label,
-        "files": scanned,
-        "symbols": symbols,
-        "cold_p50_s": pct(cold, 50),
-        "cold_min_s": min(cold),
-        "warm_p50_ms": pct(warm, 50) * 1000,
-        "warm_min_ms": min(warm) * 1000,
-    }
+        for name, source in builds.items():
+            db_path = scratch / f"{name}-{run}-{len(got[name])}.sqlite3"
+            done = subprocess.run(
+                [sys.executable, __file__, "--one-tree", str(root), str(db_path)],
+                env={**os.environ, "PYTHONPATH": os.pathsep.join([source, str(Path(__file__).parent)])},
+                check=True, capture_output=True, text=True,
+            )
+            got[name].append(json.loads(done.stdout))
+            for suffix in ("", "-wal", "-shm"):
+                Path(f"{db_path}{suffix}").unlink(missing_ok=True)
+    rows = []
+    for name, results in got.items():
+        cold = [r["cold_s"] for r in results]
+        warm = [r["warm_s"] for r in results]
+        last = results[-1]
+        rows.append({
+            "label": label, "build": name, "files": last["files"], "symbols": last["symbols"],
+            "cold_p50_s": pct(cold, 50), "cold_p95_s": pct(cold, 95),
+            "warm_p50_ms": pct(warm, 50) * 1000, "warm_p95_ms": pct(warm, 95) * 1000,
+            "mb": last["bytes"] / 1e6, "rows_words": last.get("rows_words", 0),
+        })
+    return rows
 
 
 def measure_extract(label: str, path: Path, runs: int = 30) -> dict[str, Any]:
@@ -137,7 +170,7 @@ def measure_extract(label: str, path: Path, runs: int = 30) -> dict[str, Any]:
     }
 
 
-def corpus(runs: int) -> dict[str, Any]:
+def corpus(runs: int, builds: dict[str, str]) -> dict[str, Any]:
     roots = corpus_roots()
     per_package = {name: source_files(root) for name, root in roots.items()}
     largest = max(per_package, key=lambda name: len(per_package[name]))
@@ -149,9 +182,9 @@ def corpus(runs: int) -> dict[str, Any]:
         for number in range(3):
             shutil.copytree(everything, copies / f"copy{number}")
         trees = [
-            measure_tree(f"{largest} (largest)", roots[largest], runs, scratch),
-            measure_tree("all 5 packages", everything, runs, scratch),
-            measure_tree("all 5, three copies", copies, runs, scratch),
+            *measure_tree(f"{largest} (largest)", roots[largest], runs, scratch, builds),
+            *measure_tree("all 5 packages", everything, runs, scratch, builds),
+            *measure_tree("all 5, three copies", copies, runs, scratch, builds),
         ]
 
     files = [path for paths in per_package.values() for path in paths]
@@ -168,12 +201,17 @@ def corpus(runs: int) -> dict[str, Any]:
     ]
     generated.unlink()
 
-    print(f"symbol index build, p50 (min) over {runs} runs; cold = fresh database, warm = restart")
-    print(f"  {'tree':<24}{'files':>7}{'symbols':>9}{'cold s':>16}{'warm ms':>18}")
+    print(f"symbol index build, p50 / p95 over {runs} runs (builds alternating); cold = fresh database, warm = restart")
+    print("| tree | build | files | symbols | cold s p50 / p95 | × first | warm ms p50 / p95 | database MB | × first | words rows |")
+    print("|---|---|---|---|---|---|---|---|---|---|")
+    firsts: dict[str, dict[str, Any]] = {}
     for row in trees:
+        first = firsts.setdefault(row["label"], row)
         print(
-            f"  {row['label']:<24}{row['files']:>7}{row['symbols']:>9}"
-            f"{row['cold_p50_s']:>9.2f} ({row['cold_min_s']:.2f}){row['warm_p50_ms']:>11.1f} ({row['warm_min_ms']:.1f})"
+            f"| {row['label']} | {row['build']} | {row['files']:,} | {row['symbols']:,} "
+            f"| {row['cold_p50_s']:.2f} / {row['cold_p95_s']:.2f} | {row['cold_p50_s'] / first['cold_p50_s']:.2f} "
+            f"| {row['warm_p50_ms']:.1f} / {row['warm_p95_ms']:.1f} | {row['mb']:.1f} | {row['mb'] / first['mb']:.2f} "
+            f"| {row['rows_words']:,} |"
         )
     print("extract_symbols on one parsed file, p50 (min) over 30 runs; parse time for scale")
     print(f"  {'file':<36}{'lines':>7}{'KB':>7}{'symbols':>9}{'extract ms':>18}{'parse ms':>10}")
@@ -324,15 +362,24 @@ def main() -> int:
     parser.add_argument("--files", default="1000,10000", help="server: workspace sizes, comma-separated")
     parser.add_argument("--rounds", type=int, default=2, help="server: sessions per build and size")
     parser.add_argument("--keys", type=int, default=150, help="server: keystrokes when idle (at least)")
-    parser.add_argument("--compare", help="server: the server/ directory of another sparkls to measure alongside")
+    parser.add_argument("--compare", action="append", default=[], metavar="[NAME=]DIR",
+                        help="the server/ directory of another sparkls to measure alongside (repeatable; first is the floor)")
+    parser.add_argument("--one-tree", nargs=2, metavar=("ROOT", "DB"), help=argparse.SUPPRESS)
     parser.add_argument("--json", type=Path)
     args = parser.parse_args()
     only = set(args.only.split(","))
     report: dict[str, Any] = {}
+    if args.one_tree:
+        print(json.dumps(one_tree(Path(args.one_tree[0]), Path(args.one_tree[1]))))
+        return 0
+    builds = {}
+    for given in args.compare:
+        name, _, folder = given.rpartition("=")
+        builds[name or f"compare{len(builds) + 1}"] = str(Path(folder).resolve())
+    builds["this"] = HERE
     if "corpus" in only:
-        report["corpus"] = corpus(args.runs)
+        report["corpus"] = corpus(args.runs, builds)
     if "server" in only:
-        builds = {"this": HERE, **({"compare": str(Path(args.compare).resolve())} if args.compare else {})}
         file_counts = [int(n) for n in args.files.split(",")]
         report["server"] = asyncio.run(server_part(file_counts, args.rounds, args.keys, builds))
     if args.json:

@@ -3,6 +3,7 @@
 import asyncio
 import os
 import sqlite3
+from contextlib import closing
 from pathlib import Path
 
 import pytest
@@ -36,9 +37,9 @@ def index(root: Path, tmp_path: Path):
 
 
 def _words(index: SymbolIndex, path: str) -> set[str]:
-    with sqlite3.connect(index.db_path) as db:
-        rows = db.execute("SELECT word FROM words JOIN files ON files.id = words.file WHERE files.path = ?", (path,))
-        return {word for (word,) in rows}
+    with closing(sqlite3.connect(index.db_path)) as db:
+        rows = db.execute("SELECT words FROM file_words JOIN files ON files.id = file_words.file WHERE files.path = ?", (path,))
+        return {word for (blob,) in rows for word in database.unpack_words(blob).split()}
 
 
 def _touch(path: Path, text: str) -> None:
@@ -92,7 +93,7 @@ def test_a_removed_file_loses_its_words(root, index):
     index.remove_file("web")
     assert index.files_using(["area", "perimeter", "Circle"]) == ["pkg/shapes.py"]
     with sqlite3.connect(index.db_path) as db:
-        assert db.execute("SELECT count(*) FROM words WHERE file NOT IN (SELECT id FROM files)").fetchone() == (0,)
+        assert db.execute("SELECT count(*) FROM file_words WHERE file NOT IN (SELECT id FROM files)").fetchone() == (0,)
 
 
 def test_a_file_removed_at_the_next_build_loses_its_words(root, index):

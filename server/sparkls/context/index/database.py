@@ -7,8 +7,17 @@
   (A change to the words rule, `identifiers`, bumps `SCHEMA_VERSION` instead.)
 - Three tables of rows per file: `files` (what was read: mtime, size, language;
   its `id` is kept while the path is), `symbols` (what it defines, by name) and
-  `words` (each distinct identifier it uses, by word and `files.id`: which files may
-  use a name, a superset its reader checks on the file itself).
+  `file_words` (each distinct identifier it uses, as one zlib-compressed blob by
+  `files.id`: which files may use a name, a superset its reader checks on the file
+  itself).
+- The words are found by word through `words`, an FTS5 table (contentless, no
+  positions: only which file holds which word, about 4 bytes per file and word with
+  `file_words`, against 35 for a table of (file, word) rows with an index on the word).
+  Its `ascii` tokenizer folds case, so a capital is written `#` and the letter
+  (`Circle` -> `#circle`, `_tokens`): every identifier is one token, case kept. Where
+  SQLite lacks FTS5 (some Python builds), there is no `words` table and `files_using`
+  reads every `file_words` blob instead; the meta table says which (`words`: `fts5`
+  or `scan`), and a process without FTS5 resets an index made with it.
 - WAL mode: the server's reads never wait for the worker process's writes, and a
   write transaction covers one batch of files, never a whole build.
 - `synchronous = NORMAL`: a cache, so a lost last commit after a power cut is fine.
@@ -30,8 +39,9 @@ import re
 import sqlite3
 import sys
 import time
+import zlib
 from collections.abc import Iterator, Sequence
-from contextlib import contextmanager
+from contextlib import closing, contextmanager
 from dataclasses import dataclass
 from functools import cache
 from importlib import resources
@@ -42,7 +52,7 @@ from sparkls.context.symbols import Symbol
 
 log = logging.getLogger(__name__)
 
-SCHEMA_VERSION = 2  # 2: the words table
+SCHEMA_VERSION = 3  # 2: the words table; 3: words as an FTS5 index and a blob per file
 MAX_INDEX_FILES = 20  # index databases kept in the cache folder...
 MAX_INDEX_BYTES = 500 * 1024 * 1024  # ...and their size in all
 IN_USE_SECONDS = 3600  # an index used this recently is kept whatever the limits
@@ -72,18 +82,22 @@ CREATE TABLE symbols (
 );
 CREATE INDEX symbols_by_name ON symbols (name);
 CREATE INDEX symbols_by_path ON symbols (path);
-CREATE TABLE words (
-    file INTEGER NOT NULL,  -- files.id: a path's text in each row would make the table 4 times bigger
-    word TEXT NOT NULL,
-    PRIMARY KEY (file, word)
-) WITHOUT ROWID;
-CREATE INDEX words_by_word ON words (word);
+CREATE TABLE file_words (
+    file INTEGER PRIMARY KEY,  -- files.id
+    words BLOB NOT NULL  -- zlib of the file's distinct identifiers, sorted, joined by spaces
+);
 """
+# Which file holds which token (`_tokens`), and nothing else: no text, no positions, no sizes.
+_WORDS_FTS = """CREATE VIRTUAL TABLE words USING fts5(
+    tokens, content='', detail=none, columnsize=0, tokenize="ascii tokenchars '_$#'"
+)"""
+WORDS_COMPRESSION = 6  # zlib level: 1 makes the blobs 5% bigger and saves nothing measurable
 SYMBOL_COLUMNS = "name, kind, start_line, end_line, signature_end_line, doc_end_line, container"
 # An identifier in Python, TypeScript/JavaScript, Go and their kin, 2 characters or more
 # (`$` for JavaScript): a letter, `_` or `$`, then letters, digits, `_` or `$`.
 # Any non-ASCII character may start one: `[^\W\d]` would say it better, at twice the cost.
 _IDENTIFIER = re.compile(r"[A-Za-z_$\u0080-\U0010ffff][\w$]+")
+_CAPITALS = str.maketrans({c: "#" + c.lower() for c in "ABCDEFGHIJKLMNOPQRSTUVWXYZ"})
 
 
 @dataclass(frozen=True, slots=True)
@@ -102,6 +116,43 @@ def identifiers(text: str) -> list[str]:
     """The distinct identifiers of 2 characters or more in `text`, those in comments
     and strings included (a superset: whoever reads them checks the file itself)."""
     return sorted(set(_IDENTIFIER.findall(text)))
+
+
+def _tokens(words: Sequence[str] | str) -> str:
+    """`words` (or the text of a `file_words` blob) as the `words` table's text: the
+    `ascii` tokenizer folds A-Z, so each capital becomes `#` and its lower case (`#`
+    is in no identifier: no two words give one token)."""
+    return (words if isinstance(words, str) else " ".join(words)).translate(_CAPITALS)
+
+
+def words_query(words: Sequence[str]) -> str:
+    """An FTS5 query for the files holding any of `words` (no identifier holds `"`)."""
+    return " OR ".join(f'"{token}"' for token in _tokens(words).split())
+
+
+def pack_words(words: Sequence[str]) -> bytes:
+    return zlib.compress(" ".join(words).encode("utf-8", "surrogatepass"), WORDS_COMPRESSION)
+
+
+def unpack_words(blob: bytes) -> str:
+    return zlib.decompress(blob).decode("utf-8", "surrogatepass")
+
+
+@cache
+def fts5_available() -> bool:
+    """Whether this process's SQLite has FTS5 (most builds do; some Python builds do not)."""
+    try:
+        with closing(sqlite3.connect(":memory:")) as db:
+            db.execute(_WORDS_FTS)
+        return True
+    except sqlite3.OperationalError:
+        return False
+
+
+def words_mode(db: sqlite3.Connection) -> str:
+    """How the database finds files by word: `fts5` (the `words` table) or `scan`."""
+    row = db.execute("SELECT value FROM meta WHERE key = 'words'").fetchone()
+    return row[0] if row is not None else "scan"
 
 
 @cache
@@ -213,24 +264,33 @@ def _is_current(db: sqlite3.Connection) -> bool:
     if version != SCHEMA_VERSION:
         return False
     row = db.execute("SELECT value FROM meta WHERE key = 'extractor'").fetchone()
-    return row is not None and row[0] == extractor_fingerprint()
+    if row is None or row[0] != extractor_fingerprint():
+        return False
+    return words_mode(db) == "scan" or fts5_available()  # made with FTS5, which this SQLite lacks: reset
 
 
 def _reset(db: sqlite3.Connection) -> None:
     """Drop everything and create the current schema, empty."""
     (version,) = db.execute("PRAGMA user_version").fetchone()
-    if version == SCHEMA_VERSION:  # same tables, other extraction rules: empty them
-        for table in ("words", "symbols", "files", "meta"):
+    if version == SCHEMA_VERSION and (words_mode(db) == "scan") == (not fts5_available()):
+        # same tables, other extraction rules: empty them
+        if words_mode(db) == "fts5":
+            db.execute("INSERT INTO words (words) VALUES ('delete-all')")
+        for table in ("file_words", "symbols", "files", "meta"):
             db.execute(f"DELETE FROM {table}")
     else:
-        for kind, name in db.execute(
-            "SELECT type, name FROM sqlite_master WHERE type IN ('table', 'view') AND name NOT LIKE 'sqlite_%'"
+        for kind, name in db.execute(  # virtual tables first: dropping one drops its own tables
+            "SELECT type, name FROM sqlite_master WHERE type IN ('table', 'view') AND name NOT LIKE 'sqlite_%' "
+            "ORDER BY sql NOT LIKE 'CREATE VIRTUAL TABLE%'"
         ).fetchall():
             db.execute(f'DROP {kind.upper()} IF EXISTS "{name}"')
         for statement in filter(str.strip, _SCHEMA.split(";")):
             db.execute(statement)
+        if fts5_available():
+            db.execute(_WORDS_FTS)
         db.execute(f"PRAGMA user_version = {SCHEMA_VERSION}")
     db.execute("INSERT INTO meta (key, value) VALUES ('extractor', ?)", (extractor_fingerprint(),))
+    db.execute("INSERT INTO meta (key, value) VALUES ('words', ?)", ("fts5" if fts5_available() else "scan",))
 
 
 @contextmanager
@@ -250,10 +310,7 @@ def write_files(db: sqlite3.Connection, indexed: Sequence[IndexedFile]) -> None:
     whose `words` is None keeps the words it had."""
     paths = [(item.path,) for item in indexed]
     db.executemany("DELETE FROM symbols WHERE path = ?", paths)
-    db.executemany(
-        "DELETE FROM words WHERE file = (SELECT id FROM files WHERE path = ?)",
-        [(item.path,) for item in indexed if item.words is not None],
-    )
+    _forget_words(db, "SELECT id FROM files WHERE path = ?", [(item.path,) for item in indexed if item.words is not None])
     db.executemany(
         "INSERT INTO files (path, mtime_ns, size, language) VALUES (?, ?, ?, ?) ON CONFLICT (path) DO UPDATE "
         "SET mtime_ns = excluded.mtime_ns, size = excluded.size, language = excluded.language",
@@ -267,10 +324,15 @@ def write_files(db: sqlite3.Connection, indexed: Sequence[IndexedFile]) -> None:
             for s in item.symbols
         ],
     )
+    fts = words_mode(db) == "fts5"
     for item in indexed:
+        if item.words is None:
+            continue
+        (file_id,) = db.execute("SELECT id FROM files WHERE path = ?", (item.path,)).fetchone()
         if item.words:
-            (file_id,) = db.execute("SELECT id FROM files WHERE path = ?", (item.path,)).fetchone()
-            db.executemany("INSERT INTO words (file, word) VALUES (?, ?)", [(file_id, word) for word in item.words])
+            db.execute("INSERT INTO file_words (file, words) VALUES (?, ?)", (file_id, pack_words(item.words)))
+            if fts:
+                db.execute("INSERT INTO words (rowid, tokens) VALUES (?, ?)", (file_id, _tokens(item.words)))
 
 
 def delete_files(db: sqlite3.Connection, paths: Sequence[str], *, with_contents: bool = False) -> None:
@@ -279,8 +341,22 @@ def delete_files(db: sqlite3.Connection, paths: Sequence[str], *, with_contents:
     path < "a0", "0" being the character after "/")."""
     exact = [(path,) for path in paths]
     within = [(path.rstrip("/") + "/", path.rstrip("/") + "0") for path in paths] if with_contents else []
-    db.executemany("DELETE FROM words WHERE file = (SELECT id FROM files WHERE path = ?)", exact)
-    db.executemany("DELETE FROM words WHERE file IN (SELECT id FROM files WHERE path >= ? AND path < ?)", within)
+    _forget_words(db, "SELECT id FROM files WHERE path = ?", exact)
+    _forget_words(db, "SELECT id FROM files WHERE path >= ? AND path < ?", within)
     for table in ("symbols", "files"):
         db.executemany(f"DELETE FROM {table} WHERE path = ?", exact)
         db.executemany(f"DELETE FROM {table} WHERE path >= ? AND path < ?", within)
+
+
+def _forget_words(db: sqlite3.Connection, ids: str, params: Sequence[tuple[str, ...]]) -> None:
+    """Drop the words of the files whose ids the query `ids` selects, for each of
+    `params`: a contentless FTS5 table forgets a row only when told its text again."""
+    fts = words_mode(db) == "fts5"
+    for args in params:
+        query = f"SELECT file, words FROM file_words WHERE file IN ({ids})"
+        for file_id, blob in db.execute(query, args).fetchall():
+            if fts:
+                db.execute(
+                    "INSERT INTO words (words, rowid, tokens) VALUES ('delete', ?, ?)", (file_id, _tokens(unpack_words(blob)))
+                )
+            db.execute("DELETE FROM file_words WHERE file = ?", (file_id,))

@@ -7,8 +7,8 @@ is not read again, so a restart on a warm index costs a walk and a `stat` per fi
 `update_file` reindexes one file from disk; `store_symbols` records the symbols of an
 editor's buffer as the caller hands them over (the document already has them), with
 no parse; `lookup` finds definitions by exact name, through an index on the name;
-`files_using` finds the files whose text holds a word (an identifier), through an
-index on the word.
+`files_using` finds the files whose text holds a word (an identifier), through the
+FTS5 index of the words (or, where SQLite lacks FTS5, by reading each file's words).
 
 - Files larger than `MAX_FILE_BYTES` (1 MB: generated or vendored code, mostly) are
   recorded without symbols and not parsed.
@@ -50,6 +50,9 @@ from sparkls.context.index.database import (
     identifiers,
     open_database,
     transaction,
+    unpack_words,
+    words_mode,
+    words_query,
     write_files,
 )
 from sparkls.context.symbols import Symbol, extract_symbols
@@ -291,18 +294,36 @@ class SymbolIndex:
         identifier anywhere in the file as last read from disk, comments and strings
         included), sorted, at most `limit`."""
         unique = sorted(set(words))
+        if not unique or limit <= 0:
+            return []
+        with self._read_lock:
+            if words_mode(self._read()) != "fts5":
+                return self._scan_files_using(set(unique), limit)
         found: set[str] = set()
         for start in range(0, len(unique), MAX_WORDS_PER_QUERY):
             chunk = unique[start : start + MAX_WORDS_PER_QUERY]
-            marks = ", ".join("?" * len(chunk))
             with self._read_lock:
                 rows = self._read().execute(
-                    "SELECT DISTINCT files.path FROM words JOIN files ON files.id = words.file "
-                    f"WHERE words.word IN ({marks}) ORDER BY files.path LIMIT ?",
-                    (*chunk, limit),
+                    "SELECT path FROM files WHERE id IN (SELECT rowid FROM words WHERE words MATCH ?) ORDER BY path LIMIT ?",
+                    (words_query(chunk), limit),
                 ).fetchall()
             found.update(path for (path,) in rows)  # the first `limit` of the union are among these
-        return sorted(found)[: max(limit, 0)]
+        return sorted(found)[:limit]
+
+    def _scan_files_using(self, words: set[str], limit: int) -> list[str]:
+        """`files_using` without FTS5: every file's words read, in path order, until `limit`."""
+        found: list[str] = []
+        with self._read_lock:
+            rows = self._read().execute(
+                "SELECT files.path, file_words.words FROM file_words JOIN files ON files.id = file_words.file "
+                "ORDER BY files.path"
+            )
+            for path, blob in rows:
+                if not words.isdisjoint(unpack_words(blob).split()):
+                    found.append(path)
+                    if len(found) >= limit:
+                        break
+        return found
 
     def counts(self) -> tuple[int, int]:
         """(files, symbols) in the index."""
