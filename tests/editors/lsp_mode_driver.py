@@ -32,7 +32,20 @@ FLOW = {
     "refine": 'REPLACE "+ name" WITH "+ name.strip()"',
     "context": 6,
     "task": {"line": 4, "to_line": 6, "instruction": TASK},
+    "follow_ups": {"line": 9, "name": "label", "type": "tag", "pick": "Spark: update"},
 }
+
+# Two more files of the project use `label` (the task renamed `area` already): report.py,
+# visited with lsp-mode on just before the follow-ups step, and summary.py, never
+# visited. Last, `label` is renamed by typing over it in `def label(name):` (line 9), and
+# "Spark: update ..." updates the import and the call in both, not the comment.
+OTHER_FILE = "report.py"
+OTHER_TEXT = 'from shapes import label\n\nprint(label("Ada"))\n'
+CLOSED_FILE = "summary.py"
+CLOSED_TEXT = "from shapes import label\n\n\ndef greet(names):\n    # a label for each\n    return [label(n) for n in names]\n"
+FOLLOW_UPS_TITLE = "Spark: update 4 uses of label in 2 files"
+OTHER_FOLLOWED = OTHER_TEXT.replace("label", "tag")
+CLOSED_FOLLOWED = CLOSED_TEXT.replace("import label", "import tag").replace("[label(", "[tag(")
 
 
 def lsp_mode_available(emacs: str) -> bool:
@@ -48,6 +61,10 @@ def run_flow(emacs: str, tmp: Path, emulator_url: str, *, timeout: float = 150) 
     """Run the whole flow once; returns the run and the edited file."""
     path = write_workspace(tmp / "project", emulator_url)
     (path.parent / ".sparkls.toml").unlink()  # the emulator only through the documented option
+    other, closed = path.parent / OTHER_FILE, path.parent / CLOSED_FILE
+    other.write_text(OTHER_TEXT, encoding="utf-8")
+    closed.write_text(CLOSED_TEXT, encoding="utf-8")
+    flow = {**FLOW, "follow_ups": {**FLOW["follow_ups"], "other": str(other), "closed": str(closed)}}
     setup = block(PAGE, "elisp", "Without a key").replace(DOCUMENTED_URL, emulator_url)
     docs = tmp / "sparkls-docs.el"
     docs.write_text(setup + "\n" + block(PAGE, "elisp", "Commands"), encoding="utf-8")
@@ -58,7 +75,7 @@ def run_flow(emacs: str, tmp: Path, emulator_url: str, *, timeout: float = 150) 
         SPARKLS_EMACS_DOCS=str(docs),
         SPARKLS_EMACS_FILE=str(path),
         SPARKLS_EMACS_LINTER=json.dumps(linter),
-        SPARKLS_EMACS_FLOW=json.dumps(FLOW),
+        SPARKLS_EMACS_FLOW=json.dumps(flow),
         SPARKLS_EMACS_RESULT=str(result),
         SPARKLS_EMACS_TIMEOUT=str(timeout / 4),
     )

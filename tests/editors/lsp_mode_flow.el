@@ -8,7 +8,10 @@
 ;;   SPARKLS_EMACS_FILE     the Python file to open
 ;;   SPARKLS_EMACS_LINTER   JSON: the linter's command line
 ;;   SPARKLS_EMACS_FLOW     JSON: {"fix_title", "rewrite": STEP, "edit": STEP, "refine",
-;;                          "context": LINE, "task": STEP}
+;;                          "context": LINE, "task": STEP, "follow_ups": RENAME}, RENAME
+;;                          {"line", "name", "type", "pick", "other", "closed"}: NAME on
+;;                          LINE typed over with TYPE, the action whose title starts with
+;;                          PICK picked; OTHER visited (M-x lsp) first, CLOSED not
 ;;   SPARKLS_EMACS_RESULT   where to write the JSON result
 ;;   SPARKLS_EMACS_TIMEOUT  seconds, the bound on each wait (default 20)
 ;; The harness only observes (advice) and types; the rest is the docs' and lsp-mode's.
@@ -20,6 +23,8 @@
 (defvar flow-result (make-hash-table :test 'equal))
 (defvar flow-requests nil "Requests, newest first: (METHOD PARAMS ANSWER), ANSWER nil while pending.")
 (defvar flow-messages nil "What reached the echo area, newest first.")
+(defvar flow-logs nil "The servers' window/logMessage texts, newest first.")
+(defvar flow-prompts nil "The y-or-n-p questions asked, newest first.")
 (defvar flow-env
   (list :docs (getenv "SPARKLS_EMACS_DOCS")
         :file (getenv "SPARKLS_EMACS_FILE")
@@ -125,6 +130,72 @@
       (flow-set "rewrite" (list :resolved (and resolve (nth 2 resolve) t))))
     (deactivate-mark)))
 
+(defun flow-observe-log (_workspace params)
+  "Before lsp-mode logs a server's window/logMessage: remember its text."
+  (push (gethash "message" params) flow-logs))
+
+(defun flow-observe-questions (prompt)
+  "Before `y-or-n-p': remember the question."
+  (push prompt flow-prompts))
+
+(defun flow-observe-workspace-edit (edit &optional operation)
+  "Before lsp-mode applies a workspace edit: its documents and versions, and its source."
+  (flow-set "applied_edits"
+            (vconcat (gethash "applied_edits" flow-result)
+                     (list (list :operation (and operation (symbol-name operation))
+                                 :changes (and (gethash "changes" edit) t)
+                                 :documents
+                                 (vconcat (mapcar (lambda (change)
+                                                    (let ((doc (gethash "textDocument" change)))
+                                                      (list :uri (gethash "uri" doc)
+                                                            :version (gethash "version" doc))))
+                                                  (gethash "documentChanges" edit))))))))
+
+(defun flow-buffer (path)
+  "What Emacs holds for PATH: whether a buffer visits it, modified or not, its text."
+  (let ((buffer (find-buffer-visiting path)))
+    (list :visited (and buffer t)
+          :modified (and buffer (buffer-modified-p buffer) t)
+          :text (and buffer (with-current-buffer buffer
+                              (buffer-substring-no-properties (point-min) (point-max))))
+          :disk (with-temp-buffer (insert-file-contents path) (buffer-string)))))
+
+(defun flow-follow-ups (step)
+  "Visit STEP's :other with lsp-mode on; once sparkls has indexed the workspace, rename
+the function by typing over its name at its def; wait until the code actions list
+STEP's :pick, and pick it with `lsp-execute-code-action'."
+  (let ((other (plist-get step :other))
+        (closed (plist-get step :closed))
+        (pick (plist-get step :pick))
+        (questions (length flow-prompts)))
+    (with-current-buffer (find-file-noselect other) (lsp)) ; what M-x lsp there does
+    (flow-wait "the workspace index"
+               (lambda () (cl-some (lambda (m) (string-prefix-p "workspace index:" m)) flow-logs)))
+    (flow-goto-line (plist-get step :line))
+    (deactivate-mark)
+    (search-forward (plist-get step :name) (line-end-position))
+    (flow-type (kbd "M-DEL") (plist-get step :type))
+    (let ((deadline (+ (float-time) (plist-get flow-env :timeout))))
+      (while (not (cl-some (lambda (a) (string-prefix-p pick (gethash "title" a))) (lsp-code-actions-at-point)))
+        (when (> (float-time) deadline)
+          (error "Timed out waiting for %s among the code actions" pick))
+        (accept-process-output nil 0.05)))
+    (let ((before (length flow-requests)))
+      (flow-pick-action (concat pick "\t")) ; the start of the title, TAB, RET
+      (let ((offered (flow-last "textDocument/codeAction"))
+            (command (cl-find "workspace/executeCommand" (butlast flow-requests before) :key #'car :test #'equal)))
+        (unless command (error "%s ran no command" pick))
+        (flow-answer "the follow-ups command" command)
+        (flow-set "follow_ups"
+                  (list :offered (flow-json (mapcar (lambda (a) (gethash "title" a))
+                                                    (plist-get (nth 2 offered) :result)))
+                        :arguments (flow-json (plist-get (nth 1 command) :arguments))
+                        :result (flow-json (plist-get (nth 2 command) :result))
+                        :questions (vconcat (butlast flow-prompts questions))
+                        :this (flow-buffer (buffer-file-name))
+                        :other (flow-buffer other)
+                        :closed (flow-buffer closed)))))))
+
 (defun flow-stderr-lines ()
   (if-let ((buffer (get-buffer "*sparkls::stderr*")))
       (with-current-buffer buffer
@@ -136,9 +207,12 @@
     (package-initialize)
     (advice-add 'lsp-request-async :around #'flow-observe-async)
     (advice-add 'message :around #'flow-observe-messages)
+    (advice-add 'y-or-n-p :before #'flow-observe-questions)
     (load (plist-get flow-env :docs) nil t)
     (require 'lsp-mode)
     (flow-set "lsp_mode" (locate-library "lsp-mode"))
+    (advice-add 'lsp--window-log-message :before #'flow-observe-log)
+    (advice-add 'lsp--apply-workspace-edit :before #'flow-observe-workspace-edit)
     (setq lsp-session-file (expand-file-name "lsp-session" (getenv "HOME")))
     (lsp-register-client
      (make-lsp-client :new-connection (lsp-stdio-connection (plist-get flow-env :linter))
@@ -182,6 +256,9 @@
     (flow-select (plist-get flow :task))
     (flow-set "task" (flow-command "C-c s t" (plist-get (plist-get flow :task) :instruction)))
     (flow-step "task")
+    (when-let ((step (plist-get flow :follow_ups)))
+      (flow-follow-ups step)
+      (flow-step "follow-ups"))
     (flow-set "status" sparkls-status)
     (flow-set "messages" (vconcat (reverse flow-messages)))
     (flow-set "stderr_lines" (flow-stderr-lines))

@@ -7,7 +7,19 @@ import pytest
 
 from tests.editors.docs import block
 from tests.editors.driver import require, unavailable
-from tests.editors.lsp_mode_driver import PAGE, TASK, lsp_mode_available, run_flow
+from tests.editors.lsp_mode_driver import (
+    CLOSED_FILE,
+    CLOSED_FOLLOWED,
+    CLOSED_TEXT,
+    FOLLOW_UPS_TITLE,
+    OTHER_FILE,
+    OTHER_FOLLOWED,
+    OTHER_TEXT,
+    PAGE,
+    TASK,
+    lsp_mode_available,
+    run_flow,
+)
 from tests.editors.workspace import DIAGNOSTIC, EDIT_NAME, QUICK_FIX_TITLE, SAMPLE
 
 FINAL = SAMPLE.replace("raduis", "radius").replace("+ nme", "+ name.strip()")
@@ -23,7 +35,8 @@ def emacs() -> str:
 
 @pytest.fixture(scope="module")
 def flow(emacs, keyless_emulator_process, tmp_path_factory):
-    """One run of the user's flow: quick fix, rewrite, edit, refine, save, context view, task."""
+    """One run of the user's flow: quick fix, rewrite, edit, refine, save, context view, task,
+    and last a renamed function's follow-ups in two other files."""
     keyless_emulator_process.reset()
     run, path = run_flow(emacs, tmp_path_factory.mktemp("lsp-mode"), keyless_emulator_process.url)
     assert run.returncode == 0 and "error" not in run.result, run.explain()
@@ -98,7 +111,40 @@ def test_healthy_session_is_quiet(flow):
 def test_every_step_passed(flow):
     """The whole flow ran through the real lsp-mode, step by step."""
     result, _ = flow
-    assert result["steps"] == ["quick fix", "rewrite", "edit", "refine", "context view", "task"]
+    assert result["steps"] == ["quick fix", "rewrite", "edit", "refine", "context view", "task", "follow-ups"]
+
+
+def test_follow_ups_are_listed_and_update_both_files(flow):
+    """`label` renamed by typing at its def: lsp-execute-code-action lists "Spark: update 4
+    uses of label in 2 files"; picked, one fast-tier question per file, and the import and
+    the call are renamed in report.py (open) and summary.py (not visited), not the comment."""
+    result, path = flow
+    done = result["follow_ups"]
+    assert FOLLOW_UPS_TITLE in done["offered"]
+    assert done["arguments"] == [{"uri": path.as_uri()}]
+    answer = done["result"]
+    assert answer["applied"] is True and answer["model_calls"] == 2 and answer["regions_rewritten"] == 4, answer
+    assert [(f["path"], f["edits"]) for f in answer["files"]] == [(OTHER_FILE, 2), (CLOSED_FILE, 2)]
+    assert done["other"]["text"] == OTHER_FOLLOWED and done["closed"]["text"] == CLOSED_FOLLOWED
+    assert "# a label for each" in CLOSED_FOLLOWED
+    assert "\ndef tag(name):\n" in done["this"]["text"]
+
+
+def test_follow_ups_apply_without_asking_and_leave_files_unsaved(flow):
+    """lsp-mode applies the one versioned workspace/applyEdit without a question: report.py at
+    its version, summary.py (version null) visited and edited; neither is saved."""
+    result, path = flow
+    done = result["follow_ups"]
+    assert done["questions"] == []
+    last = result["applied_edits"][-1]
+    versions = {d["uri"].rsplit("/", 1)[-1]: d["version"] for d in last["documents"]}
+    assert last["operation"] == "server-requested" and last["changes"] is None
+    assert set(versions) == {OTHER_FILE, CLOSED_FILE}
+    assert isinstance(versions[OTHER_FILE], int) and versions[CLOSED_FILE] is None
+    closed = done["closed"]
+    assert closed["visited"] is True and closed["modified"] is True
+    assert closed["disk"] == CLOSED_TEXT == (path.parent / CLOSED_FILE).read_text(encoding="utf-8")
+    assert done["other"]["modified"] is True and done["other"]["disk"] == OTHER_TEXT
 
 
 def test_both_set_ups_ask_for_the_notifications_they_handle():
