@@ -65,8 +65,17 @@ class Candidate:
 
 
 def dotted(text: str, at: int) -> bool:
-    """Whether the word at `at` follows a dot: a member (`obj.name`)."""
-    return re.search(r"\.\s*$", text[max(0, at - 8) : at]) is not None
+    """Whether the word at `at` follows a dot: a member (`obj.name`), not a spread (`...name`)."""
+    return re.search(r"(?<!\.)\.\s*$", text[max(0, at - 8) : at]) is not None
+
+
+def _own_member(doc: Document, text: str, at: int, owner: str | None) -> bool:
+    """Whether `receiver.name` at `at` (the dot) may be `owner`'s member: not
+    `self`/`this` inside another class."""
+    receiver = re.search(r"([\w$]+)\s*$", text[max(0, at - 40) : at])
+    if owner is None or receiver is None or receiver.group(1) not in ("self", "this", "cls"):
+        return True
+    return container_of(doc, at) == owner
 
 
 def word_pattern(name: str) -> re.Pattern[str]:
@@ -316,7 +325,10 @@ def find_candidates(doc: Document, edits: list[Edit], cursor: int, *, limit: int
         for old, new in renames(edit, text):
             names = (old, new)
             if renamed_member(doc, edit, new):  # a field or a method: reached as `obj.old` only
-                for _, line in search(re.compile(rf"\.\s*{re.escape(old)}(?![\w$])")):
+                owner = container_of(doc, edit.start)
+                for at, line in search(re.compile(rf"(?<!\.)\.\s*{re.escape(old)}(?![\w$])")):
+                    if not _own_member(doc, text, at, owner):
+                        continue  # `self.old` of another class: that class's own
                     found.append((line, line, f"use of {old} (now {new})"))
                 continue
             home = scopes.home(edit.start, names)

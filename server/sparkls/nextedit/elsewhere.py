@@ -42,12 +42,15 @@ import re
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, replace
 
+from tree_sitter import Node
+
 from sparkls.documents.store import Document
 from sparkls.nextedit.candidates import (
     Scopes, call_lines, dotted, in_code, passes_by_name, renamed_definition, signature_of, word_pattern,
 )
 from sparkls.nextedit.members import NewMembers, branch_of, container_of, has_arms, new_members
 from sparkls.nextedit.history import Edit, only_renames, renames
+from sparkls.nextedit.tree import ancestors, node_at
 
 
 @dataclass(frozen=True, slots=True)
@@ -81,6 +84,7 @@ class Link:
     imports: bool  # it imports the module, or is of the same Go package
     qualifiers: frozenset[str] = frozenset()  # names it reaches the module's names through (`shapes.`)
     defines: frozenset[str] = frozenset()  # changed names it defines itself (its `self.name` is its own)
+    foreign: frozenset[str] = frozenset()  # other modules it imports (`os`, `fmt`): their members are theirs
 
 
 def outward_changes(doc: Document, edits: list[Edit]) -> list[Outward]:
@@ -193,7 +197,29 @@ def link_of(
                 alias = re.search(r"(?:\*\s+as\s+|(?:const|let|var)\s+|import\s+)(\w+)", line)
                 if alias is not None:
                     qualifiers.add(alias.group(1))
-    return Link(imports, frozenset(qualifiers), frozenset(defines))
+    foreign = frozenset(_imported_names(text, language)) - qualifiers
+    return Link(imports, frozenset(qualifiers), frozenset(defines), foreign)
+
+
+_JS_DEFAULT = re.compile(r"""(?:\bimport\s+(?:\*\s+as\s+)?([\w$]+)\s+from|\b(?:const|let|var)\s+([\w$]+)\s*=\s*require\s*\()""")
+
+
+def _imported_names(text: str, language: str) -> set[str]:
+    """The names a file gives the modules it imports (`os`, `sh` in `import x as sh`,
+    `fmt`, `fs` in `const fs = require('fs')`)."""
+    names: set[str] = set()
+    if language == "python":
+        for match in _PY_IMPORT.finditer(text):
+            for item in match.group(1).split(","):
+                alias = _ALIAS.search(item)
+                names.add(alias.group(1) if alias else item.split(" as ")[0].strip().split(".")[0])
+    elif language == "go":
+        for match in _GO_SPEC.finditer(text):
+            names.add(match.group(1) or posixpath.basename(match.group(2)))
+    else:
+        for match in _JS_DEFAULT.finditer(text):
+            names.add(match.group(1) or match.group(2))
+    return names
 
 
 # -- the sites ---------------------------------------------------------------------------
@@ -211,7 +237,7 @@ def _foreign_member(change: Outward, link: Link, receiver: str) -> bool:
     module itself (`schedule.run_all()` is the module's function), an `exports` object,
     the file's own `self`/`this` where it defines that name, or a receiver named after
     another class that defines it (`option.default` for `Option.default`)."""
-    if receiver in link.qualifiers or receiver.split(".")[0] in ("exports", "module"):
+    if receiver in link.qualifiers or receiver.split(".")[0] in ("exports", "module", *link.foreign):
         return True
     if receiver in ("self", "this", "cls") and change.name in link.defines:
         return True
@@ -221,11 +247,42 @@ def _foreign_member(change: Outward, link: Link, receiver: str) -> bool:
 
 def _plainly_ours(doc: Document, at: int, receiver: str, change: Outward) -> bool:
     """Whether `receiver.name` is plainly the changed class's member: `self`/`this`
-    inside that class, or a receiver named after it (`job.`, `self.job.`, `new_job.`)."""
+    inside that class, a receiver named after it (`job.`, `self.job.`, `new_job.`), or
+    one declared with it where it is used (`cxt: KeywordCxt`, `(e *Entry)`, `job = Job(`)."""
     last = receiver.split(".")[-1]
+    if change.container is None:
+        return False
     if last in ("self", "this", "cls"):
-        return change.container is not None and container_of(doc, at) == change.container
-    return change.container is not None and _plain(last).endswith(_plain(change.container))
+        return container_of(doc, at) == change.container
+    declared = _declared_type(doc, at, last) if "." not in receiver else None
+    if declared is not None:
+        return _plain(declared) == _plain(change.container)
+    return _plain(last).endswith(_plain(change.container))
+
+
+def _start(doc: Document, node: Node) -> int:
+    """The node's start as an offset of the document's text (code points)."""
+    row, column = node.start_point
+    return doc.lines.starts[row] + len(doc.lines.line_text(row).encode("utf-8")[:column].decode("utf-8", "ignore"))
+
+
+def _declared_type(doc: Document, at: int, name: str) -> str | None:
+    """The type `name` has where `at` is, when it is plain to see: a parameter's or a Go
+    receiver's declared type in an enclosing function (`cxt: KeywordCxt`, `e *Entry`),
+    or what it was made from earlier in that function (`job = Job(`, `e := &Entry{`)."""
+    typed = re.compile(rf"(?<![\w$]){re.escape(name)}\s*(?::\s*|\s+\*?)([A-Za-z_$][\w$.]*)")
+    made = re.compile(rf"(?<![\w$.]){re.escape(name)}\s*(?::=|=)\s*&?(?:new\s+)?([A-Za-z_$][\w$.]*)\s*[({{]")
+    for node in ancestors(node_at(doc, at)):
+        body = node.child_by_field_name("body")
+        for field in ("parameters", "receiver"):
+            params = node.child_by_field_name(field)
+            if params is not None and (found := typed.search(doc.node_text(params))) is not None:
+                return found.group(1).split(".")[-1]
+        if body is not None and node.child_by_field_name("parameters") is not None:
+            made_here = list(made.finditer(doc.text, _start(doc, body), at))
+            if made_here:
+                return made_here[-1].group(1).split(".")[-1]
+    return None
 
 
 def find_sites(other: Document, changes: Sequence[Outward], link: Link) -> list[tuple[int, int, str]]:

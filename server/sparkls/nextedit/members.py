@@ -39,6 +39,7 @@ BRANCH_PARTS = BRANCHING | {"case_clause", "switch_case", "expression_case", "el
 TEST_FIELDS = ("condition", "value", "subject", "pattern", "guard")
 TEST_NODES = frozenset({"case_pattern"})
 CONTAINER_WORDS = ("class", "enum")
+GO_TYPES = frozenset({"struct_type", "interface_type"})
 
 
 @dataclass(frozen=True, slots=True)
@@ -67,13 +68,20 @@ class NewMembers:
 
 def container_of(doc: Document, offset: int) -> str | None:
     """The name of the class or enum whose body holds `offset`, if any (a node with a
-    name and a body: not a TypeScript `enum_assignment`, a member of one)."""
+    name and a body: not a TypeScript `enum_assignment`, a member of one); in Go, the
+    struct or interface type a field is declared in, or a method's receiver type."""
     for node in ancestors(node_at(doc, offset)):
         name = node.child_by_field_name("name")
         if name is not None and node.child_by_field_name("body") is not None and any(
             word in node.type for word in CONTAINER_WORDS
         ):
             return doc.node_text(name)
+        kind = node.child_by_field_name("type")
+        if node.type == "type_spec" and name is not None and kind is not None and kind.type in GO_TYPES:
+            return doc.node_text(name)
+        if node.type == "method_declaration" and (receiver := node.child_by_field_name("receiver")) is not None:
+            types = [n for n in _descendants(receiver) if n.type == "type_identifier"]
+            return doc.node_text(types[0]) if types else None
     return None
 
 
