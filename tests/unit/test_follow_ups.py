@@ -315,3 +315,36 @@ async def test_the_book_keeps_asks_ahead_once_and_names_the_open_followers_not_a
     assert asked == [first, moved] and answer.cancelled()  # other files: asked anew, the old answer dropped
     book.forget(first.uri)
     assert book.held() == 0
+
+
+def test_a_receiver_declared_with_the_class_is_plainly_its_own():
+    """Other classes define `error` too (rivals): `cxt: KeywordCxt` is plain to see, `c` is not."""
+    change = Outward("error", member=True, container="KeywordCxt", rivals=frozenset({"ajv"}))
+    text = "import {KeywordCxt} from './keyword'\n\nfunction f(cxt: KeywordCxt, c) {\n  cxt.error()\n  c.error()\n}\n"
+    doc = _doc(text, "lib/use.ts", "typescript")
+    assert [s[:2] for s in find_sites(doc, [change], link_of(doc, "lib/use.ts", "lib/keyword.ts", ["error"]))] == [(3, 3)]
+    go = "package logrus\n\nfunc (e *Entry) log() {\n\tx := &Entry{}\n\tx.write()\n\te.write()\n}\n"
+    change = Outward("write", "emit", member=True, container="Entry", rivals=frozenset({"writer"}))
+    doc = _doc(go, "entry_log.go", "go")
+    assert [s[:2] for s in find_sites(doc, [change], link_of(doc, "entry_log.go", "entry.go", ["write"]))] == [
+        (4, 5)]
+
+
+def test_an_imported_module_and_a_spread_are_no_receivers_of_the_member():
+    change = Outward("Exit", "Quit", member=True, container="Logger")
+    go = 'package logrus\n\nimport "os"\n\nfunc (l *Logger) stop() {\n\tos.Exit(1)\n\tl.Exit(2)\n}\n'
+    doc = _doc(go, "exit.go", "go")
+    assert [s[:2] for s in find_sites(doc, [change], link_of(doc, "exit.go", "logger.go", ["Exit"]))] == [(6, 6)]
+    js = "const shapes = require('./shapes');\nf(...area, shapes.x.area);\n"
+    change = Outward("area", "surface", member=True, container="Shape")
+    doc = _doc(js, "lib/use.js", "javascript")
+    assert [s[:2] for s in find_sites(doc, [change], link_of(doc, "lib/use.js", "lib/shapes.js", ["area"]))] == [
+        (1, 1)]  # `shapes.x.area`, not `...area`
+
+
+def test_a_renamed_field_is_not_followed_into_another_classs_self():
+    text = ("class A:\n    def __init__(self):\n        self.count = 0\n\n    def up(self):\n        self.count += 1\n\n\n"
+            "class B:\n    def __init__(self):\n        self.count = 5\n")
+    session = Session(text, "file:///w/ab.py", "python")
+    session.rename_on(2, "count", "total")
+    assert [c[:2] for c in session.candidates()] == [(5, 5)]  # A's `self.count`, not B's
