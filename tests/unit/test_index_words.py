@@ -9,7 +9,7 @@ from pathlib import Path
 import pytest
 
 from sparkls.guard.exclusions import PathFilter
-from sparkls.context.index import SCHEMA_VERSION, SymbolIndex, database
+from sparkls.context.index import SCHEMA_VERSION, SymbolIndex, database, symbol_index
 from sparkls.context.index.workspace import WorkspaceIndex
 
 WORKSPACE = {
@@ -147,3 +147,67 @@ def test_workspace_index_answers_only_while_built_and_open(root, tmp_path):
         return before, built, await asyncio.to_thread(workspace.files_using, ["area"])
 
     assert asyncio.run(scenario()) == ([], ["main.py"], [])
+
+
+def test_words_keep_their_case(index):
+    """`Circle` is not `circle`: the FTS5 tokenizer folds case, the words it is given do not."""
+    assert index.files_using(["Circle"]) == ["main.py", "pkg/shapes.py"]
+    assert index.files_using(["circle"]) == []
+    assert index.files_using(["CIRCLE", "cIRCLE"]) == []
+    assert index.files_using(["$total"]) == ["web/app.ts"]
+    assert index.files_using(["total"]) == []  # `$` is part of the word
+
+
+def test_a_build_killed_midway_leaves_a_usable_index_that_the_next_build_completes(root, tmp_path, monkeypatch):
+    """A build stopped after its first batch keeps that batch's words; the next one adds the rest, merges the
+    words index, and later updates still replace a file's words."""
+    monkeypatch.setattr(symbol_index, "BATCH_FILES", 2)
+    db_path = tmp_path / "cache" / "index.sqlite3"
+    parse = SymbolIndex._parse_file
+    calls = []
+
+    def dies_on_the_third(self, *args):
+        calls.append(args[0])
+        if len(calls) == 3:
+            raise KeyboardInterrupt  # as a worker killed mid-build: nothing after the first batch is written
+        return parse(self, *args)
+
+    monkeypatch.setattr(SymbolIndex, "_parse_file", dies_on_the_third)
+    with SymbolIndex(root, db_path) as index, pytest.raises(KeyboardInterrupt):
+        index.build(PathFilter.from_root(root))
+    monkeypatch.setattr(SymbolIndex, "_parse_file", parse)
+    with SymbolIndex(root, db_path) as index:  # the restart
+        assert set(index.files_using(["area", "perimeter", "Circle"])) <= set(WORKSPACE)
+        assert index.build(PathFilter.from_root(root)).parsed == 2
+        assert index.files_using(["area"]) == ["main.py", "pkg/shapes.py", "web/app.ts"]
+        assert index.files_using(["perimeter", "Circle"]) == ["main.py", "pkg/shapes.py", "web/other.ts"]
+        _touch(root / "main.py", "from pkg.shapes import Square\n")
+        index.update_file("main.py")
+        assert index.files_using(["Circle", "Square"]) == ["main.py", "pkg/shapes.py"]
+        assert index.files_using(["area"]) == ["pkg/shapes.py", "web/app.ts"]
+
+
+def test_without_fts5_the_files_words_are_read_instead(root, tmp_path, monkeypatch):
+    """Where SQLite lacks FTS5, files_using gives the same answers from each file's stored words."""
+    monkeypatch.setattr(database, "fts5_available", lambda: False)
+    with SymbolIndex(root, tmp_path / "scan.sqlite3") as index:
+        index.build(PathFilter.from_root(root))
+        with closing(sqlite3.connect(index.db_path)) as db:
+            assert db.execute("SELECT count(*) FROM sqlite_master WHERE name = 'words'").fetchone() == (0,)
+        assert index.files_using(["area"]) == ["main.py", "pkg/shapes.py", "web/app.ts"]
+        assert index.files_using(["area"], limit=2) == ["main.py", "pkg/shapes.py"]
+        assert index.files_using(["circle", "perimeter"]) == ["web/other.ts"]
+        index.remove_file("web")
+        assert index.files_using(["area", "perimeter"]) == ["main.py", "pkg/shapes.py"]
+
+
+def test_an_index_made_with_fts5_is_rebuilt_by_a_process_without_it(root, index, monkeypatch):
+    """A process whose SQLite lacks FTS5 cannot keep the words index: it starts the index again, and it answers."""
+    monkeypatch.setattr(database, "fts5_available", lambda: False)
+    with SymbolIndex(root, index.db_path) as other:
+        assert other.build(PathFilter.from_root(root)).parsed == len(WORKSPACE)
+        assert other.files_using(["Circle"]) == ["main.py", "pkg/shapes.py"]
+    monkeypatch.undo()
+    with SymbolIndex(root, index.db_path) as again:  # with FTS5 again: kept as it is, still right
+        assert again.build(PathFilter.from_root(root)).parsed == 0
+        assert again.files_using(["Circle"]) == ["main.py", "pkg/shapes.py"]

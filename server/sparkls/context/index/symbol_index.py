@@ -49,6 +49,7 @@ from sparkls.context.index.database import (
     delete_files,
     identifiers,
     open_database,
+    optimize_words,
     transaction,
     unpack_words,
     words_mode,
@@ -64,7 +65,6 @@ log = logging.getLogger(__name__)
 MAX_FILE_BYTES = 1_000_000
 BATCH_FILES = 200  # files written per transaction during a build
 FROM_BUFFER = -1  # mtime_ns of a file indexed from an editor's buffer
-WRITE_CACHE_KIB = 16_384  # the writer's page cache, at most: a build's words go into a big index in random order
 MAX_WORDS_PER_QUERY = 500  # `files_using` asks in chunks: SQLite caps a statement's parameters
 
 Progress = Callable[[int, int], None]
@@ -117,19 +117,23 @@ class SymbolIndex:
             raise RuntimeError("the symbol index is closed")
         return self._reader
 
-    def _write(self, indexed: Sequence[IndexedFile] = (), gone: Sequence[str] = (), *, with_contents: bool = False) -> None:
-        """One transaction: forget `gone`, then write `indexed`."""
+    def _write(
+        self, indexed: Sequence[IndexedFile] = (), gone: Sequence[str] = (), *, with_contents: bool = False,
+        optimize: bool = False,
+    ) -> None:
+        """One transaction: forget `gone`, write `indexed`, then (`optimize`) merge the words index."""
         with self._write_lock:
             if self._closed:
                 raise RuntimeError("the symbol index is closed")
             if self._writer is None:
                 self._writer = connect(self.db_path)
-                self._writer.execute(f"PRAGMA cache_size = -{WRITE_CACHE_KIB}")
             with transaction(self._writer) as db:
                 if gone:
                     delete_files(db, gone, with_contents=with_contents)
                 if indexed:
                     write_files(db, indexed)
+                if optimize:
+                    optimize_words(db)
 
     def _filter(self) -> PathFilter:
         if self.path_filter is None:
@@ -192,6 +196,8 @@ class SymbolIndex:
                         batch = []
                     if progress is not None:
                         progress(done, total)
+            if parsed >= BATCH_FILES:
+                self._write(optimize=True)
             return BuildStats(len(on_disk), parsed, len(gone), skipped, symbols, time.perf_counter() - started)
 
     def _parse_file(
@@ -297,8 +303,9 @@ class SymbolIndex:
         if not unique or limit <= 0:
             return []
         with self._read_lock:
-            if words_mode(self._read()) != "fts5":
-                return self._scan_files_using(set(unique), limit)
+            mode = words_mode(self._read())
+        if mode != "fts5":
+            return self._scan_files_using(set(unique), limit)
         found: set[str] = set()
         for start in range(0, len(unique), MAX_WORDS_PER_QUERY):
             chunk = unique[start : start + MAX_WORDS_PER_QUERY]
