@@ -1,10 +1,14 @@
 """Benchmark: how much of what a function references the fast tier's context holds,
 per kind of definition, in Python, TypeScript/JavaScript and Go, by real language tools.
 
-Inputs (`recall_common.PACKAGES`, none of them in `corpus.py`): Python sdists
-(packaging, marshmallow, tomlkit), npm tarballs (rxjs and immer: their `src/`
-TypeScript; express: plain JavaScript), Debian `golang-*-dev` sources (go-cmp, pflag,
-mux, yaml.v3), all at pinned versions.
+Inputs, two disjoint sets, all at pinned versions, none of them in `corpus.py`:
+- tuning (`recall_common.PACKAGES`, what the context engine's rules were kept on):
+  Python sdists (packaging, marshmallow, tomlkit), npm tarballs (rxjs and immer: their
+  `src/` TypeScript; express: plain JavaScript), Debian `golang-*-dev` sources (go-cmp,
+  pflag, mux, yaml.v3);
+- held out (`recall_common.HELD_OUT`, issue 26: only reported, never tuned on): tqdm,
+  jinja2, attrs; axios (`lib/`), undici (`lib/`), mobx (`src/`); testify, viper,
+  BurntSushi/toml.
 
 For each package: a `WorkspaceIndex` on its root in a temporary database, then a
 random sample (fixed seed) of its functions and methods with a body (`extract_symbols`
@@ -31,8 +35,13 @@ code (instructions, labels, paths, fences, markers);
 share: median of prompt / whole-file tokens over the functions in files over 2,000
 tokens.
 
-    python bench/context_recall.py [--language python|typescript|go] [--max-functions 100]
-                                   [--seed 0] [--json out.json]
+Each set is reported on its own, tuning first, then a table of both per kind; the
+held-out misses are also grouped by shape (`shape`: a private `#` field, a member of an
+exported object literal, a member reached through a declared type, an aliased or
+re-exported name, a call through `super()`/`cls`, a member of a very large class).
+
+    python bench/context_recall.py [--set tuning|held-out|both] [--language python|typescript|go]
+                                   [--max-functions 100] [--seed 0] [--json out.json]
 
 Figures, not assertions.
 """
@@ -53,7 +62,7 @@ from typing import Any
 from common import pct  # bench/common.py
 from context_quality import BUDGET, MAX_FUNCTION_LINES, UNLIMITED, covered  # bench/context_quality.py
 from oracles.definitions import KINDS, answer, function_key, tool_version  # bench/oracles/
-from recall_common import CACHE, EXTENSIONS, PACKAGES, Package, package_roots
+from recall_common import CACHE, EXTENSIONS, SETS, SHAPES, Package, package_roots, shape
 from sparkls.context.builder import build_edit_context
 from sparkls.guard.exclusions import PathFilter, iter_files
 from sparkls.context.prompt import render_edit_prompt
@@ -65,7 +74,8 @@ from sparkls.documents.store import DocumentStore
 from sparkls.context.index.workspace import WorkspaceIndex
 
 LOOKUP_LIMIT = 10_000
-ORACLE_SCHEMA = 1  # bump when the oracle's answers change shape or kinds
+# per language; bump when the oracle's answers change shape or kinds (TS/JS 2: `this.#x` is asked too)
+ORACLE_SCHEMA = {"python": 1, "typescript": 2, "go": 1}
 LARGE_FILE_TOKENS = 2000
 
 
@@ -96,7 +106,7 @@ def load(package: Package) -> tuple[dict[str, Any], list[tuple[str, Any]]]:
 def oracle_answers(package: Package, docs: dict[str, Any], sample: list[tuple[str, Any]]) -> tuple[dict[str, Any], float]:
     """Per function key: [definitions, set aside]; computed in one batch for those not cached."""
     cache_file = CACHE / (f"oracle-{package.language}-{package.name}-{package.version}-"
-                          f"{tool_version(package.language)}-v{ORACLE_SCHEMA}.json")
+                          f"{tool_version(package.language)}-v{ORACLE_SCHEMA[package.language]}.json")
     cached = json.loads(cache_file.read_text()) if cache_file.exists() else {}
     missing = [(rel, s) for rel, s in sample if function_key(rel, s) not in cached]
     started = time.perf_counter()
@@ -162,6 +172,7 @@ def measure_package(package: Package, max_functions: int, seed: int, scratch: Pa
     misses: Counter[str] = Counter()
     set_aside: Counter[str] = Counter()
     examples: dict[str, list[str]] = {}
+    records: list[dict[str, Any]] = []
     for rel, symbol in sample:
         doc = docs[rel]
         lines = doc.text.split("\n")
@@ -186,6 +197,10 @@ def measure_package(package: Package, max_functions: int, seed: int, scratch: Pa
             shown = examples.setdefault(cause, [])
             if True:  # all kept in --json; three printed
                 shown.append(f"{rel}:{symbol.name} -> {word} ({tool_kind}) {d_rel}:{line0 + 1}")
+            records.append({"path": rel, "function": symbol.name, "rows": [symbol.start_line, symbol.end_line],
+                            "word": word, "kind": kind, "tool_kind": tool_kind, "def_path": d_rel,
+                            "def_line": line0, "cause": cause,
+                            "shape": shape(docs, rel, symbol, word, d_rel, line0, package.language)})
         rows.append({
             "path": rel, "function": symbol.name, "found": dict(found), "recalled": dict(hit),
             "tokens": estimate_tokens(prompt.instructions) + estimate_tokens(prompt.input),
@@ -199,7 +214,7 @@ def measure_package(package: Package, max_functions: int, seed: int, scratch: Pa
     return {"language": package.language, "package": package.name, "version": package.version,
             "functions": len(functions), "sampled": len(rows), "oracle_s": oracle_s,
             "seconds": time.perf_counter() - started, "rows": rows, "misses": dict(misses),
-            "set_aside": dict(set_aside), "miss_examples": examples}
+            "set_aside": dict(set_aside), "miss_examples": examples, "miss_records": records}
 
 
 def summary(packages: list[dict[str, Any]]) -> dict[str, Any]:
@@ -235,9 +250,9 @@ def ratio(pair: tuple[int, int]) -> str:
     return f"{hit / total:.1%} ({hit}/{total})" if total else "-"
 
 
-def report(language: str, packages: list[dict[str, Any]]) -> dict[str, Any]:
+def report(language: str, packages: list[dict[str, Any]], label: str = "tuning") -> dict[str, Any]:
     s = summary(packages)
-    print(f"\n{language}: fast-tier context, budget {BUDGET}, cursor on each function's first body line")
+    print(f"\n{language}, {label} set: fast-tier context, budget {BUDGET}, cursor on each function's first body line")
     print(f"  {'package':<30}{'funcs':>6}{'sampled':>8}{'oracle':>8}{'all kinds':>22}{'fn+type+field+const':>22}"
           f"{'fn+types':>22}  tokens p50 / p95")
     for p in [*packages, None]:
@@ -272,9 +287,43 @@ def report(language: str, packages: list[dict[str, Any]]) -> dict[str, Any]:
     return s
 
 
+def report_shapes(language: str, packages: list[dict[str, Any]], examples: int = 3) -> dict[str, int]:
+    """The misses grouped by `shape`, with where each was used and defined."""
+    records = [(p["package"], r) for p in packages for r in p["miss_records"]]
+    by_shape: dict[str, list[tuple[str, dict[str, Any]]]] = {}
+    for package, r in records:
+        by_shape.setdefault(r["shape"], []).append((package, r))
+    print(f"\n{language}, held-out misses by shape ({len(records)}):")
+    for name in SHAPES:
+        group = by_shape.get(name, [])
+        if not group:
+            continue
+        kinds = Counter(r["kind"] for _, r in group)
+        print(f"  {len(group):>5}  {name} ({', '.join(f'{k} {v}' for k, v in kinds.most_common())})")
+        for package, r in group[:examples]:
+            print(f"           {package}: {r['path']}:{r['function']} -> {r['word']} ({r['tool_kind']}) "
+                  f"{r['def_path']}:{r['def_line'] + 1} [{r['cause']}]")
+    return {name: len(by_shape.get(name, [])) for name in SHAPES}
+
+
+def compare(summaries: dict[str, dict[str, Any]]) -> None:
+    """One line per language and set: recall per kind, all kinds, fn+types, tokens, share."""
+    print(f"\n{'set':<10}{'language':<12}" + "".join(f"{k:>10}" for k in KINDS)
+          + f"{'all kinds':>11}{'fn+types':>10}{'p50/p95':>12}{'share':>8}")
+    for label, languages in summaries.items():
+        for language, s in languages.items():
+            cells = "".join(f"{v[0] / v[1]:>10.1%}" if v[1] else f"{'-':>10}" for v in s["recall_by_kind"].values())
+            share = f"{s['large_share_p50']:.1%}" if s["large_share_p50"] is not None else "-"
+            print(f"{label:<10}{language:<12}{cells}{s['recall_all'][0] / s['recall_all'][1]:>11.1%}"
+                  f"{s['recall_functions_types'][0] / s['recall_functions_types'][1]:>10.1%}"
+                  f"{s['tokens_p50']:>6}/{s['tokens_p95']:<5}{share:>8}")
+
+
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    parser.add_argument("--language", choices=sorted(PACKAGES), action="append",
+    parser.add_argument("--set", choices=["tuning", "held-out", "both"], default="both",
+                        help="the tuning packages, the held-out ones, or both (each reported on its own)")
+    parser.add_argument("--language", choices=sorted(SETS["tuning"]), action="append",
                         help="one language (repeatable); default all three")
     parser.add_argument("--max-functions", type=int, default=100, help="sample per package")
     parser.add_argument("--seed", type=int, default=0)
@@ -282,14 +331,20 @@ def main() -> int:
     args = parser.parse_args()
 
     results: dict[str, Any] = {}
+    summaries: dict[str, dict[str, Any]] = {}
     with tempfile.TemporaryDirectory(prefix="sparkls-recall-bench-") as tmp:
-        for language in args.language or ["python", "typescript", "go"]:
-            packages = []
-            for package in package_roots(language):
-                packages.append(measure_package(package, args.max_functions, args.seed, Path(tmp)))
-                print(f"  {language}/{package.name}: {packages[-1]['seconds']:.1f} s "
-                      f"(oracle {packages[-1]['oracle_s']:.1f} s)", file=sys.stderr)
-            results[language] = {"summary": report(language, packages), "packages": packages}
+        for label in ["tuning", "held-out"] if args.set == "both" else [args.set]:
+            for language in args.language or ["python", "typescript", "go"]:
+                packages = []
+                for package in package_roots(language, SETS[label]):
+                    packages.append(measure_package(package, args.max_functions, args.seed, Path(tmp)))
+                    print(f"  {label} {language}/{package.name}: {packages[-1]['seconds']:.1f} s "
+                          f"(oracle {packages[-1]['oracle_s']:.1f} s)", file=sys.stderr)
+                summaries.setdefault(label, {})[language] = report(language, packages, label)
+                shapes = report_shapes(language, packages) if label == "held-out" else None
+                results.setdefault(label, {})[language] = {"summary": summaries[label][language],
+                                                           "shapes": shapes, "packages": packages}
+    compare(summaries)
     if args.json:
         args.json.write_text(json.dumps(results, indent=2), encoding="utf-8")
     return 0

@@ -1,11 +1,17 @@
 """The corpus and the identifiers of `context_recall.py`: three languages, pinned packages.
 
-`PACKAGES` names them (none of them in `corpus.py`): Python sdists (`pip download`),
+`PACKAGES` names the tuning set, the packages the context engine's rules were measured
+and kept on; `HELD_OUT` a second, disjoint set per language, chosen for issue 26 and
+only ever reported, never tuned on (`SETS` names both; none of them in `corpus.py` or
+`next_edit_oracles.py`): Python sdists (`pip download`),
 npm tarballs (`npm pack`), both unpacked under `bench/.cache/recall/` (git-ignored),
 and Debian `golang-*-dev` packages, whose sources apt installs under
 `/usr/share/gocode/src` (GOPATH mode: `apt-get install -y golang-go gopls` and the
-packages below). `package_roots(language)` fetches what is missing and returns one
-`Package` per package: its workspace root and pinned version.
+packages below). `package_roots(language, pinned)` fetches what is missing and returns
+one `Package` per package of the set (`PACKAGES` unless told): its workspace root and
+pinned version.
+
+`shape(...)` names the shape of a miss (for reading the held-out misses).
 
 `identifiers(language, tree, first, last)` lists the identifiers of rows first..last
 that the oracle is asked about, as tree-sitter gives them, deduplicated the way
@@ -16,12 +22,16 @@ once per receiver expression).
 from __future__ import annotations
 
 import os
+import re
 import shutil
 import subprocess
 import sys
 import tarfile
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
+
+from sparkls.context.symbols import extract_symbols
 
 HERE = Path(__file__).resolve().parent
 CACHE = HERE / ".cache" / "recall"
@@ -40,6 +50,24 @@ PACKAGES: dict[str, dict[str, tuple[str, str]]] = {
         "yaml.v3": ("golang-gopkg-yaml.v3-dev", "gopkg.in/yaml.v3"),
     },
 }
+# Held out (issue 26): popular packages the engine was never tuned on, only reported. A change
+# is kept when it helps `PACKAGES` without hurting these; never pick a rule by their score.
+HELD_OUT: dict[str, dict[str, tuple[str, str]]] = {
+    # tqdm: `from .std import tqdm as std_tqdm`, `tqdm.auto`, one very large class; jinja2:
+    # `__init__` re-exports (`from .x import Y as Y`), a large `Environment`; attrs: `attr/`
+    # re-exports `_make`'s names, `from ._make import ... as ...`.
+    "python": {"tqdm": ("4.70.1", ""), "jinja2": ("3.1.6", ""), "attrs": ("26.1.0", "")},
+    # axios: ESM JavaScript, `lib/utils.js` ends `export default { isArray, ... }`; undici:
+    # CommonJS with ES private `#` fields; mobx: TypeScript `src/`, options interfaces
+    # (`opts: IAutorunOptions`).
+    "typescript": {"axios": ("1.21.1", "lib"), "undici": ("8.13.1", "lib"), "mobx": ("7.1.3", "src")},
+    "go": {
+        "testify": ("golang-github-stretchr-testify-dev", "github.com/stretchr/testify"),
+        "viper": ("golang-github-spf13-viper-dev", "github.com/spf13/viper"),
+        "toml": ("golang-github-burntsushi-toml-dev", "github.com/BurntSushi/toml"),
+    },
+}
+SETS = {"tuning": PACKAGES, "held-out": HELD_OUT}
 EXTENSIONS = {"python": (".py",), "typescript": (".ts", ".tsx", ".mts", ".cts", ".js", ".jsx", ".mjs", ".cjs"),
               "go": (".go",)}
 
@@ -105,14 +133,15 @@ def _debian_version(package: str) -> str | None:
     return done.stdout.strip() if done.returncode == 0 and done.stdout.strip() else None
 
 
-def package_roots(language: str) -> list[Package]:
+def package_roots(language: str, pinned: dict[str, dict[str, tuple[str, str]]] | None = None) -> list[Package]:
+    pinned = PACKAGES if pinned is None else pinned  # read here: next_edit_oracles.py swaps PACKAGES
     out = []
-    for name, (pin, folder) in PACKAGES[language].items():
+    for name, (pin, folder) in pinned[language].items():
         if language == "go":
             version = _debian_version(pin)
             if version is None:
                 raise RuntimeError(f"{pin} is not installed: apt-get install -y golang-go gopls "
-                                   + " ".join(p for p, _ in PACKAGES["go"].values()))
+                                   + " ".join(p for p, _ in pinned["go"].values()))
             out.append(Package(language, name, version, GOPATH / "src" / folder))
         else:
             root = _fetched("pip" if language == "python" else "npm", name, pin)
@@ -128,7 +157,8 @@ def go_environment() -> dict[str, str]:
 
 # Node types that name something, as the server's grammars give them.
 IDENTIFIER_TYPES = {
-    "typescript": {"identifier", "property_identifier", "type_identifier"},
+    # `this.#x`: an ES private field is a reference like any other (issue 26)
+    "typescript": {"identifier", "property_identifier", "private_property_identifier", "type_identifier"},
     "go": {"identifier", "field_identifier", "type_identifier"},
 }
 # A member name is asked once per receiver expression (`a.b.c` and `x.c` are two).
@@ -154,3 +184,53 @@ def identifiers(language: str, root_node, first: int, last: int) -> dict[str, tu
                 found[key] = point
         stack.extend(n.children)
     return found
+
+
+LARGE_CLASS_LINES = 400
+SHAPES = ("private # field", "exported object literal member", "member through a declared type",
+          "aliased or re-exported name", "super() / class-level call", "member of a very large class", "other")
+_IMPORT = re.compile(r"^\s*(?:from\s+(\S+)\s+import\b|import\b.*\bfrom\s+['\"]([^'\"]+)['\"]|"
+                     r".*\brequire\(['\"]([^'\"]+)['\"]\))")
+_EXPORTED_OBJECT = re.compile(r"^(?:export\s+default|module\.exports\s*=|(?:export\s+)?const\s+\w+\s*=)[^{]*\{\s*$")
+_classes: dict[tuple[int, str], list[Any]] = {}
+
+
+def shape(docs: dict[str, Any], rel: str, symbol: Any, word: str, d_rel: str, line0: int, language: str) -> str:
+    """The shape of one miss, by the text at its use and at its definition (a heuristic, for
+    reading the misses: the first of `SHAPES` that fits)."""
+    use = "\n".join(docs[rel].text.split("\n")[symbol.start_line:symbol.end_line + 1])
+    target = docs.get(d_rel)
+    lines = target.text.split("\n") if target is not None else []
+    at = lines[line0] if line0 < len(lines) else ""
+    bare = word.lstrip("#")
+    if word.startswith("#") or f"#{bare}" in at:
+        return SHAPES[0]
+    if language == "typescript":
+        for row in range(min(line0, len(lines) - 1), -1, -1):
+            if _EXPORTED_OBJECT.match(lines[row]):
+                return SHAPES[1]
+            if lines[row].startswith(("}", "function ", "class ", "export function", "export class")) and row < line0:
+                break
+    receivers = set(re.findall(rf"(\w+)\??\.{re.escape(bare)}\b", use))
+    if any(re.search(rf"\b{re.escape(r)}\??\s*:\s*[A-Za-z_]", use) for r in receivers - {"self", "this", "cls"}):
+        return SHAPES[2]
+    if re.search(rf"\bas\s+{re.escape(bare)}\b", docs[rel].text) or (at and not re.search(rf"\b{re.escape(bare)}\b", at)):
+        return SHAPES[3]
+    for line in docs[rel].text.split("\n"):
+        found = _IMPORT.match(line)
+        if found and re.search(rf"\b{re.escape(bare)}\b", line.split("import", 1)[-1] if "import" in line else line):
+            module = next(m for m in found.groups() if m).rstrip(".").replace("/", ".").split(".")[-1]
+            stem = Path(d_rel).stem
+            if module and module not in (stem, Path(d_rel).parent.name if stem in ("__init__", "index") else stem):
+                return SHAPES[3]
+    if re.search(rf"\b(?:super\([^)]*\)|super|cls)\.{re.escape(bare)}\b", use):
+        return SHAPES[4]
+    if target is not None:
+        key = (id(target), d_rel)
+        if key not in _classes:
+            _classes[key] = [c for c in extract_symbols(target.language_id, target.tree, target.text.encode("utf-8"))
+                             if c.kind in ("class", "type")]
+        if any(c.start_line <= line0 <= c.end_line and c.end_line - c.start_line + 1 > LARGE_CLASS_LINES
+               for c in _classes[key]):
+            return SHAPES[5]
+    return SHAPES[6]
