@@ -68,6 +68,8 @@ def test_files_using_finds_every_file_that_uses_a_word(index):
     assert index.files_using(["perimeter", "Circle"]) == ["main.py", "pkg/shapes.py", "web/other.ts"]
     assert index.files_using(["nowhere"]) == []
     assert index.files_using([]) == []
+    assert index.files_using(["no where", 'a"b', "-", "perimeter"]) == ["web/other.ts"]  # not words: never an error
+    assert index.files_using(["no where"]) == []
 
 
 def test_files_using_respects_the_limit(index):

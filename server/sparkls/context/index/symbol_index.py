@@ -308,11 +308,13 @@ class SymbolIndex:
             return self._scan_files_using(set(unique), limit)
         found: set[str] = set()
         for start in range(0, len(unique), MAX_WORDS_PER_QUERY):
-            chunk = unique[start : start + MAX_WORDS_PER_QUERY]
+            query = words_query(unique[start : start + MAX_WORDS_PER_QUERY])
+            if query is None:
+                continue
             with self._read_lock:
                 rows = self._read().execute(
                     "SELECT path FROM files WHERE id IN (SELECT rowid FROM words WHERE words MATCH ?) ORDER BY path LIMIT ?",
-                    (words_query(chunk), limit),
+                    (query, limit),
                 ).fetchall()
             found.update(path for (path,) in rows)  # the first `limit` of the union are among these
         return sorted(found)[:limit]
