@@ -351,13 +351,6 @@ def delete_files(db: sqlite3.Connection, paths: Sequence[str], *, with_contents:
         db.executemany(f"DELETE FROM {table} WHERE path >= ? AND path < ?", within)
 
 
-def optimize_words(db: sqlite3.Connection) -> None:
-    """Merge the `words` index into one segment (inside a transaction): after a build
-    of many files, about 10% smaller and one b-tree to read per word."""
-    if words_mode(db) == "fts5":
-        db.execute("INSERT INTO words (words) VALUES ('optimize')")
-
-
 def _forget_words(db: sqlite3.Connection, ids: str, params: Sequence[tuple[str, ...]]) -> None:
     """Drop the words of the files whose ids the query `ids` selects, for each of
     `params`: a contentless FTS5 table forgets a row only when told its text again."""

@@ -49,7 +49,6 @@ from sparkls.context.index.database import (
     delete_files,
     identifiers,
     open_database,
-    optimize_words,
     transaction,
     unpack_words,
     words_mode,
@@ -117,11 +116,8 @@ class SymbolIndex:
             raise RuntimeError("the symbol index is closed")
         return self._reader
 
-    def _write(
-        self, indexed: Sequence[IndexedFile] = (), gone: Sequence[str] = (), *, with_contents: bool = False,
-        optimize: bool = False,
-    ) -> None:
-        """One transaction: forget `gone`, write `indexed`, then (`optimize`) merge the words index."""
+    def _write(self, indexed: Sequence[IndexedFile] = (), gone: Sequence[str] = (), *, with_contents: bool = False) -> None:
+        """One transaction: forget `gone`, then write `indexed`."""
         with self._write_lock:
             if self._closed:
                 raise RuntimeError("the symbol index is closed")
@@ -132,8 +128,6 @@ class SymbolIndex:
                     delete_files(db, gone, with_contents=with_contents)
                 if indexed:
                     write_files(db, indexed)
-                if optimize:
-                    optimize_words(db)
 
     def _filter(self) -> PathFilter:
         if self.path_filter is None:
@@ -196,8 +190,6 @@ class SymbolIndex:
                         batch = []
                     if progress is not None:
                         progress(done, total)
-            if parsed >= BATCH_FILES:
-                self._write(optimize=True)
             return BuildStats(len(on_disk), parsed, len(gone), skipped, symbols, time.perf_counter() - started)
 
     def _parse_file(
