@@ -188,7 +188,8 @@ def identifiers(language: str, root_node, first: int, last: int) -> dict[str, tu
 
 LARGE_CLASS_LINES = 400
 SHAPES = ("private # field", "exported object literal member", "member through a declared type",
-          "aliased or re-exported name", "super() / class-level call", "member of a very large class", "other")
+          "aliased or re-exported name", "super() / class-level call", "member of a very large class",
+          "other: key of an object literal", "other: static member assigned (`Name.x = ...`)", "other")
 _IMPORT = re.compile(r"^\s*(?:from\s+(\S+)\s+import\b|import\b.*\bfrom\s+['\"]([^'\"]+)['\"]|"
                      r".*\brequire\(['\"]([^'\"]+)['\"]\))")
 _EXPORTED_OBJECT = re.compile(r"^(?:export\s+default|module\.exports\s*=|(?:export\s+)?const\s+\w+\s*=)[^{]*\{\s*$")
@@ -211,10 +212,17 @@ def shape(docs: dict[str, Any], rel: str, symbol: Any, word: str, d_rel: str, li
                 return SHAPES[1]
             if lines[row].startswith(("}", "function ", "class ", "export function", "export class")) and row < line0:
                 break
+        # `utils.isString` whose member the tool follows on to its value (`const isString = typeOfTest(...)`)
+        literal = next((row for row, line in enumerate(lines) if _EXPORTED_OBJECT.match(line)), None)
+        if literal is not None and re.search(rf"\.{re.escape(bare)}\b", use) and any(
+                re.match(rf"\s*{re.escape(bare)}\s*(?:,|:|$)", line) for line in lines[literal:]):
+            return SHAPES[1]
     receivers = set(re.findall(rf"(\w+)\??\.{re.escape(bare)}\b", use))
     if any(re.search(rf"\b{re.escape(r)}\??\s*:\s*[A-Za-z_]", use) for r in receivers - {"self", "this", "cls"}):
         return SHAPES[2]
-    if re.search(rf"\bas\s+{re.escape(bare)}\b", docs[rel].text) or (at and not re.search(rf"\b{re.escape(bare)}\b", at)):
+    alias = re.compile(rf"^\s*(?:(?:from|import|export)\b.*)?\b\w+\s+as\s+{re.escape(bare)}\b")
+    if any(alias.match(line) for line in docs[rel].text.split("\n")) or (
+            at and not re.search(rf"(?<![\w$]){re.escape(bare)}(?![\w$])", at)):
         return SHAPES[3]
     for line in docs[rel].text.split("\n"):
         found = _IMPORT.match(line)
@@ -233,4 +241,8 @@ def shape(docs: dict[str, Any], rel: str, symbol: Any, word: str, d_rel: str, li
         if any(c.start_line <= line0 <= c.end_line and c.end_line - c.start_line + 1 > LARGE_CLASS_LINES
                for c in _classes[key]):
             return SHAPES[5]
-    return SHAPES[6]
+    if re.match(rf"\s*['\"]?{re.escape(bare)}['\"]?\s*:", at):
+        return SHAPES[6]
+    if re.match(rf"\s*[\w.]+\.{re.escape(bare)}\s*=", at):
+        return SHAPES[7]
+    return SHAPES[8]
