@@ -10,7 +10,9 @@ with a grammar), for all packages together, and for the three copies:
   - warm: what a restart costs: open the existing database, `PathFilter.from_root`,
     `build` (which stats every file and parses none);
 
-p50 (and min) over `--runs` runs, with files and symbols counted. Then
+p50 and p95 over `--runs` runs, with files and symbols counted, the database's size and
+its (file, word) pairs. Each build runs in a process of its own that imports the sparkls
+being measured; with `--compare`, the builds take turns, run by run. Then
 `extract_symbols` alone (parse excluded; p50 over 30 runs) on the corpus's largest
 file, the file with the most symbols, and the generated 5,000-line Python file of
 `edit_loop.py`; the parse time of each for scale.
@@ -29,11 +31,12 @@ a fresh `XDG_CACHE_HOME` each time (a cold index):
     WARMUP_KEYS (the open file's first parse) left out;
   - idle: the same typing once the index is built and the server is quiet.
 
-`--compare DIR` runs the server parts also against the sparkls whose `server/` is DIR
-(e.g. `git archive <rev> server | tar -x -C /tmp/old`), alternating with this one.
+`--compare [NAME=]DIR` (repeatable) runs both parts also against the sparkls whose
+`server/` is DIR (e.g. `git worktree add /tmp/old <rev>`, then `/tmp/old/server`),
+alternating with this one; ratios are to the first named.
 
     python bench/index_build.py [--only corpus,server] [--runs 5] [--files 1000,10000]
-        [--rounds 2] [--keys 150] [--compare DIR] [--json out.json]
+        [--rounds 2] [--keys 150] [--compare [NAME=]DIR ...] [--json out.json]
 
 Figures, not assertions.
 """
