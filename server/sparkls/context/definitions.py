@@ -39,6 +39,8 @@ SUPER = re.compile(r"\bsuper\s*(?:\([^()]*\))?\s*\.\s*([A-Za-z_][A-Za-z0-9_]*)")
 # A class is shown with its constructor: what a call of the class's name runs.
 CONSTRUCTORS = ("__init__", "constructor", "new")
 CLASS_KINDS = frozenset({"class"})
+OBJECT = "object"  # an exported object literal (`export default {...}`)
+HOLDER_KINDS = TYPE_KINDS | {OBJECT}  # what shows its header with a member (`export default {`)
 
 
 def symbol_table(doc: Document) -> SymbolTable:
@@ -78,11 +80,24 @@ KEYWORDS = {
 }
 
 
+# JavaScript's names may hold `$` (`$internals`, `source$`); one after `#` is a class's
+# private name (`this.#entries`), no word of its own.
+ECMASCRIPT_WORD = re.compile(r"(?<![#A-Za-z0-9_$])[A-Za-z_$][A-Za-z0-9_$]*")
+PRIVATE_NAME = re.compile(r"(?<![A-Za-z0-9_$])#[A-Za-z_$][A-Za-z0-9_$]*")
+ECMASCRIPT = frozenset({"javascript", "typescript", "tsx"})
+
+
 def names_used(text: str, language: str | None = None) -> list[str]:
     """Identifier-like words in order of first use; the language's keywords left out
     (`language`: a grammar name, `python`, `typescript`, ...)."""
     reserved = KEYWORDS.get(language or "", frozenset())
-    return [word for word in dict.fromkeys(WORD.findall(text)) if word not in reserved]
+    words = (ECMASCRIPT_WORD if language in ECMASCRIPT else WORD).findall(text)
+    return [word for word in dict.fromkeys(words) if word not in reserved and word != "$"]
+
+
+def private_names(text: str, language: str | None = None) -> list[str]:
+    """A class's private names the text uses (`#entries`; JavaScript and TypeScript only)."""
+    return list(dict.fromkeys(PRIVATE_NAME.findall(text))) if language in ECMASCRIPT else []
 
 
 def attribute_accesses(text: str) -> tuple[set[str], set[str]]:
@@ -94,9 +109,10 @@ def attribute_accesses(text: str) -> tuple[set[str], set[str]]:
     return own, other
 
 def _holder(member: Symbol, candidates: list[Symbol]) -> Symbol | None:
-    """The class or type among `candidates` whose lines hold `member`."""
+    """The class, type or module (an exported object literal) among `candidates`
+    whose lines hold `member`."""
     return next(
-        (s for s in candidates if s.kind in TYPE_KINDS and s.start_line <= member.start_line <= s.end_line), None
+        (s for s in candidates if s.kind in HOLDER_KINDS and s.start_line <= member.start_line <= s.end_line), None
     )
 
 
@@ -124,7 +140,9 @@ def referenced_definitions(
     """
     record = grammar_record(doc.language_id)
     region_text = without_comments(doc, region_start_line, region_end_line, region_text)
-    names = names_used(region_text, record.name if record is not None else None)
+    language = record.name if record is not None else None
+    names = names_used(region_text, language)
+    private = private_names(region_text, language)
     own, other = attribute_accesses(region_text)
     keyed = set(KEYED.findall(region_text))
     supers = set(SUPER.findall(region_text))
@@ -144,6 +162,13 @@ def referenced_definitions(
         if symbol.kind != ATTRIBUTE or name in own or name in other:
             return True
         return name in keyed and symbol.container in mentioned
+
+    def bare_reaches(name: str, symbol: Symbol) -> bool:
+        """Whether a bare `name` may be this file's `symbol`: not when it is a member of an
+        exported object literal, which only a dot reaches (`utils.trim`)."""
+        if name in own or name in other or symbol.container is None:
+            return True
+        return not any(s.kind == OBJECT for s in table.named(symbol.container))
     called = {m.group(1) for m in CALLED.finditer(region_text)}
     same_file: list[list[Snippet]] = []
     elsewhere: list[list[Snippet]] = []
@@ -217,12 +242,17 @@ def referenced_definitions(
         found = constructor_of(path, innermost, doc.lines.line_text)
         if found is not None and not (found[1].start_line <= region_start_line and region_end_line <= found[1].end_line):
             add(same_file if found[0] == path else elsewhere, *found)
+    for name in private:  # `this.#entries`: the class around's own, never another's
+        for symbol in table.named(name):
+            if symbol.container in around and (symbol.end_line < region_start_line or symbol.start_line > region_end_line):
+                add(same_file, path, symbol, doc.lines.line_text)
     for name in names:
         local = [
             s
             for s in table.named(name)
             if (s.end_line < region_start_line or s.start_line > region_end_line)  # neither holds the other
             and reached(name, s)
+            and bare_reaches(name, s)
         ]
         mine = any(s.container in around for s in local)
         if name in own and name not in other and mine:

@@ -16,7 +16,8 @@ from sparkls.context.symtable import SymbolTable
 
 WORD = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
 # `obj.name`, `self.name`, `f().name`: the object's name when it has one, and the attribute.
-ACCESS = re.compile(r"(?:\b([A-Za-z_][A-Za-z0-9_]*))?\s*\.\s*([A-Za-z_][A-Za-z0-9_]*)")
+# (`this.#entries`, `this.$x`: JavaScript's private and `$` names whole.)
+ACCESS = re.compile(r"(?:\b([A-Za-z_][A-Za-z0-9_]*))?\s*\.\s*(#?[A-Za-z_$][A-Za-z0-9_$]*)")
 OWN = frozenset({"self", "cls", "this"})  # names through which a method reaches its own attributes
 
 

@@ -30,7 +30,8 @@ unmatched; a query names the parent of a definition that sits deeper.
 
 Kinds: `function`, `method`, `class` (Python, JS, TS), `type` (TS interfaces, enums
 and aliases; Go types; Rust structs, enums, unions, traits, aliases), `module` (TS
-namespaces, Rust modules), `constant`, `variable`, `attribute`, `macro` (Rust
+namespaces, Rust modules), `object` (a JS/TS exported object literal: `export default
+{...}`, `module.exports = {...}`), `constant`, `variable`, `attribute`, `macro` (Rust
 `macro_rules!`). Each `symbols.scm` says which of its definitions are which.
 
 Attributes are what a class's instances hold, and a type's members: a variable a
@@ -97,9 +98,10 @@ DOCSTRING = "docstring"
 IMPORT = "import"  # a kind that marks a name as no definition
 VARIABLE = "variable"
 ATTRIBUTE = "attribute"
+GIVES_WAY = (VARIABLE, ATTRIBUTE)  # kinds any other capture of the same name overrides
 STATEMENT = "attribute"  # the capture of attributes.scm that holds the assigning statement
-# Kinds that hold members; a definition inside anything else is a local.
-HOLDERS = frozenset({"class", "type", "module", SCOPE})
+# Kinds that hold members (`object`: an exported object literal); a definition inside anything else is a local.
+HOLDERS = frozenset({"class", "type", "module", "object", SCOPE})
 # Holders whose functions are methods.
 METHOD_HOLDERS = frozenset({"class", "type", SCOPE})
 
@@ -114,7 +116,7 @@ class Symbol:
     """One definition, in whole lines (0-based, inclusive)."""
 
     name: str
-    kind: str  # function, method, class, type, module, constant, variable, macro
+    kind: str  # function, method, class, type, module, object, constant, variable, attribute, macro
     start_line: int  # with decorators, attributes, `export`, doc comments above
     end_line: int
     signature_end_line: int  # lines start_line..signature_end_line are the signature
@@ -160,12 +162,12 @@ class _Found:
         definition = self.definitions.get(node)
         if definition is None:
             definition = self.definitions[node] = _Definition(node, kind)
-        elif definition.kind in (VARIABLE, IMPORT) and kind != IMPORT:
+        elif (definition.kind in GIVES_WAY or definition.kind == IMPORT) and kind != IMPORT:
             definition.kind = kind
         names = definition.names
         for name in found[NAME]:
             old = names.get(name)
-            if old is None or old == VARIABLE or kind == IMPORT:
+            if old is None or old in GIVES_WAY or kind == IMPORT:
                 names[name] = kind
         if BODY in found:
             definition.body = found[BODY][0]

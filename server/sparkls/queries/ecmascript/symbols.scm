@@ -70,5 +70,43 @@
   (assignment_expression
     left: (member_expression property: (property_identifier) @name (#not-eq? @name "exports"))
     right: (function_expression body: (_) @body))) @symbol.function
+; An exported object literal (kind `object`) holds its members as definitions:
+; `export default { isArray, trim(s) {...}, kClose: Symbol("close") }` (named `default`),
+; `module.exports = {...}` (named `module.exports`), `export const helpers = {...}`.
+; Its members sit too deep for the holder's own scan, so the object is a @scan node too.
+(export_statement "default" @name value: (object) @body) @symbol.object
+(export_statement value: (object) @scan)
+(expression_statement
+  (assignment_expression
+    left: (member_expression
+      object: (identifier) @_module (#eq? @_module "module")
+      property: (property_identifier) @_exports (#eq? @_exports "exports")) @name
+    right: (object) @body)) @symbol.object
+(expression_statement
+  (assignment_expression
+    left: (member_expression
+      object: (identifier) @_module (#eq? @_module "module")
+      property: (property_identifier) @_exports (#eq? @_exports "exports"))
+    right: (object) @scan))
+(export_statement
+  declaration: (lexical_declaration
+    (variable_declarator name: (identifier) @name value: (object) @body)) @symbol.object)
+(export_statement declaration: (lexical_declaration (variable_declarator value: (object) @scan)))
+;; Its members: a pair's key (a function when its value is one; `trim(s) {...}` is a
+;; method_definition, above) and a shorthand name (`isArray`, whose value is the
+;; `isArray` this file defines). A pair or a shorthand name starts at least three
+;; levels below the program, a class or any other holder: only the objects above
+;; (and `export default`'s) are scanned this deep.
+(pair key: (property_identifier) @name value: (arrow_function body: (_) @body)) @symbol.function
+(pair key: (property_identifier) @name value: (function_expression body: (_) @body)) @symbol.function
+(pair key: (property_identifier) @name) @symbol.attribute
+(shorthand_property_identifier) @name @symbol.attribute
+;; `AxiosError.ERR_BAD_OPTION = "ERR_BAD_OPTION"`: a static member assigned after its class
+;; (a function value is a function, above)
+(expression_statement
+  (assignment_expression
+    left: (member_expression
+      object: (identifier) @receiver (#match? @receiver "^[A-Z]")
+      property: (property_identifier) @name))) @symbol.variable
 (export_statement declaration: (_) @wrapped) @wrapper
 (comment) @prefix

@@ -1,0 +1,157 @@
+"""JavaScript's members that no class declares in the usual way (issue 26): the members
+of an exported object literal, static members assigned after a class, ES private
+`#` fields, and names holding `$`."""
+
+from pathlib import Path
+
+import pytest
+
+from sparkls.context.builder import build_edit_context
+from sparkls.context.definitions import names_used, private_names
+from sparkls.context.index.workspace import WorkspaceIndex
+from sparkls.context.symbols import extract_symbols
+from sparkls.documents.languages import new_parser
+from sparkls.documents.store import DocumentStore
+from sparkls.guard.exclusions import PathFilter
+
+
+def _symbols(language_id: str, text: str) -> list[tuple[str, str, int, str | None]]:
+    source = text.encode("utf-8")
+    found = extract_symbols(language_id, new_parser(language_id).parse(source), source)
+    return [(s.kind, s.name, s.start_line, s.container) for s in found]
+
+
+def _sent(source: str, marker: str, name: str, lookup=None) -> str:
+    doc = DocumentStore().open(f"file:///w/{name}", source, 1)
+    at = source.index(marker)
+    ctx = build_edit_context(doc, at, at, path=name, max_region_lines=300, lookup=lookup)
+    return "\n".join(s.text for s in ctx.snippets)
+
+
+UTILS = """const isFunction = (thing) => typeof thing === "function";
+const hasOwnProperty = (obj, prop) => Object.prototype.hasOwnProperty.call(obj, prop);
+
+export default {
+  isFunction,
+  hasOwnProp: hasOwnProperty,
+  trim(str) {
+    return str.trim();
+  },
+  kindOf: (thing) => typeof thing,
+  nested: { inner: 1 },
+};
+"""
+
+
+@pytest.mark.parametrize("language_id", ["javascript", "typescript"])
+def test_an_exported_object_literals_members_are_definitions(language_id):
+    """`export default {...}`, `module.exports = {...}` and `export const x = {...}`
+    hold their members (a function value is a function); a literal that is not
+    exported, and a literal inside a member, hold none."""
+    assert _symbols(language_id, UTILS)[2:] == [
+        ("object", "default", 3, None),
+        ("attribute", "isFunction", 4, "default"),
+        ("attribute", "hasOwnProp", 5, "default"),
+        ("function", "trim", 6, "default"),
+        ("function", "kindOf", 9, "default"),
+        ("attribute", "nested", 10, "default"),
+    ]
+    text = "module.exports = { a, b: Symbol('b') };\nexport const helpers = { c };\nconst local = { d: 1 };\n"
+    assert _symbols(language_id, text) == [
+        ("object", "module.exports", 0, None),
+        ("attribute", "a", 0, "module.exports"),
+        ("attribute", "b", 0, "module.exports"),
+        ("object", "helpers", 1, None),
+        ("attribute", "c", 1, "helpers"),
+        ("variable", "local", 2, None),
+    ]
+
+
+def test_a_static_member_assigned_after_its_class_is_the_classs():
+    """`AxiosError.ERR_X = "x"` defines ERR_X in AxiosError; `exports.x` stays a plain export."""
+    text = 'class AxiosError {}\nAxiosError.ERR_X = "x";\nAxiosError.from = function () {};\nexports.y = 1;\n'
+    assert _symbols("javascript", text) == [
+        ("class", "AxiosError", 0, None),
+        ("constant", "ERR_X", 1, "AxiosError"),
+        ("function", "from", 2, "AxiosError"),
+        ("variable", "y", 3, None),
+    ]
+
+
+@pytest.fixture
+def axios_like(tmp_path: Path):
+    root = tmp_path / "ws"
+    root.mkdir()
+    (root / "utils.js").write_text(UTILS, encoding="utf-8")
+    index = WorkspaceIndex(root, tmp_path / "index.sqlite3")
+    index.index.build(PathFilter.from_root(root))
+    yield index
+    index.close()
+
+
+def test_a_member_of_an_imported_object_literal_comes_with_its_header_and_value(axios_like):
+    """`utils.isFunction(x)` in another file sends the literal's member, its
+    `export default {` line, and the `const isFunction` it names."""
+    source = 'import utils from "./utils.js";\n\nexport function check(x) {\n  return utils.isFunction(x);\n}\n'
+    sent = _sent(source, "return utils", "main.js", axios_like)
+    assert "  isFunction," in sent
+    assert "export default {" in sent
+    assert "const isFunction = (thing) =>" in sent
+
+
+def test_a_bare_name_is_not_a_member_of_this_files_object_literal():
+    """`getPrototypeOf(x)` in a file whose exported literal has a `getPrototypeOf`
+    method is not that method (only `traps.getPrototypeOf` would be)."""
+    source = (
+        "export const traps = {\n  getPrototypeOf(state) {\n    return Object.getPrototypeOf(state);\n  },\n};\n\n"
+        "function protoOf(source) {\n  return getPrototypeOf(source);\n}\n"
+    )
+    assert "getPrototypeOf(state)" not in _sent(source, "return getPrototypeOf", "proxy.js")
+    dotted = source.replace("return getPrototypeOf(source)", "return traps.getPrototypeOf(source)")
+    assert "getPrototypeOf(state)" in _sent(dotted, "return traps", "proxy.js")
+
+
+PRIVATE = """class Cache {
+  #entries = new Map();
+}
+
+class Store {
+  #entries = new Set();
+  #size = 0;
+
+  get(key) {
+    return this.#entries.has(key) && this.#size > 0;
+  }
+}
+"""
+
+
+def test_a_private_field_is_the_enclosing_classs_and_no_other(tmp_path: Path):
+    """`this.#entries` in Store sends Store's `#entries`, not Cache's, nor another
+    file's `entries`."""
+    root = tmp_path / "ws"
+    root.mkdir()
+    (root / "other.js").write_text("export const entries = [];\n", encoding="utf-8")
+    index = WorkspaceIndex(root, tmp_path / "index.sqlite3")
+    index.index.build(PathFilter.from_root(root))
+    try:
+        sent = _sent(PRIVATE, "return this.#entries", "store.js", index)
+    finally:
+        index.close()
+    assert "#entries = new Set();" in sent and "#size = 0;" in sent
+    assert "new Map()" not in sent and "export const entries" not in sent
+
+
+def test_private_and_dollar_names_are_whole_words_in_javascript_only():
+    """`this.#entries` names `#entries` (not `entries`), `this[$internals]` names `$internals`."""
+    text = "this.#entries.get(this[$internals], `${key}`)"
+    assert names_used(text, "javascript") == ["get", "$internals", "key"]
+    assert private_names(text, "typescript") == ["#entries"]
+    assert private_names("x = 1  # comment #entries", "python") == []
+    assert "entries" in names_used("self.entries  # entries", "python")
+
+
+def test_a_dollar_name_is_looked_up_whole():
+    """`this[$internals]` sends `const $internals = Symbol(...)`."""
+    source = 'const $internals = Symbol("internals");\n\nclass Headers {\n  get() {\n    return this[$internals];\n  }\n}\n'
+    assert 'const $internals = Symbol("internals");' in _sent(source, "return this", "headers.js")
