@@ -28,18 +28,22 @@ def _sent(source: str, marker: str, name: str, lookup=None) -> str:
     return "\n".join(s.text for s in ctx.snippets)
 
 
-UTILS = """const isFunction = (thing) => typeof thing === "function";
-const hasOwnProperty = (obj, prop) => Object.prototype.hasOwnProperty.call(obj, prop);
+UTILS = """const typeOfTest = (type) => (thing) => typeof thing === type;
+const isFunction = typeOfTest("function");
 
 export default {
   isFunction,
-  hasOwnProp: hasOwnProperty,
+  hasOwnProp: hasOwnProperty, // an alias
   trim(str) {
     return str.trim();
   },
   kindOf: (thing) => typeof thing,
   nested: { inner: 1 },
 };
+
+function hasOwnProperty(obj, prop) {
+  return Object.prototype.hasOwnProperty.call(obj, prop);
+}
 """
 
 
@@ -55,6 +59,7 @@ def test_an_exported_object_literals_members_are_definitions(language_id):
         ("function", "trim", 6, "default"),
         ("function", "kindOf", 9, "default"),
         ("attribute", "nested", 10, "default"),
+        ("function", "hasOwnProperty", 13, None),
     ]
     text = "module.exports = { a, b: Symbol('b') };\nexport const helpers = { c };\nconst local = { d: 1 };\n"
     assert _symbols(language_id, text) == [
@@ -91,12 +96,31 @@ def axios_like(tmp_path: Path):
 
 def test_a_member_of_an_imported_object_literal_comes_with_its_header_and_value(axios_like):
     """`utils.isFunction(x)` in another file sends the literal's member, its
-    `export default {` line, and the `const isFunction` it names."""
+    `export default {` line, the `const isFunction` it names and `typeOfTest`, whose
+    call made it; `utils.hasOwnProp` the `hasOwnProperty` its value names."""
     source = 'import utils from "./utils.js";\n\nexport function check(x) {\n  return utils.isFunction(x);\n}\n'
     sent = _sent(source, "return utils", "main.js", axios_like)
     assert "  isFunction," in sent
     assert "export default {" in sent
-    assert "const isFunction = (thing) =>" in sent
+    assert 'const isFunction = typeOfTest("function");' in sent
+    assert "const typeOfTest = (type) =>" in sent
+    aliased = _sent(source.replace("isFunction", "hasOwnProp"), "return utils", "main.js", axios_like)
+    assert "hasOwnProp: hasOwnProperty" in aliased and "function hasOwnProperty(obj, prop) {" in aliased
+
+
+def test_a_commonjs_exports_member_is_reached_by_the_name_a_require_binds(tmp_path: Path):
+    """`const { kQueue } = require("./symbols")`, then `client[kQueue]`: the member of
+    symbols.js's `module.exports = {...}`."""
+    root = tmp_path / "ws"
+    root.mkdir()
+    (root / "symbols.js").write_text("module.exports = {\n  kQueue: Symbol('queue'),\n};\n", encoding="utf-8")
+    index = WorkspaceIndex(root, tmp_path / "index.sqlite3")
+    index.index.build(PathFilter.from_root(root))
+    source = "const { kQueue } = require('./symbols');\n\nfunction first(client) {\n  return client[kQueue][0];\n}\n"
+    try:
+        assert "kQueue: Symbol('queue')," in _sent(source, "return client", "client.js", index)
+    finally:
+        index.close()
 
 
 def test_a_bare_name_is_not_a_member_of_this_files_object_literal():

@@ -16,7 +16,7 @@ from collections.abc import Callable
 from sparkls.context.lookup import Lookup
 from sparkls.context.ranking import choose_definers
 from sparkls.context.reach import (
-    ACCESS, CALL_SIGNATURE, LITERAL_ARGUMENT, MAX_CALL_SIGNATURES, MAX_TYPE_HOPS, OWN, TYPE_KINDS, WORD,
+    ACCESS, CALL_SIGNATURE, FUNCTION_KINDS, LITERAL_ARGUMENT, MAX_CALL_SIGNATURES, MAX_TYPE_HOPS, OWN, TYPE_KINDS, WORD,
     Definer, definers, parameter_types, reached_types, receiver_types,
 )
 from sparkls.context.region import without_comments
@@ -40,6 +40,11 @@ SUPER = re.compile(r"\bsuper\s*(?:\([^()]*\))?\s*\.\s*([A-Za-z_][A-Za-z0-9_]*)")
 CONSTRUCTORS = ("__init__", "constructor", "new")
 CLASS_KINDS = frozenset({"class"})
 OBJECT = "object"  # an exported object literal (`export default {...}`)
+COMMONJS_EXPORTS = "module.exports"  # the name of `module.exports = {...}`, whose members a require binds
+# A member of one on a line of its own: `isFunction,` / `hasOwnProp: hasOwnProperty, // why`.
+MEMBER_VALUE = re.compile(r"\s*([A-Za-z_$][\w$]*)\s*(?::\s*([A-Za-z_$][\w$]*))?\s*,?\s*(?://.*)?")
+# `const isFunction = typeOfTest("function")`: the function whose call made a value.
+MADE_BY = re.compile(r"=\s*([A-Za-z_$][\w$]*)\s*\(")
 HOLDER_KINDS = TYPE_KINDS | {OBJECT}  # what shows its header with a member (`export default {`)
 
 
@@ -161,6 +166,8 @@ def referenced_definitions(
         """Whether the region uses this definition of `name` (see above)."""
         if symbol.kind != ATTRIBUTE or name in own or name in other:
             return True
+        if symbol.container == COMMONJS_EXPORTS and name in imported:
+            return True  # `const { kQueue } = require("./symbols")`
         return name in keyed and symbol.container in mentioned
 
     def bare_reaches(name: str, symbol: Symbol) -> bool:
@@ -181,13 +188,14 @@ def referenced_definitions(
         seen.add(key)
         into.append(render(file_path, symbol, line))
         if symbol.kind == ATTRIBUTE and symbol.container:
-            holder = _holder(symbol, table.named(symbol.container) if file_path == path else [
-                s for p, s in (lookup.definitions(symbol.container) if lookup is not None else []) if p == file_path
-            ])
+            holder = _holder(symbol, named_in(file_path, symbol.container))
             if holder is not None and (file_path, holder.start_line, -1) not in seen:
                 seen.add((file_path, holder.start_line, -1))  # its header, once for all its members
                 header = "\n".join(line(n) for n in range(holder.start_line, holder.signature_end_line + 1))
                 into.append([Snippet(file_path, holder.start_line, holder.signature_end_line, "container", header)])
+            if holder is not None and holder.kind == OBJECT:
+                for value in member_value(file_path, symbol, line):
+                    add(into, file_path, value, line)
         if symbol.kind == "class":
             found = constructor_of(file_path, symbol, line)
             if found is not None:
@@ -205,6 +213,26 @@ def referenced_definitions(
         if symbol.kind == "type":
             for signature in call_signatures(file_path, symbol.name):
                 add(into, file_path, signature, line)
+
+    def named_in(file_path: str, name: str) -> list[Symbol]:
+        """The definitions `name` in the file `file_path` (this one's, else the index's)."""
+        if file_path == path:
+            return table.named(name)
+        return [s for p, s in (lookup.definitions(name) if lookup is not None else []) if p == file_path]
+
+    def member_value(file_path: str, member: Symbol, line: Callable[[int], str]) -> list[Symbol]:
+        """What an object literal's member on a line of its own names, in its file: `isFunction,`
+        the `const isFunction = typeOfTest(...)` and `typeOfTest`, which made it;
+        `hasOwnProp: hasOwnProperty,` the `hasOwnProperty`."""
+        found = MEMBER_VALUE.fullmatch(line(member.start_line))
+        if found is None or found.group(1) != member.name:
+            return []
+        values = [s for s in named_in(file_path, found.group(2) or member.name) if s.container is None and s.kind != OBJECT]
+        for value in values[:1]:
+            made = MADE_BY.search(line(code_start(value, line)))  # `const isFunction = typeOfTest('function')`
+            if made is not None and made.group(1) != value.name:
+                values += [s for s in named_in(file_path, made.group(1)) if s.kind in FUNCTION_KINDS][:1]
+        return values
 
     def members_of(file_path: str, container: str, name: str) -> list[Symbol]:
         if file_path == path:
