@@ -239,3 +239,18 @@ async def test_an_open_follower_with_uses_apart_gets_the_first_as_its_next_edit(
     _rename_area(client, shapes)
     suggestion = await _offered_in(client, uri)
     assert suggestion["line"] == 0 and suggestion["newText"] == "circle_area"
+
+
+async def test_one_files_failed_question_applies_nothing(client, emulator, workspace):
+    """The fast tier refuses one file's question: nothing is applied, and the user is told why."""
+    shapes, app = await _session(client, emulator, workspace)
+    _rename_area(client, shapes)
+    await _offered_in(client, shapes)
+    await _offered_in(client, app)
+    action = await _follow_up_action(client, shapes)
+    applied = len(client.editor.applied)
+    emulator.set_faults(error_status=400, error_code="invalid_prompt", count=1)
+    result = await _run(client, action)
+    assert result["applied"] is False and result["error"]["code"], result
+    assert len(client.editor.applied) == applied
+    assert client.editor.text(app) == APP and (workspace / "report.py").read_text() == REPORT

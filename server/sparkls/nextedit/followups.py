@@ -363,7 +363,13 @@ async def ask(env: RequestEnv, follow_ups: FollowUps, *, parallel: int = PARALLE
     one failed question fails the whole)."""
     started = time.perf_counter()
     gate = asyncio.Semaphore(parallel)
-    answers = await asyncio.gather(*(_ask_file(env, follow_ups, f, gate) for f in follow_ups.files))
+    asking = [asyncio.ensure_future(_ask_file(env, follow_ups, f, gate)) for f in follow_ups.files]
+    try:
+        answers = await asyncio.gather(*asking)
+    except BaseException:  # one failed (or the user cancelled): the others are not waited for
+        for question in asking:
+            question.cancel()
+        raise
     changes = [a.change for a in answers if a.change is not None]
     sources = {f.path: FileSource(f.uri, f.version) for f in follow_ups.files}
     edit = build_workspace_edit(
