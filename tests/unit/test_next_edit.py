@@ -330,11 +330,14 @@ async def test_no_question_without_history():
 
 def test_the_emulator_renames_as_a_model_would_not_inside_text():
     """A diff's rename: whole words in code, in f-string and template interpolations, never
-    in a string literal or a comment (`"Circle area:"` stays)."""
+    in a string literal or a comment (`"Circle area:"` stays); `#` starts a comment in
+    Python, not in JavaScript (`this.#area`)."""
     apply_renames, renames = emulator_nextedit.apply_renames, [("area", "circle_area")]
-    assert apply_renames('print("Circle area:", area(2))  # area here', renames) == (
+    assert apply_renames('print("Circle area:", area(2))  # area here', renames, "python") == (
         'print("Circle area:", circle_area(2))  # area here')
-    assert apply_renames("x = circle_area + area", renames) == "x = circle_area + circle_area"
-    assert apply_renames("return f'{area(r):.2f} area {{area}}'", renames) == (
+    assert apply_renames("x = circle_area + area", renames, "python") == "x = circle_area + circle_area"
+    assert apply_renames("return f'{area(r):.2f} area {{area}}'", renames, "python") == (
         "return f'{circle_area(r):.2f} area {{area}}'")
-    assert apply_renames("s = `${area} area`; f('area')", renames) == "s = `${circle_area} area`; f('area')"
+    assert apply_renames("s = `${area} area`; f('area') // area", renames, "javascript") == (
+        "s = `${circle_area} area`; f('area') // area")
+    assert apply_renames("this.#cache = area(2)", renames, "javascript") == "this.#cache = circle_area(2)"

@@ -88,13 +88,18 @@ def apply_replaces(region: str, replaces: list[Replace] | tuple[Replace, ...]) -
 
 # A string literal or a comment to the end of the line: a model renaming an identifier
 # leaves the words in them alone ("Circle area:" stays when `area` is renamed).
-_TEXT = re.compile(r"""("(?:\\.|[^"\\\n])*"|'(?:\\.|[^'\\\n])*'|`[^`]*`|#.*|//.*)""")
+_STRINGS = r"""("(?:\\.|[^"\\\n])*"|'(?:\\.|[^'\\\n])*'|`[^`]*`"""
+_TEXT = {  # a string literal, or a comment to the end of the line, by the fence's language
+    "hash": re.compile(_STRINGS + r"|#.*)"),  # Python, shell, Ruby...: `#` starts a comment
+    "slash": re.compile(_STRINGS + r"|//.*)"),  # C-like: `#` is code (`this.#count`, `#include`)
+}
+_HASH_COMMENTS = frozenset({"python", "py", "ruby", "rb", "bash", "sh", "shell", "toml", "yaml", "r"})
 
 
 _INTERPOLATION = re.compile(r"(?<!\{)(\$?\{(?!\{))([^{}]*)\}")
 
 
-def apply_renames(region: str, renames: list[Replace] | tuple[Replace, ...]) -> str:
+def apply_renames(region: str, renames: list[Replace] | tuple[Replace, ...], tag: str = "") -> str:
     """Each identifier renamed as a whole word, in code only (not in a string literal
     or a comment, but in an f-string's `{...}` and a template's `${...}`), except on
     lines that hold a directive."""
@@ -104,11 +109,12 @@ def apply_renames(region: str, renames: list[Replace] | tuple[Replace, ...]) -> 
                 code = re.sub(rf"(?<![\w$]){re.escape(old)}(?![\w$])", lambda _m, new=new: new, code)
         return code
 
+    text = _TEXT["hash" if tag.lower() in _HASH_COMMENTS else "slash"]
     lines = region.split("\n")
     for i, line in enumerate(lines):
         if _DIRECTIVE_LINE.search(line):
             continue
-        pieces = _TEXT.split(line)  # code, text, code, text, ...
+        pieces = text.split(line)  # code, text, code, text, ...
         for k, piece in enumerate(pieces):
             if k % 2 == 0:
                 pieces[k] = words(piece)
@@ -159,12 +165,12 @@ def answer(text: str, forced: list[Replace] | tuple[Replace, ...] = ()) -> str:
     # A real model follows the newest edit first: each hunk's renames (or the forced
     # REPLACEs), newest first, are tried on every region in turn.
     attempts = [(list(forced), [])] if forced else [(diff_renames(r, a), _added_members(r, a)) for r, a in hunks(text)]
-    rename = apply_replaces if forced else apply_renames  # REPLACE text as written; a diff's renames as a model would
     every = _EDITED_FILE.search(text) is not None  # another file's follow-ups: every region that changes
     for replaces, members in attempts:
         rewritten = []
         for number, tag, body in shown:
-            new = rename(body, replaces)
+            # REPLACE directives as written; a diff's renames as a model would make them
+            new = apply_replaces(body, replaces) if forced else apply_renames(body, replaces, tag)
             for member in members:
                 if _MEMBER_USE.search(new) and not re.search(rf"(?:\.|::){re.escape(member)}\b", new):
                     new = with_new_arm(new, member)
