@@ -18,7 +18,10 @@ hit is a word in code (`candidates.in_code`: never in a comment or a string):
   './shapes'`, `require('../shapes')`; Go: a file of the same package (its folder) or
   one that imports the folder. There, every use of the name not bound by a function
   of its own (a parameter or local of that name is another variable), and
-  `shapes.area` through the module's name or alias;
+  `shapes.area` through the module's name or alias. A file that imports the name
+  under another one (`from .core import Widget as BaseWidget`) follows on the import
+  line only: its uses of the alias stay, and a bare `Widget` there is another binding.
+  The imports are read by `context.resolve`, as the context engine reads them;
 - a member (a method, a field): through a member access, `obj.area`, in a file that
   sees the module or names the member's class; never through the module itself
   (`shapes.area` is the module's function), an `exports` object, a file's own
@@ -42,15 +45,13 @@ import re
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, replace
 
-from tree_sitter import Node
-
+from sparkls.context.resolve import DEFAULT, MODULE, Imported, declared_type, go_package, imports, named_after
 from sparkls.documents.store import Document
 from sparkls.nextedit.candidates import (
     Scopes, call_lines, dotted, in_code, passes_by_name, renamed_definition, signature_of, word_pattern,
 )
 from sparkls.nextedit.members import NewMembers, branch_of, container_of, has_arms, new_members
 from sparkls.nextedit.history import Edit, only_renames, renames
-from sparkls.nextedit.tree import ancestors, node_at
 
 
 @dataclass(frozen=True, slots=True)
@@ -85,6 +86,9 @@ class Link:
     qualifiers: frozenset[str] = frozenset()  # names it reaches the module's names through (`shapes.`)
     defines: frozenset[str] = frozenset()  # changed names it defines itself (its `self.name` is its own)
     foreign: frozenset[str] = frozenset()  # other modules it imports (`os`, `fmt`): their members are theirs
+    # (changed name, first line, last line) of the imports that give one another name
+    # (`Widget as BaseWidget`): only there does the name follow, never the alias's uses
+    aliases: frozenset[tuple[str, int, int]] = frozenset()
 
 
 def outward_changes(doc: Document, edits: list[Edit]) -> list[Outward]:
@@ -132,13 +136,6 @@ def _plain(name: str) -> str:
 
 # -- how another file sees the edited module ------------------------------------------
 
-_PY_FROM = re.compile(r"^[ \t]*from[ \t]+([.\w]+)[ \t]+import[ \t]+(\([^)]*\)|[^\n]*)", re.MULTILINE)
-_PY_IMPORT = re.compile(r"^[ \t]*import[ \t]+([^\n]+)", re.MULTILINE)
-_JS_SPEC = re.compile(r"""(?:\bfrom|\bimport|\brequire\s*\(|\bimport\s*\()\s*['"]([^'"\n]+)['"]""")
-_GO_SPEC = re.compile(r'^\s*(?:import\s+)?(?:(\w+)\s+)?"([^"\n]+)"', re.MULTILINE)
-_ALIAS = re.compile(r"\bas\s+(\w+)")
-
-
 def _module_names(source_path: str) -> tuple[str, str]:
     """(the module's own name, its path without the extension): `pkg/shapes.py` ->
     (`shapes`, `pkg/shapes`); a package's `__init__.py` or an `index.js` is its folder's."""
@@ -149,76 +146,65 @@ def _module_names(source_path: str) -> tuple[str, str]:
     return stem, stem_path
 
 
+def _sees(imported: Imported, language: str, other_path: str, source_path: str, names: Sequence[str]) -> bool:
+    """Whether one import of the file `other_path` is of the module at `source_path`
+    (or, naming one of `names`, of a package that re-exports it)."""
+    stem, stem_path = _module_names(source_path)
+    module = imported.module
+    if language == "python":
+        return module.split(".")[-1] == stem or (
+            imported.name is not MODULE and bool({imported.name, imported.local} & {*names, stem})
+        )
+    if language == "go":
+        package = posixpath.basename(posixpath.dirname(source_path))
+        return module.rstrip("/").endswith("/" + package) or module == package
+    if module.startswith("."):
+        target = posixpath.splitext(posixpath.normpath(posixpath.join(posixpath.dirname(other_path), module)))[0]
+        return target in (stem_path, posixpath.splitext(source_path)[0])
+    return posixpath.basename(posixpath.splitext(module)[0]) == stem
+
+
 def link_of(
     other: Document, other_path: str, source_path: str, names: Sequence[str], defines: Sequence[str] = ()
 ) -> Link:
     """How the file `other` (at `other_path`) sees the module at `source_path`; `names`:
     the names changed there (an import that names one counts: a package re-exporting it);
-    `defines`: those of them the file defines itself (from the index)."""
-    stem, stem_path = _module_names(source_path)
-    text, language = other.text, other.language_id
+    `defines`: those of them the file defines itself (from the index). Its imports are
+    read by `context.resolve`, as the context engine reads them."""
+    stem = _module_names(source_path)[0]
+    language = other.language_id
+    found = imports(other, language)
+    imports_it = language == "go" and posixpath.dirname(other_path) == posixpath.dirname(source_path)
     qualifiers: set[str] = set()
-    imports = False
-    if language == "python":
-        for match in _PY_FROM.finditer(text):
-            module, imported = match.group(1), match.group(2)
-            if module.split(".")[-1] == stem or any(re.search(rf"\b{re.escape(n)}\b", imported) for n in (*names, stem)):
-                imports = True
-            if re.search(rf"\b{re.escape(stem)}\b", imported):
-                alias = re.search(rf"\b{re.escape(stem)}\s+as\s+(\w+)", imported)
-                qualifiers.add(alias.group(1) if alias else stem)
-        for match in _PY_IMPORT.finditer(text):
-            for item in match.group(1).split(","):
-                dotted = item.split(" as ")[0].strip()
-                if dotted.split(".")[-1] == stem:
-                    imports = True
-                    alias = _ALIAS.search(item)
-                    qualifiers.add(alias.group(1) if alias else dotted)
-    elif language == "go":
-        if posixpath.dirname(other_path) == posixpath.dirname(source_path):
-            imports = True
-        package = posixpath.basename(posixpath.dirname(source_path))
-        for match in _GO_SPEC.finditer(text):
-            if match.group(2).rstrip("/").endswith("/" + package) or match.group(2) == package:
-                imports = True
-                qualifiers.add(match.group(1) or package)
-    else:
-        here = posixpath.dirname(other_path)
-        for match in _JS_SPEC.finditer(text):
-            spec = match.group(1)
-            if spec.startswith("."):
-                target = posixpath.splitext(posixpath.normpath(posixpath.join(here, spec)))[0]
-                seen = target in (stem_path, posixpath.splitext(source_path)[0])
-            else:
-                seen = posixpath.basename(posixpath.splitext(spec)[0]) == stem
-            if seen:
-                imports = True
-                line = text[text.rfind("\n", 0, match.start()) + 1 : match.start()]
-                alias = re.search(r"(?:\*\s+as\s+|(?:const|let|var)\s+|import\s+)(\w+)", line)
-                if alias is not None:
-                    qualifiers.add(alias.group(1))
-    foreign = frozenset(_imported_names(text, language)) - qualifiers
-    return Link(imports, frozenset(qualifiers), frozenset(defines), foreign)
+    aliases: set[tuple[str, int, int]] = set()
+    for imported in found:
+        if not _sees(imported, language, other_path, source_path, names):
+            continue
+        imports_it = True
+        if language == "python" and imported.name == stem:
+            qualifiers.add(imported.local)  # `from pkg import shapes [as sh]`
+        elif imported.name is MODULE and imported.local and imported.local not in (".", "_"):
+            qualifiers.add(imported.local)  # `import pkg.shapes`, `* as shapes`, `const shapes = require(`
+        elif language != "python" and imported.name == DEFAULT and not imported.reexport:
+            qualifiers.add(imported.local)  # `import shapes from './shapes'`
+        if imported.renamed and imported.name in names:
+            aliases.add((imported.name, imported.line, imported.end_line))  # `Widget as BaseWidget`
+    foreign = frozenset(_imported_names(found, language)) - qualifiers
+    return Link(imports_it, frozenset(qualifiers), frozenset(defines), foreign, frozenset(aliases))
 
 
-_JS_DEFAULT = re.compile(r"""(?:\bimport\s+(?:\*\s+as\s+)?([\w$]+)\s+from|\b(?:const|let|var)\s+([\w$]+)\s*=\s*require\s*\()""")
-
-
-def _imported_names(text: str, language: str) -> set[str]:
+def _imported_names(found: Sequence[Imported], language: str) -> set[str]:
     """The names a file gives the modules it imports (`os`, `sh` in `import x as sh`,
     `fmt`, `fs` in `const fs = require('fs')`)."""
     names: set[str] = set()
-    if language == "python":
-        for match in _PY_IMPORT.finditer(text):
-            for item in match.group(1).split(","):
-                alias = _ALIAS.search(item)
-                names.add(alias.group(1) if alias else item.split(" as ")[0].strip().split(".")[0])
-    elif language == "go":
-        for match in _GO_SPEC.finditer(text):
-            names.add(match.group(1) or posixpath.basename(match.group(2)))
-    else:
-        for match in _JS_DEFAULT.finditer(text):
-            names.add(match.group(1) or match.group(2))
+    for imported in found:
+        if imported.reexport or not imported.local:
+            continue
+        if imported.name is MODULE:
+            local = imported.local.split(".")[0] if language == "python" else imported.local
+            names.add(go_package(imported.module) if local in (".", "_") else local)
+        elif imported.name == DEFAULT:
+            names.add(imported.local)
     return names
 
 
@@ -254,35 +240,10 @@ def _plainly_ours(doc: Document, at: int, receiver: str, change: Outward) -> boo
         return False
     if last in ("self", "this", "cls"):
         return container_of(doc, at) == change.container
-    declared = _declared_type(doc, at, last) if "." not in receiver else None
+    declared = declared_type(doc, at, last) if "." not in receiver else None
     if declared is not None:
         return _plain(declared) == _plain(change.container)
-    return _plain(last).endswith(_plain(change.container))
-
-
-def _start(doc: Document, node: Node) -> int:
-    """The node's start as an offset of the document's text (code points)."""
-    row, column = node.start_point
-    return doc.lines.starts[row] + len(doc.lines.line_text(row).encode("utf-8")[:column].decode("utf-8", "ignore"))
-
-
-def _declared_type(doc: Document, at: int, name: str) -> str | None:
-    """The type `name` has where `at` is, when it is plain to see: a parameter's or a Go
-    receiver's declared type in an enclosing function (`cxt: KeywordCxt`, `e *Entry`),
-    or what it was made from earlier in that function (`job = Job(`, `e := &Entry{`)."""
-    typed = re.compile(rf"(?<![\w$]){re.escape(name)}\s*(?::\s*|\s+\*?)([A-Za-z_$][\w$.]*)")
-    made = re.compile(rf"(?<![\w$.]){re.escape(name)}\s*(?::=|=)\s*&?(?:new\s+)?([A-Za-z_$][\w$.]*)\s*[({{]")
-    for node in ancestors(node_at(doc, at)):
-        body = node.child_by_field_name("body")
-        for field in ("parameters", "receiver"):
-            params = node.child_by_field_name(field)
-            if params is not None and (found := typed.search(doc.node_text(params))) is not None:
-                return found.group(1).split(".")[-1]
-        if body is not None and node.child_by_field_name("parameters") is not None:
-            made_here = list(made.finditer(doc.text, _start(doc, body), at))
-            if made_here:
-                return made_here[-1].group(1).split(".")[-1]
-    return None
+    return named_after(last, change.container)
 
 
 def find_sites(other: Document, changes: Sequence[Outward], link: Link) -> list[tuple[int, int, str]]:
@@ -301,8 +262,11 @@ def find_sites(other: Document, changes: Sequence[Outward], link: Link) -> list[
             continue
         call = change.new is None
         pattern = re.compile(rf"(?<![\w$]){re.escape(change.name)}(?![\w$])" + (r"(?=\s*\()" if call else ""))
+        renamed = [(first, last) for name, first, last in link.aliases if name == change.name]
         for match in pattern.finditer(text):
             at = match.start()
+            if renamed and not any(first <= lines.line_of(at) <= last for first, last in renamed):
+                continue  # imported under another name: the import follows, its other uses are another binding
             after_dot = dotted(text, at)
             if change.member:
                 receiver = _receiver(text, at)
