@@ -16,10 +16,11 @@ from collections.abc import Callable
 from sparkls.context.lookup import Lookup
 from sparkls.context.ranking import choose_definers
 from sparkls.context.reach import (
-    ACCESS, CALL_SIGNATURE, FUNCTION_KINDS, LITERAL_ARGUMENT, MAX_CALL_SIGNATURES, MAX_TYPE_HOPS, OWN, TYPE_KINDS, WORD,
+    ACCESS, CALL_SIGNATURE, FUNCTION_KINDS, LITERAL_ARGUMENT, MAX_CALL_SIGNATURES, MAX_TYPE_HOPS, TYPE_KINDS, WORD,
     Definer, definers, parameter_types, reached_types, receiver_types,
 )
 from sparkls.context.region import without_comments
+from sparkls.context.resolve import OWN, imports, is_module_file, original
 from sparkls.context.render import ATTRIBUTE, code_start, render
 from sparkls.context.snippet import Snippet
 from sparkls.context.symbols import Symbol, extract_symbols
@@ -156,7 +157,13 @@ def referenced_definitions(
     around = {s.name for s in classes}
     # The region's words and its classes' headers (their bases) rank other files' definers.
     headers = " ".join(doc.lines.line_text(n) for s in classes for n in range(s.start_line, s.signature_end_line + 1))
-    mentioned = frozenset(names).union(WORD.findall(headers), receiver_types(region_text))
+    # Names imported under another one stand for their originals (`tqdm_auto` -> `tqdm` of `..auto`).
+    found_imports = imports(doc, doc.language_id) if lookup is not None else []
+    aliases = {
+        word: found for word in dict.fromkeys([*names, *WORD.findall(headers)])
+        if (found := original(found_imports, word)) is not None
+    }
+    mentioned = frozenset(names).union(WORD.findall(headers), receiver_types(region_text), (n for n, _ in aliases.values()))
     mentioned |= reached_types(mentioned, table, doc.lines.line_text, lookup)
     mentioned |= parameter_types(
         {m.group(1) for m in LITERAL_ARGUMENT.finditer(region_text)}, table, doc.lines.line_text, lookup
@@ -297,4 +304,13 @@ def referenced_definitions(
                 file_lines = lookup.file_lines(file_path)
                 if file_lines is not None and symbol.end_line < len(file_lines):
                     add(elsewhere, file_path, symbol, file_lines.__getitem__)
+    for word, (name, module) in aliases.items():  # its definitions in that module's file, else the closest
+        if word not in names:
+            continue
+        rows = [(p, s) for p, s in lookup.definitions(name) if s.container is None] if lookup is not None else []
+        theirs = [(p, s) for p, s in rows if is_module_file(p, module, path, doc.language_id)]
+        for file_path, symbol in theirs or choose_definers(rows, path, imported, mentioned):
+            file_lines = lookup.file_lines(file_path) if lookup is not None else None
+            if file_lines is not None and symbol.end_line < len(file_lines):
+                add(elsewhere, file_path, symbol, file_lines.__getitem__)
     return same_file + elsewhere

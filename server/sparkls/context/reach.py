@@ -11,6 +11,7 @@ from collections.abc import Callable, Iterator
 
 from sparkls.context.lookup import Lookup
 from sparkls.context.render import code_start
+from sparkls.context.resolve import receiver_type
 from sparkls.context.symbols import Symbol
 from sparkls.context.symtable import SymbolTable
 
@@ -18,18 +19,18 @@ WORD = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
 # `obj.name`, `self.name`, `f().name`: the object's name when it has one, and the attribute.
 # (`this.#entries`, `this.$x`: JavaScript's private and `$` names whole.)
 ACCESS = re.compile(r"(?:\b([A-Za-z_][A-Za-z0-9_]*))?\s*\.\s*(#?[A-Za-z_$][A-Za-z0-9_$]*)")
-OWN = frozenset({"self", "cls", "this"})  # names through which a method reaches its own attributes
 
 
 def receiver_types(text: str) -> frozenset[str]:
     """Types the text's receivers are named after: `subscriber.next(v)` reaches
     `Subscriber`'s `next` in code where the type is inferred, not written. A receiver
     (a name before a dot, not self/cls/this) counts with its first letter upper-cased;
-    only ranking uses these words."""
+    only ranking uses these words. The rule is `resolve.receiver_type`'s, which next
+    edit's follow-ups share."""
     return frozenset(
-        receiver[:1].upper() + receiver[1:]
+        guessed
         for receiver in (match.group(1) for match in ACCESS.finditer(text))
-        if receiver and receiver not in OWN and receiver[:1].islower()
+        if receiver and receiver[:1].islower() and (guessed := receiver_type(receiver)) is not None
     )
 
 
