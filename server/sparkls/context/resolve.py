@@ -43,11 +43,18 @@ class Imported:
     name: str | None  # its name in `module`; MODULE (None) for the module itself; STAR for `*`
     module: str  # the module as written: `..auto`, `a.b`, `./x.js`, `fmt`
     line: int  # 0-based line of the statement
+    end_line: int  # its last line
     reexport: bool = False  # `export {a as b} from`, `export * from`: the file exports it, binds nothing
 
     @property
     def renamed(self) -> bool:
         return self.name not in (MODULE, STAR, DEFAULT) and self.name != self.local
+
+
+def _lines(text: str, match: re.Match[str]) -> tuple[int, int]:
+    """The first and last line of a statement the match spans."""
+    first = text.count("\n", 0, match.start())
+    return first, first + match.group().rstrip().count("\n")
 
 
 # -- Python ----------------------------------------------------------------------------
@@ -61,21 +68,21 @@ _COMMENT = re.compile(r"#[^\n]*")
 def _python(text: str, exported: Callable[[str], Sequence[str] | None] | None) -> list[Imported]:
     found: list[tuple[int, Imported]] = []
     for match in _PY_FROM.finditer(text):
-        module, line = match.group(1), text.count("\n", 0, match.start())
+        module, line = match.group(1), _lines(text, match)
         items = _COMMENT.sub(" ", match.group(2)).strip("()").replace("\\\n", " ")
         for item in _PY_ITEM.finditer(items):
             name, alias = item.group(1), item.group(2)
             if name == STAR:
                 names = exported(module) if exported is not None else None
-                found += [(match.start(), Imported(n, n, module, line)) for n in names or ()]
+                found += [(match.start(), Imported(n, n, module, *line)) for n in names or ()]
                 if names is None:
-                    found.append((match.start(), Imported(STAR, STAR, module, line)))
+                    found.append((match.start(), Imported(STAR, STAR, module, *line)))
             else:
-                found.append((match.start(), Imported(alias or name, name, module, line)))
+                found.append((match.start(), Imported(alias or name, name, module, *line)))
     for match in _PY_IMPORT.finditer(text):
-        line = text.count("\n", 0, match.start())
+        line = _lines(text, match)
         for item in _PY_ITEM.finditer(match.group(1)):
-            found.append((match.start(), Imported(item.group(2) or item.group(1), MODULE, item.group(1), line)))
+            found.append((match.start(), Imported(item.group(2) or item.group(1), MODULE, item.group(1), *line)))
     return [imported for _, imported in sorted(found, key=lambda pair: pair[0])]
 
 
@@ -105,30 +112,30 @@ def _javascript(text: str) -> list[Imported]:
     taken: set[int] = set()  # where a spec was read already
     for match in _JS_FROM.finditer(text):
         reexport, clause, module = match.group(1) == "export", match.group(2).strip(), match.group(3)
-        line, taken = text.count("\n", 0, match.start()), taken | {match.start(3)}
+        line, taken = _lines(text, match), taken | {match.start(3)}
         default, _, rest = clause.partition(",") if not clause.startswith(("{", "*")) else ("", "", clause)
         rest = rest.strip()
         if default.strip():
-            found.append((match.start(), Imported(default.strip(), DEFAULT, module, line, reexport)))
+            found.append((match.start(), Imported(default.strip(), DEFAULT, module, *line, reexport)))
         if rest.startswith("*"):
             alias = re.search(r"as\s+([\w$]+)", rest)
             found.append((match.start(), Imported(alias.group(1) if alias else STAR, MODULE if alias else STAR,
-                                                  module, line, reexport)))
+                                                  module, *line, reexport)))
         for item in _JS_ITEM.finditer(rest.strip("{}") if rest.startswith("{") else ""):
-            found.append((match.start(), Imported(item.group(2) or item.group(1), item.group(1), module, line, reexport)))
+            found.append((match.start(), Imported(item.group(2) or item.group(1), item.group(1), module, *line, reexport)))
     for match in _REQUIRE.finditer(text):
-        binding, module, line = match.group(1), match.group(2), text.count("\n", 0, match.start())
+        binding, module, line = match.group(1), match.group(2), _lines(text, match)
         taken.add(match.start(2))
         if binding.startswith("{"):
             for item in _JS_ITEM.finditer(binding.strip("{}")):
-                found.append((match.start(), Imported(item.group(2) or item.group(1), item.group(1), module, line)))
+                found.append((match.start(), Imported(item.group(2) or item.group(1), item.group(1), module, *line)))
         else:
-            found.append((match.start(), Imported(binding, MODULE, module, line)))
+            found.append((match.start(), Imported(binding, MODULE, module, *line)))
     for pattern in (_JS_BARE, _ANY_REQUIRE):
         for match in pattern.finditer(text):
             if match.start(1) not in taken:
                 taken.add(match.start(1))
-                found.append((match.start(), Imported("", MODULE, match.group(1), text.count("\n", 0, match.start()))))
+                found.append((match.start(), Imported("", MODULE, match.group(1), *_lines(text, match))))
     return [imported for _, imported in sorted(found, key=lambda pair: pair[0])]
 
 
@@ -157,7 +164,7 @@ def _go(text: str) -> list[Imported]:
             for spec in _GO_SPEC.finditer(body):
                 line = text.count("\n", 0, match.start(1) + spec.start())
                 found.append((match.start(1) + spec.start(),
-                              Imported(spec.group(1) or go_package(spec.group(2)), MODULE, spec.group(2), line)))
+                              Imported(spec.group(1) or go_package(spec.group(2)), MODULE, spec.group(2), line, line)))
     return [imported for _, imported in sorted(found, key=lambda pair: pair[0])]
 
 
