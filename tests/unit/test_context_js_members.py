@@ -123,6 +123,38 @@ def test_a_commonjs_exports_member_is_reached_by_the_name_a_require_binds(tmp_pa
         index.close()
 
 
+@pytest.mark.parametrize("language_id", ["javascript", "typescript"])
+def test_an_anonymous_default_export_is_named_default(language_id):
+    """`export default (raw) => {...}` and `export default function (raw) {...}` define
+    `default`; a named one keeps its own name."""
+    source = "export default (raw) => {\n  return raw;\n};\nexport default function named() {}\n"
+    assert _symbols(language_id, source) == [("function", "default", 0, None), ("function", "named", 3, None)]
+    source = "export default function (raw) {\n  return raw;\n}\n"
+    assert _symbols(language_id, source) == [("function", "default", 0, None)]
+
+
+def test_a_default_import_or_a_require_binding_is_that_modules_default_export(tmp_path: Path):
+    """`import parseHeaders from "./parseHeaders.js"` then `parseHeaders(raw)` sends that
+    file's anonymous default function; `const util = require("./util")` then
+    `util.destroy(x)` sends util.js's `module.exports = {` header; nothing of another
+    file's default export is sent."""
+    root = tmp_path / "ws"
+    root.mkdir()
+    (root / "parseHeaders.js").write_text("export default (rawHeaders) => {\n  return {};\n};\n", encoding="utf-8")
+    (root / "other.js").write_text("export default (unrelated) => {\n  return 1;\n};\n", encoding="utf-8")
+    (root / "util.js").write_text("function destroy(x) {}\n\nmodule.exports = {\n  destroy,\n};\n", encoding="utf-8")
+    index = WorkspaceIndex(root, tmp_path / "index.sqlite3")
+    index.index.build(PathFilter.from_root(root))
+    esm = 'import parseHeaders from "./parseHeaders.js";\n\nexport function set(raw) {\n  return parseHeaders(raw);\n}\n'
+    cjs = 'const util = require("./util");\n\nfunction resume(x) {\n  return util.destroy(x);\n}\n'
+    try:
+        sent = _sent(esm, "return parseHeaders", "main.js", index)
+        assert "export default (rawHeaders) => {" in sent and "unrelated" not in sent
+        assert "module.exports = {" in _sent(cjs, "return util", "main.js", index)
+    finally:
+        index.close()
+
+
 def test_a_bare_name_is_not_a_member_of_this_files_object_literal():
     """`getPrototypeOf(x)` in a file whose exported literal has a `getPrototypeOf`
     method is not that method (only `traps.getPrototypeOf` would be)."""

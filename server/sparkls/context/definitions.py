@@ -20,7 +20,7 @@ from sparkls.context.reach import (
     Definer, definers, parameter_types, reached_types, receiver_types,
 )
 from sparkls.context.region import without_comments
-from sparkls.context.resolve import OWN, imports, is_module_file, original
+from sparkls.context.resolve import DEFAULT, MODULE, OWN, imports, is_module_file, original
 from sparkls.context.render import ATTRIBUTE, code_start, render
 from sparkls.context.snippet import Snippet
 from sparkls.context.symbols import Symbol, extract_symbols
@@ -313,4 +313,26 @@ def referenced_definitions(
             file_lines = lookup.file_lines(file_path) if lookup is not None else None
             if file_lines is not None and symbol.end_line < len(file_lines):
                 add(elsewhere, file_path, symbol, file_lines.__getitem__)
+    # `import parseHeaders from "./parseHeaders.js"`, `const util = require("./util")`: the word
+    # is that module's default export (`export default (raw) => {...}`, `export default {...}`)
+    # or its `module.exports = {...}`; an object is shown by its header.
+    bound = {DEFAULT: "default", MODULE: COMMONJS_EXPORTS}
+    for imported in found_imports if language in ECMASCRIPT else []:
+        if imported.local not in names or imported.reexport or imported.name not in bound or lookup is None:
+            continue
+        for file_path, symbol in lookup.definitions(bound[imported.name]):
+            file_lines = lookup.file_lines(file_path)
+            if (
+                symbol.container is not None
+                or file_lines is None
+                or symbol.end_line >= len(file_lines)
+                or not is_module_file(file_path, imported.module, path, doc.language_id)
+            ):
+                continue
+            if symbol.kind != OBJECT:
+                add(elsewhere, file_path, symbol, file_lines.__getitem__)
+            elif (file_path, symbol.start_line, -1) not in seen:
+                seen.add((file_path, symbol.start_line, -1))
+                header = "\n".join(file_lines[symbol.start_line : symbol.signature_end_line + 1])
+                elsewhere.append([Snippet(file_path, symbol.start_line, symbol.signature_end_line, "container", header)])
     return same_file + elsewhere

@@ -75,6 +75,10 @@
 ; `module.exports = {...}` (named `module.exports`), `export const helpers = {...}`.
 ; Its members sit too deep for the holder's own scan, so the object is a @scan node too.
 (export_statement "default" @name value: (object) @body) @symbol.object
+;; `export default (rawHeaders) => {...}`: an anonymous default export is named `default`,
+;; what a default import (`import parseHeaders from "./parseHeaders.js"`) binds
+(export_statement "default" @name value: (arrow_function body: (_) @body)) @symbol.function
+(export_statement "default" @name value: (function_expression !name body: (_) @body)) @symbol.function
 (export_statement value: (object) @scan)
 (expression_statement
   (assignment_expression
