@@ -32,12 +32,14 @@ async def test_closing_every_document_empties_every_per_document_store():
         server.speculation.start(_key(uri), lambda: asyncio.sleep(60), ttl=30, capacity=10)  # a quick fix ahead
         server.refines.remember(server.documents, _outcome(doc), _Session(), "m.py")  # a last edit to refine
         server.in_flight.begin(uri)  # an edit still streaming, for a refine to steer
+        server.follow_ups.keep(uri, _follow_ups(uri, doc.version))  # follow-ups in other files
     held = server.held_documents()
     assert set(held) >= {
         "documents", "speculation", "completions", "next_edits", "refines", "in_flight", "preparer", "reparse_timers",
+        "follow_ups",
     }
     assert held["documents"] == held["completions"] == held["next_edits"] == held["speculation"] == held["refines"] == 5
-    assert held["in_flight"] == 5
+    assert held["in_flight"] == held["follow_ups"] == 5
     for uri in uris:
         _feature(server, types.TEXT_DOCUMENT_DID_CLOSE)(
             types.DidCloseTextDocumentParams(types.TextDocumentIdentifier(uri))
@@ -60,6 +62,14 @@ def _outcome(doc):
     edit = PositionedEdit(Position(0, 4), Position(0, 8), "surface")
     return EditOutcome(doc.uri, doc.version, [edit], "fast", "m", "websocket", 1, (0, 1), {}, (0, len(TEXT)),
                        turn=Turn(wire("i", "x"), "reply"))
+
+
+def _follow_ups(uri: str, version: int):
+    from sparkls.nextedit.elsewhere import Outward
+    from sparkls.nextedit.followups import FileSites, FollowUps
+
+    other = FileSites("file:///w/other.py", "other.py", None, "area(1)\n", "python", ((0, 0, "use of area"),))
+    return FollowUps(uri, "m.py", version, (Outward("area", "surface"),), (), (other,))
 
 
 def _key(uri: str):
