@@ -6,10 +6,13 @@
 // Request: {"root": dir, "files": [absolute paths], "queries": [[absolute path, UTF-16 offset], ...]}
 // Answer:  {"version": ts.version, "answers": [[[path, 0-based line, UTF-16 character], ...], ...]}
 // one list per query (the declaration included), in order; a query TypeScript cannot answer gets [].
-// The same program settings as ts_definitions.mjs: allowJs, checkJs off, no emit.
+// The program settings of ts_definitions.mjs (allowJs, checkJs off, no emit) but no
+// DOM lib and no JSX; the service is ts_service.mjs's.
 import { createRequire } from "node:module";
 import fs from "node:fs";
 import path from "node:path";
+
+import { languageService } from "./ts_service.mjs";
 
 const ts = createRequire(import.meta.url)(path.resolve(process.argv[2]));
 const request = JSON.parse(fs.readFileSync(0, "utf8"));
@@ -24,28 +27,7 @@ const options = {
   skipLibCheck: true,
   lib: ["lib.es2022.d.ts"],
 };
-const texts = new Map();
-const read = (file) => {
-  if (!texts.has(file)) texts.set(file, ts.sys.readFile(file));
-  return texts.get(file);
-};
-const host = {
-  getScriptFileNames: () => request.files,
-  getScriptVersion: () => "1",
-  getScriptSnapshot: (file) => {
-    const text = read(file);
-    return text === undefined ? undefined : ts.ScriptSnapshot.fromString(text);
-  },
-  getCurrentDirectory: () => request.root,
-  getCompilationSettings: () => options,
-  getDefaultLibFileName: (o) => ts.getDefaultLibFilePath(o),
-  fileExists: ts.sys.fileExists,
-  readFile: read,
-  readDirectory: ts.sys.readDirectory,
-  directoryExists: ts.sys.directoryExists,
-  getDirectories: ts.sys.getDirectories,
-};
-const service = ts.createLanguageService(host, ts.createDocumentRegistry());
+const service = languageService(ts, request, options);
 const program = service.getProgram();
 
 const answers = request.queries.map(([file, offset]) => {
