@@ -70,7 +70,7 @@ def test_pygls_is_the_version_protocol_py_was_checked_against():
 
 def test_the_pygls_internals_protocol_py_uses_are_there():
     """Private names SparkProtocol calls or overrides still exist on pygls's protocol."""
-    for name in ("handle_message", "_send_data", "_run_generator", "_handle_cancel_notification", "get_message_type"):
+    for name in ("handle_message", "_send_data", "_execute_handler", "_run_generator", "_handle_cancel_notification", "get_message_type"):
         assert callable(getattr(JsonRPCProtocol, name)), name
     for name in ("lsp_text_document__did_open", "lsp_text_document__did_change", "lsp_text_document__did_close"):
         assert hasattr(LanguageServerProtocol, name), name

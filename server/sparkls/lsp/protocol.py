@@ -11,12 +11,19 @@ fails when one of them changes under it. What it changes:
 - **No second copy of each open document**: sparkls keeps them in `DocumentStore`.
 - **`$/cancelRequest` for commands** cancels the command's own task, not only the
   future pygls answers from.
+- **No future kept after its handler ends**: pygls files every running handler's
+  future in `_request_futures`, under the client's id for a request and under an id
+  it makes up (a uuid) for a notification's handler and for each step of a generator
+  handler (`workspace/executeCommand`, `didChange`, ...). Only a request's entry is
+  ever removed, so a long session kept one or two futures per keystroke and command.
+  Each entry now leaves when its future is done.
 """
 
 from __future__ import annotations
 
 import inspect
 import logging
+from functools import partial
 from typing import Any
 
 import cattrs
@@ -108,6 +115,21 @@ class SparkProtocol(LanguageServerProtocol):
             problem = f"the client's response to request {msg_id!r} could not be read: {_problems(exc)}"
             logger.warning("%s", problem)
             return types.ResponseErrorMessage(id=msg_id, error=types.ResponseError(code=INVALID_PARAMS, message=problem))
+
+    # Futures: pygls removes a request's entry from `_request_futures` when it answers
+    # (`_send_handler_result`), and nothing else, though `_execute_handler` files the
+    # future of every handler that does not finish at once. Every entry goes when its
+    # future is done (after pygls's own callback, so an answer still finds its request).
+
+    def _execute_handler(self, msg_id: Any, handler: Any, callback: Any, args: Any = None, kwargs: Any = None) -> None:
+        super()._execute_handler(msg_id, handler, callback, args, kwargs)
+        if (future := self._request_futures.get(msg_id)) is not None:
+            future.add_done_callback(partial(self._forget_future, msg_id))
+
+    def _forget_future(self, msg_id: Any, future: Any) -> None:
+        # A thread handler's callback runs in its worker: remove only this future's entry.
+        if self._request_futures.get(msg_id) is future:
+            self._request_futures.pop(msg_id, None)
 
     # $/cancelRequest for commands: pygls runs `workspace/executeCommand` as a generator
     # whose result future it cancels, but the command's own task keeps running. We
