@@ -186,3 +186,38 @@ def test_comments_are_blanked_at_their_characters_with_emoji_and_cjk():
     assert blanked.split("\n")[1] == '    """doc first"""'  # a string is code
     assert blanked.split("\n")[2].rstrip() == "    return s"
     assert len(blanked) == len(text)
+
+
+@pytest.mark.parametrize("source, marker", [
+    # a parameter's declared type (interface, alias or class alike: the word is the type's)
+    ("export function start(opts: Queue) {\n  return opts.next(1);\n}\n", "return"),
+    # a module-level variable declared with it, outside the region
+    ("const jobs: Queue = make();\n\nexport function start() {\n  return jobs.next(1);\n}\n", "return"),
+    # made from it, outside the region
+    ("const jobs = new Queue();\n\nexport function start() {\n  return jobs.next(1);\n}\n", "return"),
+    # a class field declared with it, reached through `this`
+    ("export class Runner {\n  private jobs: Queue;\n\n  start() {\n    return this.jobs.next(1);\n  }\n}\n", "return"),
+])
+def test_a_member_reached_through_a_declared_type_is_that_types(workspace, source, marker):
+    """`jobs.next(1)` among five classes' `next`: Queue's, the type `jobs` is declared
+    with (a receiver named after no type); with no declaration, Base's alone."""
+    sent = _sent(source, marker, "main.ts", workspace)
+    assert "// Queue next" in sent and "// Subject next" not in sent
+
+
+def test_a_python_attribute_made_from_a_class_ranks_that_classs_member(tmp_path: Path):
+    """`self.pool = Pool(...)` in `__init__`, then `self.pool.close()` elsewhere in the
+    class: Pool's `close` among five."""
+    root = tmp_path / "ws"
+    for n, cls in enumerate(("Pool", "File", "Socket", "Conn", "Cursor")):
+        (root / f"m{n}").mkdir(parents=True)
+        (root / f"m{n}" / "impl.py").write_text(f"class {cls}:\n    def close(self):\n        return '{cls} close'\n")
+    index = WorkspaceIndex(root, tmp_path / "index.sqlite3")
+    index.index.build(PathFilter.from_root(root))
+    source = ("class Runner:\n    def __init__(self):\n        self.pool = Pool(4)\n\n"
+              "    def stop(self):\n        self.pool.close()\n")
+    try:
+        sent = _sent(source, "self.pool.close", "main.py", index)
+    finally:
+        index.close()
+    assert "Pool close" in sent and "Socket close" not in sent

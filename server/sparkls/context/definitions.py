@@ -17,10 +17,10 @@ from sparkls.context.lookup import Lookup
 from sparkls.context.ranking import choose_definers
 from sparkls.context.reach import (
     ACCESS, CALL_SIGNATURE, FUNCTION_KINDS, LITERAL_ARGUMENT, MAX_CALL_SIGNATURES, MAX_TYPE_HOPS, TYPE_KINDS, WORD,
-    Definer, definers, parameter_types, reached_types, receiver_types,
+    Definer, declared_types, definers, parameter_types, reached_types, receiver_types,
 )
 from sparkls.context.region import without_comments
-from sparkls.context.resolve import DEFAULT, MODULE, OWN, imports, is_module_file, original
+from sparkls.context.resolve import DEFAULT, MODULE, OWN, STAR, imports, is_module_file, origin, original
 from sparkls.context.render import ATTRIBUTE, code_start, render
 from sparkls.context.snippet import Snippet
 from sparkls.context.symbols import Symbol, extract_symbols
@@ -163,7 +163,10 @@ def referenced_definitions(
         word: found for word in dict.fromkeys([*names, *WORD.findall(headers)])
         if (found := original(found_imports, word)) is not None
     }
-    mentioned = frozenset(names).union(WORD.findall(headers), receiver_types(region_text), (n for n, _ in aliases.values()))
+    mentioned = frozenset(names).union(
+        WORD.findall(headers), receiver_types(region_text), declared_types(region_text, table, doc.lines.line_text),
+        (n for n, _ in aliases.values()),
+    )
     mentioned |= reached_types(mentioned, table, doc.lines.line_text, lookup)
     mentioned |= parameter_types(
         {m.group(1) for m in LITERAL_ARGUMENT.finditer(region_text)}, table, doc.lines.line_text, lookup
@@ -184,9 +187,50 @@ def referenced_definitions(
             return True
         return not any(s.kind == OBJECT for s in table.named(symbol.container))
     called = {m.group(1) for m in CALLED.finditer(region_text)}
+    # A name the file imports is its module's definition, through that module's re-exports
+    # (`from tqdm import tqdm` -> tqdm/__init__.py's `from .std import tqdm`; `export * from`).
+    bindings = {i.local for i in found_imports if i.name not in (MODULE, DEFAULT, STAR) and not i.reexport}
+    starred = any(i.name == STAR and not i.reexport for i in found_imports)
+    rows_of: dict[str, list[tuple[str, Symbol]]] = {}
+    parsed: dict[str, list] = {}  # module files' imports, read once per build
+
+    def top_rows(name: str) -> list[tuple[str, Symbol]]:
+        if name not in rows_of:
+            rows_of[name] = [(p, s) for p, s in lookup.definitions(name) if s.container is None] if lookup else []
+        return rows_of[name]
+
+    def read(file_path: str) -> str | None:
+        file_lines = lookup.file_lines(file_path) if lookup is not None else None
+        return "\n".join(file_lines) if file_lines is not None else None
+
+    def lead(word: str) -> tuple[str, str] | None:
+        if lookup is None or not (word in bindings or (starred and not table.named(word) and top_rows(word))):
+            return None
+        return origin(found_imports, word, path, doc.language_id, read,
+                      lambda file_path, name: any(p == file_path for p, _ in top_rows(name)), parsed=parsed)
+
+    origins = {word: found for word in names if (found := lead(word)) is not None}
+    # their files rank a member's definers (`bar.close()` where `Bar` leads to core.py), and
+    # a member of a class of that name in another file is another class's
+    origin_files = frozenset(file_path for _, file_path in origins.values())
+    origin_of = {name: file_path for name, file_path in origins.values()}
+
+    def from_origin(word: str) -> bool:
+        """Adds the definition an imported `word` leads to; whether it found one."""
+        if word not in origins or lookup is None:
+            return False
+        name, file_path = origins[word]
+        file_lines = lookup.file_lines(file_path)
+        theirs = [s for p, s in top_rows(name) if p == file_path]
+        for symbol in theirs:
+            if file_lines is not None and symbol.end_line < len(file_lines):
+                add(elsewhere, file_path, symbol, file_lines.__getitem__)
+        return bool(theirs)
+
     same_file: list[list[Snippet]] = []
     elsewhere: list[list[Snippet]] = []
     seen: set[tuple[str, int, int]] = set()
+    resolved: set[str] = set()  # names found through their imports (`from_origin`)
 
     def add(into: list[list[Snippet]], file_path: str, symbol: Symbol, line: Callable[[int], str]) -> None:
         key = (file_path, symbol.start_line, symbol.end_line)
@@ -298,14 +342,22 @@ def referenced_definitions(
         inherited = (name in own and not mine) or name in supers
         # `obj.x` where no class of this file that defines x is named in the region: maybe another file's.
         foreign = (name in other or name in keyed) and not any(s.container in mentioned for s in local)
+        # an imported name: its module's definition, and only that file's other rows of it
+        # (`module.exports = { hasSafeIterator, ... }` beside the function)
+        only = origins[name][1] if not local and from_origin(name) and not (inherited or foreign) else None
+        if only is not None:
+            resolved.add(name)
         if lookup is not None and (inherited or foreign or not local):
-            rows = [(p, s) for p, s in lookup.definitions(name) if reached(name, s)]
-            for file_path, symbol in choose_definers(rows, path, imported, mentioned):
+            rows = [(p, s) for p, s in lookup.definitions(name) if reached(name, s) and only in (None, p)]
+            # a member the imported class defines itself: no other file's class of that name
+            owned = {s.container for p, s in rows if s.container is not None and origin_of.get(s.container) == p}
+            rows = [(p, s) for p, s in rows if s.container not in owned or origin_of[s.container] == p]
+            for file_path, symbol in choose_definers(rows, path, imported, mentioned, origin_files):
                 file_lines = lookup.file_lines(file_path)
                 if file_lines is not None and symbol.end_line < len(file_lines):
                     add(elsewhere, file_path, symbol, file_lines.__getitem__)
-    for word, (name, module) in aliases.items():  # its definitions in that module's file, else the closest
-        if word not in names:
+    for word, (name, module) in aliases.items():  # not found through its module: the closest definers
+        if word not in names or word in resolved:
             continue
         rows = [(p, s) for p, s in lookup.definitions(name) if s.container is None] if lookup is not None else []
         theirs = [(p, s) for p, s in rows if is_module_file(p, module, path, doc.language_id)]

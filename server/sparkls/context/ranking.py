@@ -6,7 +6,9 @@ definers (a function, a class, a constant; an attribute's assigning statements c
 as one definer per class), ranks them by how close they are to the file being
 edited, and keeps few. Definers whose class (the container of a method or
 attribute) the region names come first (`request: PreparedRequest` makes
-`PreparedRequest.url` the `url` that matters); then, by file:
+`PreparedRequest.url` the `url` that matters); among them, those in a file the
+region's imported names lead to (`Bar` imported from the package that re-exports
+core.py's: core.py's `close`); then, by file:
 
 1. files the file's imports name (a path whose stem or folder is a word of an import
    statement: `from .models import Request` names `models.py`, `use crate::auth`
@@ -59,12 +61,14 @@ def choose_definers(
     current_path: str,
     imported: frozenset[str],
     mentioned: frozenset[str] = frozenset(),
+    origin_files: frozenset[str] = frozenset(),
     *,
     max_definers: int = MAX_DEFINERS,
 ) -> list[tuple[str, Symbol]]:
     """The rows to show, closest definers first (see the module docstring). `rows`
     come from the index in its order (variables last, then by path and line);
-    `mentioned` holds the words of the region."""
+    `mentioned` holds the words of the region; `origin_files` the files its imported
+    names lead to (`context.resolve.origin`), first among equals."""
     groups: dict[tuple[str, object], list[tuple[str, Symbol]]] = {}
     for path, symbol in rows:
         if path == current_path:
@@ -74,11 +78,11 @@ def choose_definers(
         if len(sites) < MAX_SITES:
             sites.append((path, symbol))
 
-    def rank(sites: list[tuple[str, Symbol]]) -> tuple[bool, int]:
+    def rank(sites: list[tuple[str, Symbol]]) -> tuple[bool, bool, int]:
         path, symbol = sites[0]
-        return symbol.container not in mentioned, closeness(path, current_path, imported)
+        return symbol.container not in mentioned, path not in origin_files, closeness(path, current_path, imported)
 
     ranked = sorted(groups.values(), key=rank)
     if len(ranked) > max_definers:
-        ranked = [sites for sites in ranked if rank(sites) != (True, ELSEWHERE)]
+        ranked = [sites for sites in ranked if rank(sites) != (True, True, ELSEWHERE)]
     return [row for sites in ranked[:max_definers] for row in sites]

@@ -1,5 +1,5 @@
 """Which types a region reaches beyond the names it spells, seen cheaply: the types
-its receivers are named after, the bases and unions in the headers of the types it
+its receivers are named after or declared with in this file, the bases and unions in the headers of the types it
 names, and the parameter types of the calls it passes an object literal to. The
 words found only rank definitions (`ranking.choose_definers`) and make members named
 by key count; nothing here sends a snippet by itself. Pure but for index reads."""
@@ -11,7 +11,7 @@ from collections.abc import Callable, Iterator
 
 from sparkls.context.lookup import Lookup
 from sparkls.context.render import code_start
-from sparkls.context.resolve import receiver_type
+from sparkls.context.resolve import OWN, receiver_type
 from sparkls.context.symbols import Symbol
 from sparkls.context.symtable import SymbolTable
 
@@ -32,6 +32,29 @@ def receiver_types(text: str) -> frozenset[str]:
         for receiver in (match.group(1) for match in ACCESS.finditer(text))
         if receiver and receiver[:1].islower() and (guessed := receiver_type(receiver)) is not None
     )
+
+
+# `this.options.store`, `self.opts.x`: a field of the class around, reached as a receiver.
+OWN_FIELD_RECEIVER = re.compile(r"\b(?:this|self)\s*\.\s*([A-Za-z_$][\w$]*)\s*\??\.")
+MAX_DECLARED = 16  # receivers whose declarations are read, per region
+
+
+def declared_types(text: str, table: SymbolTable, line: Callable[[int], str]) -> frozenset[str]:
+    """Types the text's receivers are declared with where this file declares them out of
+    the region's sight: a module-level `const settings: Settings = load()`, `store =
+    Store()`, a class field `private opts: Options`, `self.opts = Options(...)`
+    (`this.opts.delay` reaches `Options.delay`). Only ranking uses these words."""
+    receivers = [m.group(1) for m in ACCESS.finditer(text) if m.group(1) and m.group(1) not in OWN]
+    receivers += OWN_FIELD_RECEIVER.findall(text)
+    found: set[str] = set()
+    for receiver in list(dict.fromkeys(receivers))[:MAX_DECLARED]:
+        typed = re.compile(rf"(?<![\w$]){re.escape(receiver)}\s*(?:[?!]?:\s*|=\s*(?:new\s+)?)([A-Za-z_$][\w$.]*)")
+        for symbol in table.named(receiver):
+            declaration = " ".join(line(n) for n in range(code_start(symbol, line), symbol.signature_end_line + 1))
+            match = typed.search(declaration)
+            if match is not None and match.group(1)[:1].isupper():
+                found.add(match.group(1).split(".")[-1])
+    return frozenset(found)
 
 
 # An interface's call signatures are members named `(` (construct signatures: `new`).

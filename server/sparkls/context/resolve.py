@@ -243,6 +243,74 @@ def is_module_file(path: str, module: str, here: str, language: str) -> bool:
     return any(bare == c or (not relative and bare.endswith("/" + c)) for c in candidates)
 
 
+# What a module spec may be on disk, past `module_files`' stems (JS/TS specs drop the extension).
+_SCRIPT_EXTENSIONS = ("", ".ts", ".tsx", ".d.ts", ".js", ".jsx", ".mjs", ".cjs", ".mts", ".cts")
+MAX_REEXPORT_HOPS = 3  # `pkg/__init__.py` -> `pkg/auto.py` -> `pkg/std.py`
+
+
+def module_file(module: str, here: str, language: str, read: Callable[[str], str | None]) -> tuple[str, str] | None:
+    """(path, text) of the workspace file a module spec names from `here`, when it can be
+    read; an absolute Python module is tried under `here`'s folders too (`src/pkg`)."""
+    stems = module_files(module, here, language)
+    if language == "python" and not module.startswith("."):
+        folders = [""] + [f"{p}/" for p in _folders(here)]
+        stems = [f"{folder}{stem}" for folder in folders for stem in stems]
+    for stem in stems:
+        for extension in _SCRIPT_EXTENSIONS if language != "python" else ("",):
+            text = read(stem + extension)
+            if text is not None:
+                return stem + extension, text
+    return None
+
+
+def _folders(path: str) -> list[str]:
+    parts = path.split("/")[:-1]
+    return ["/".join(parts[: n + 1]) for n in range(len(parts))]
+
+
+def origin(
+    found: Sequence[Imported], word: str, here: str, language: str,
+    read: Callable[[str], str | None], defines: Callable[[str, str], bool], hops: int = MAX_REEXPORT_HOPS,
+    parsed: dict[str, list[Imported]] | None = None,
+) -> tuple[str, str] | None:
+    """(its name there, the path of the file) that defines a name the file imports: the
+    module it names when that file `defines(path, name)`, else through the re-exports of
+    that file (`from .std import tqdm` in `tqdm/__init__.py`; `export {a as b} from`;
+    `from .x import *` where `x` lists the name in `__all__`, `export * from`), at most
+    `hops` files on. A name no import binds by name is looked for in the modules the file
+    imports with `*`. None when it leads nowhere readable (a module outside the workspace).
+    `read(path)`: a workspace file's text or None; `parsed`: the module files' imports
+    by path, kept across calls (a cache the caller owns); pure otherwise."""
+    bound = [i for i in found if i.local == word and i.name not in (MODULE, DEFAULT, STAR)]
+    if bound:
+        leads = [(i.name or word, i.module) for i in bound[:1]]
+    else:
+        leads = [(word, i.module) for i in found if i.name == STAR]
+    for name, module in leads:
+        file = module_file(module, here, language, read)
+        if file is None:
+            continue
+        path, text = file
+        if defines(path, name):
+            return name, path
+        if hops <= 1:
+            continue
+
+        def exported(star: str, at: str = path) -> Sequence[str] | None:
+            target = module_file(star, at, language, read)
+            return dunder_all(target[1]) if target is not None else None
+
+        if parsed is None or path not in parsed:
+            theirs = imports(text, language, exported=exported if language == "python" else None)
+            if parsed is not None:
+                parsed[path] = theirs
+        nested = origin(parsed[path] if parsed is not None else theirs, name, path, language, read, defines,
+                        hops - 1, parsed)
+        if nested is not None:
+            return nested
+    return None
+
+
 def _ancestors(node: Node | None) -> Iterator[Node]:
     while node is not None:
         yield node
