@@ -10,9 +10,14 @@ Inputs, two disjoint sets, all at pinned versions, none of them in `corpus.py`:
   jinja2, attrs; axios (`lib/`), undici (`lib/`), mobx (`src/`); testify, viper,
   BurntSushi/toml.
 
-For each package: a `WorkspaceIndex` on its root in a temporary database, then a
-random sample (fixed seed) of its functions and methods with a body (`extract_symbols`
-on every indexed file of the language; over 300 lines skipped). For each, the cursor
+For each package: a `WorkspaceIndex` on its root in a temporary database, then its
+pinned sample: the functions listed in `recall_sample.json` (path, first and last
+line, name), so that a change to the symbols the engine finds does not change what is
+measured. `--repin` draws a new sample instead (a random one, fixed seed, of the
+functions and methods with a body that `extract_symbols` finds on every indexed file
+of the language, over 300 lines skipped), writes it there and stops: run it with the
+server from before a change to compare like for like. A pinned function the engine
+no longer finds under that name and those lines is counted and left out. For each, the cursor
 goes on the first body line of the function's own (past a nested definition that
 would be the region instead: see `cursor_in_own_body`) and the context is built as
 the server builds it
@@ -41,7 +46,7 @@ exported object literal, a member reached through a declared type, an aliased or
 re-exported name, a call through `super()`/`cls`, a member of a very large class).
 
     python bench/context_recall.py [--set tuning|held-out|both] [--language python|typescript|go]
-                                   [--max-functions 100] [--seed 0] [--json out.json]
+                                   [--max-functions 100] [--seed 0] [--json out.json] [--repin]
 
 Figures, not assertions.
 """
@@ -77,6 +82,24 @@ LOOKUP_LIMIT = 10_000
 # per language; bump when the oracle's answers change shape or kinds (TS/JS 2: `this.#x` is asked too)
 ORACLE_SCHEMA = {"python": 1, "typescript": 2, "go": 1}
 LARGE_FILE_TOKENS = 2000
+PINNED = Path(__file__).resolve().parent / "recall_sample.json"
+
+
+def pinned_sample() -> dict[str, Any]:
+    return json.loads(PINNED.read_text(encoding="utf-8")) if PINNED.exists() else {}
+
+
+def draw(functions: list[tuple[str, Any]], max_functions: int, seed: int) -> list[tuple[str, Any]]:
+    shuffled = sorted(functions, key=lambda f: (f[0], f[1].start_line))
+    random.Random(seed).shuffle(shuffled)
+    return sorted(shuffled[:max_functions], key=lambda f: (f[0], f[1].start_line))
+
+
+def pinned_functions(functions: list[tuple[str, Any]], pins: list[list[Any]]) -> tuple[list[tuple[str, Any]], int]:
+    """The functions a pin names (path, first line, last line, name), and how many it names that are gone."""
+    by_key = {(rel, s.start_line, s.end_line, s.name): (rel, s) for rel, s in functions}
+    found = [by_key[key] for key in map(tuple, pins) if key in by_key]
+    return found, len(pins) - len(found)
 
 
 def load(package: Package) -> tuple[dict[str, Any], list[tuple[str, Any]]]:
@@ -158,14 +181,16 @@ def cursor_in_own_body(doc: Any, lines: list[str], symbol: Any) -> tuple[int, in
     return starts[first_body], starts[symbol.end_line] + len(lines[symbol.end_line])
 
 
-def measure_package(package: Package, max_functions: int, seed: int, scratch: Path) -> dict[str, Any]:
+def measure_package(package: Package, pins: list[list[Any]] | None, max_functions: int, seed: int,
+                    scratch: Path) -> dict[str, Any]:
     started = time.perf_counter()
     workspace = WorkspaceIndex(package.root, scratch / f"{package.language}-{package.name}.sqlite3")
     workspace.index.build(PathFilter.from_root(package.root))
     docs, functions = load(package)
-    shuffled = sorted(functions, key=lambda f: (f[0], f[1].start_line))
-    random.Random(seed).shuffle(shuffled)
-    sample = sorted(shuffled[:max_functions], key=lambda f: (f[0], f[1].start_line))
+    if pins is None:
+        sample, gone = draw(functions, max_functions, seed), 0
+    else:
+        sample, gone = pinned_functions(functions, pins)
     oracle, oracle_s = oracle_answers(package, docs, sample)
 
     rows: list[dict[str, Any]] = []
@@ -177,8 +202,10 @@ def measure_package(package: Package, max_functions: int, seed: int, scratch: Pa
         doc = docs[rel]
         lines = doc.text.split("\n")
         offset, end = cursor_in_own_body(doc, lines, symbol)
+        built = time.perf_counter()
         ctx = build_edit_context(doc, offset, end, path=rel, max_region_lines=MAX_FUNCTION_LINES,
                                  budget_tokens=BUDGET, lookup=workspace)
+        build_ms = (time.perf_counter() - built) * 1000
         prompt = Guard(package.root).seal(render_edit_prompt(ctx, "instruction"))
         region = (rel, ctx.region.start_line, ctx.region.end_line)
         definitions, aside = oracle[function_key(rel, symbol)]
@@ -208,11 +235,11 @@ def measure_package(package: Package, max_functions: int, seed: int, scratch: Pa
             "fixed": estimate_tokens(prompt.instructions) + estimate_tokens(prompt.input) - sum(
                 estimate_tokens(text) for text in (*(s.text for s in ctx.snippets), ctx.region_text, "instruction")
             ),
-            "whole_file": estimate_tokens(doc.text),
+            "whole_file": estimate_tokens(doc.text), "build_ms": build_ms,
         })
     workspace.close()
     return {"language": package.language, "package": package.name, "version": package.version,
-            "functions": len(functions), "sampled": len(rows), "oracle_s": oracle_s,
+            "functions": len(functions), "sampled": len(rows), "pinned_gone": gone, "oracle_s": oracle_s,
             "seconds": time.perf_counter() - started, "rows": rows, "misses": dict(misses),
             "set_aside": dict(set_aside), "miss_examples": examples, "miss_records": records}
 
@@ -234,11 +261,13 @@ def summary(packages: list[dict[str, Any]]) -> dict[str, Any]:
         misses.update(p["misses"])
     return {
         "functions": sum(p["functions"] for p in packages), "sampled": len(rows),
+        "pinned_gone": sum(p.get("pinned_gone", 0) for p in packages),
         "recall_by_kind": {k: recall([k]) for k in KINDS},
         "recall_all": recall(KINDS), "recall_four_kinds": recall(["function", "type", "field", "constant"]),
         "recall_functions_types": recall(["function", "type"]),
         "tokens_p50": pct([r["tokens"] for r in rows], 50), "tokens_p95": pct([r["tokens"] for r in rows], 95),
         "fixed_p50": pct([r["fixed"] for r in rows], 50),
+        "build_ms_p50": pct([r["build_ms"] for r in rows], 50), "build_ms_p95": pct([r["build_ms"] for r in rows], 95),
         "fixed_share_p50": statistics.median(r["fixed"] / r["tokens"] for r in rows),
         "large_files": len(large), "large_share_p50": statistics.median(large) if large else None,
         "misses": dict(misses),
@@ -262,6 +291,8 @@ def report(language: str, packages: list[dict[str, Any]], label: str = "tuning")
               f"{ratio(one['recall_all']):>22}{ratio(one['recall_four_kinds']):>22}"
               f"{ratio(one['recall_functions_types']):>22}"
               f"  {one['tokens_p50']:>6} / {one['tokens_p95']}")
+    if s["pinned_gone"]:
+        print(f"  pinned functions no longer found (left out): {s['pinned_gone']}")
     print("  recall by kind: " + "; ".join(f"{k} {ratio(v)}" for k, v in s["recall_by_kind"].items()))
     share = f"{s['large_share_p50']:.1%}" if s["large_share_p50"] is not None else "-"
     print(f"  prompt / whole file p50 on the {s['large_files']} functions in files over {LARGE_FILE_TOKENS} tokens: {share}")
@@ -283,6 +314,8 @@ def report(language: str, packages: list[dict[str, Any]], label: str = "tuning")
             for example in p["miss_examples"].get(cause, [])[:3]:
                 print(f"           {p['package']}: {example}")
     print("  set aside (not in the oracle): " + (", ".join(f"{k} {v}" for k, v in aside.most_common()) or "none"))
+    print(f"  building the context (index warm, files cached after first read): p50 {s['build_ms_p50']:.1f} ms, "
+          f"p95 {s['build_ms_p95']:.1f} ms")
     print(f"  time: {sum(p['seconds'] for p in packages):.0f} s, oracle {sum(p['oracle_s'] for p in packages):.0f} s")
     return s
 
@@ -309,14 +342,30 @@ def report_shapes(language: str, packages: list[dict[str, Any]], examples: int =
 def compare(summaries: dict[str, dict[str, Any]]) -> None:
     """One line per language and set: recall per kind, all kinds, fn+types, tokens, share."""
     print(f"\n{'set':<10}{'language':<12}" + "".join(f"{k:>10}" for k in KINDS)
-          + f"{'all kinds':>11}{'fn+types':>10}{'p50/p95':>12}{'share':>8}")
+          + f"{'all kinds':>11}{'fn+types':>10}{'p50/p95':>12}{'share':>8}{'build ms':>12}")
     for label, languages in summaries.items():
         for language, s in languages.items():
             cells = "".join(f"{v[0] / v[1]:>10.1%}" if v[1] else f"{'-':>10}" for v in s["recall_by_kind"].values())
             share = f"{s['large_share_p50']:.1%}" if s["large_share_p50"] is not None else "-"
             print(f"{label:<10}{language:<12}{cells}{s['recall_all'][0] / s['recall_all'][1]:>11.1%}"
                   f"{s['recall_functions_types'][0] / s['recall_functions_types'][1]:>10.1%}"
-                  f"{s['tokens_p50']:>6}/{s['tokens_p95']:<5}{share:>8}")
+                  f"{s['tokens_p50']:>6}/{s['tokens_p95']:<5}{share:>8}"
+                  f"{s['build_ms_p50']:>6.1f}/{s['build_ms_p95']:<5.1f}")
+
+
+def repin(labels: list[str], languages: list[str], max_functions: int, seed: int) -> int:
+    """Draws each package's sample with the server this runs on and writes it to `PINNED`."""
+    pinned = pinned_sample()
+    for label in labels:
+        for language in languages:
+            for package in package_roots(language, SETS[label]):
+                _, functions = load(package)
+                pinned.setdefault(label, {}).setdefault(language, {})[package.name] = [
+                    [rel, s.start_line, s.end_line, s.name] for rel, s in draw(functions, max_functions, seed)]
+                print(f"  pinned {label} {language}/{package.name}: "
+                      f"{len(pinned[label][language][package.name])} of {len(functions)}", file=sys.stderr)
+    PINNED.write_text(json.dumps(pinned, indent=1, sort_keys=True) + "\n", encoding="utf-8")
+    return 0
 
 
 def main() -> int:
@@ -328,16 +377,24 @@ def main() -> int:
     parser.add_argument("--max-functions", type=int, default=100, help="sample per package")
     parser.add_argument("--seed", type=int, default=0)
     parser.add_argument("--json", type=Path)
+    parser.add_argument("--repin", action="store_true",
+                        help=f"draw a new sample of the chosen sets and languages, write it to {PINNED.name}, stop")
     args = parser.parse_args()
+    labels = ["tuning", "held-out"] if args.set == "both" else [args.set]
+    languages = args.language or ["python", "typescript", "go"]
+    if args.repin:
+        return repin(labels, languages, args.max_functions, args.seed)
 
+    pinned = pinned_sample()
     results: dict[str, Any] = {}
     summaries: dict[str, dict[str, Any]] = {}
     with tempfile.TemporaryDirectory(prefix="sparkls-recall-bench-") as tmp:
-        for label in ["tuning", "held-out"] if args.set == "both" else [args.set]:
-            for language in args.language or ["python", "typescript", "go"]:
+        for label in labels:
+            for language in languages:
                 packages = []
                 for package in package_roots(language, SETS[label]):
-                    packages.append(measure_package(package, args.max_functions, args.seed, Path(tmp)))
+                    pins = pinned.get(label, {}).get(language, {}).get(package.name)
+                    packages.append(measure_package(package, pins, args.max_functions, args.seed, Path(tmp)))
                     print(f"  {label} {language}/{package.name}: {packages[-1]['seconds']:.1f} s "
                           f"(oracle {packages[-1]['oracle_s']:.1f} s)", file=sys.stderr)
                 summaries.setdefault(label, {})[language] = report(language, packages, label)
