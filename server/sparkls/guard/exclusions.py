@@ -329,7 +329,9 @@ def iter_files(root: Path, path_filter: PathFilter) -> Iterator[Path]:
     """The files below `root` that may be sent, in a stable order.
 
     Excluded folders are not entered. Symbolic links to folders are not followed;
-    a symbolic link to a file is yielded only when its target is inside `root`.
+    a symbolic link to a file is yielded only when its target is inside `root`. An
+    entry that cannot be looked at (a link loop, no permission, gone since the folder
+    was listed) is skipped, and so is a folder that cannot be listed: the walk goes on.
     """
     real_root = os.path.realpath(root)
     pending = [""]
@@ -338,13 +340,20 @@ def iter_files(root: Path, path_filter: PathFilter) -> Iterator[Path]:
         folders = []
         for entry in _scan(root / folder):
             rel = f"{folder}/{entry.name}" if folder else entry.name
-            if entry.is_dir(follow_symlinks=False):
+            try:
+                is_dir = entry.is_dir(follow_symlinks=False)
+                is_file = not is_dir and entry.is_file()  # follows a link: ELOOP for a loop
+                is_link = is_file and entry.is_symlink()
+            except OSError as exc:
+                log.debug("cannot look at %s: %s", rel, exc)
+                continue
+            if is_dir:
                 if path_filter._own_reason(rel, entry.name, is_dir=True) is None:
                     folders.append(rel)
             elif (
-                entry.is_file()
+                is_file
                 and path_filter._own_reason(rel, entry.name, is_dir=False) is None
-                and (not entry.is_symlink() or _inside(real_root, entry.path))
+                and (not is_link or _inside(real_root, entry.path))
             ):
                 yield root / rel
         pending.extend(reversed(folders))
@@ -360,7 +369,10 @@ def _scan(folder: Path) -> list[os.DirEntry[str]]:
 
 
 def _inside(real_root: str, path: str) -> bool:
-    return os.path.realpath(path).startswith(real_root.rstrip(os.sep) + os.sep)
+    try:
+        return os.path.realpath(path).startswith(real_root.rstrip(os.sep) + os.sep)
+    except OSError:  # a loop, where realpath says so
+        return False
 
 
 def _ignore_file_order(item: tuple[str, str]) -> tuple[bool, int, str]:

@@ -24,8 +24,9 @@
 - `synchronous = NORMAL`: a cache, so a lost last commit after a power cut is fine.
 - One file per workspace piles up in the cache folder; `prune_indexes` keeps the
   folder to `MAX_INDEX_FILES` files and `MAX_INDEX_BYTES`, dropping the least recently
-  used (newest modification time of the file and its `-wal`/`-shm`). An index used
-  within `IN_USE_SECONDS` is never dropped: another editor's server may have it open.
+  used (newest modification time of the file and its `-wal`/`-shm`). An index that a
+  live process holds open (its liveness mark, `health.LiveMark`: `<file>-live` under a
+  shared flock) is never dropped, nor one used within `IN_USE_SECONDS`.
 
 Opened by every `SymbolIndex`, in the server process and in the index worker process
 alike; the first to open a stale file resets it, under an immediate transaction.
@@ -49,6 +50,7 @@ from importlib import resources
 from pathlib import Path
 
 from sparkls.context import symbols as symbols_module
+from sparkls.context.index.health import delete_if_unused
 from sparkls.context.symbols import Symbol
 
 log = logging.getLogger(__name__)
@@ -195,7 +197,7 @@ def prune_indexes(
 ) -> list[Path]:
     """Mark the index `current` as used now, and delete the least recently used index
     files beside it beyond `max_files` or `max_bytes` in all (never `current`, never
-    one used within `in_use_seconds`). Returns the databases deleted. A few `stat`s:
+    one used within `in_use_seconds`, never one a live process holds open). Returns the databases deleted. A few `stat`s:
     run it off the event loop all the same (deleting a big file takes a while)."""
     now = time.time()
     try:
@@ -221,9 +223,9 @@ def prune_indexes(
             count, total = count + 1, total + size
             continue
         try:
-            for suffix in _SIDE_FILES:
-                Path(f"{db}{suffix}").unlink(missing_ok=True)
-        except OSError as exc:  # another process's, or the folder is read-only: left alone
+            if not delete_if_unused(db, _SIDE_FILES):
+                continue  # a live process has it open (its liveness mark is held)
+        except OSError as exc:  # another user's, or the folder is read-only: left alone
             log.debug("cannot delete %s: %s", db, exc)
             continue
         deleted.append(db)
@@ -237,6 +239,8 @@ def open_database(db_path: Path) -> sqlite3.Connection:
     db_path.parent.mkdir(parents=True, exist_ok=True)
     try:
         return _prepare(connect(db_path))
+    except sqlite3.OperationalError:  # locked, read-only, full, a folder in the way: not the file's content
+        raise
     except sqlite3.DatabaseError as exc:  # not a database: start again
         log.warning("symbol index %s is unreadable (%s); rebuilding it", db_path, exc)
         for suffix in ("", "-wal", "-shm"):

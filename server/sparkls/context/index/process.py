@@ -40,7 +40,12 @@ class IndexClosed(Exception):
 
 
 class IndexWorkerFailed(Exception):
-    """The worker reported an error, or exited before answering."""
+    """The worker reported an error, or exited before answering. `condition`: the
+    fault of the index file it reported (health.classify), None for any other."""
+
+    def __init__(self, message: str, condition: str | None = None) -> None:
+        super().__init__(message)
+        self.condition = condition
 
 
 class _Exited(Exception):
@@ -82,7 +87,7 @@ class IndexWorker:
                 if not self._closed:
                     self._idle_timer = asyncio.get_running_loop().call_later(self.idle_seconds, self._retire_if_idle)
         if kind == "error":
-            raise IndexWorkerFailed(value)
+            raise IndexWorkerFailed(value["error"], value.get("condition"))
         return value
 
     async def _send(
@@ -150,7 +155,7 @@ class IndexWorker:
             elif "done" in event:
                 return "done", event["done"]
             elif "error" in event:
-                return "error", event["error"]
+                return "error", event
 
     def _retire(self) -> None:
         """Close the worker's input: it exits as soon as it reads the end."""

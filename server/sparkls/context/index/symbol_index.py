@@ -21,7 +21,9 @@ parses, so the server never calls them: they run in the index worker process
 (worker.py). The server's own `SymbolIndex` reads, stores the symbols it is handed and
 forgets files. Reads and writes go through two connections, each under its own lock
 held for one statement or transaction: a read never waits behind a write (WAL mode),
-in this process or another. Two builds do not overlap.
+in this process or another. Two builds do not overlap. A write that finds the
+database locked is retried (health.py); while open, the index holds its liveness mark
+(`health.LiveMark`), and `replaced()`/`reopen()` follow a file deleted or replaced.
 
 Knows nothing of LSP; what to index is `exclusions.PathFilter`'s decision.
 """
@@ -55,6 +57,7 @@ from sparkls.context.index.database import (
     words_query,
     write_files,
 )
+from sparkls.context.index.health import LiveMark, file_identity, retry_busy
 from sparkls.context.symbols import Symbol, extract_symbols
 from sparkls.documents.languages import grammar_record, language_id_for, new_parser
 from sparkls.documents.positions import tree_source
@@ -64,6 +67,7 @@ log = logging.getLogger(__name__)
 MAX_FILE_BYTES = 1_000_000
 BATCH_FILES = 200  # files written per transaction during a build
 FROM_BUFFER = -1  # mtime_ns of a file indexed from an editor's buffer
+READ_BUSY_MS = 500  # the most a read waits on a lock (only a reset or a recovery takes one)
 MAX_WORDS_PER_QUERY = 500  # `files_using` asks in chunks: SQLite caps a statement's parameters
 
 Progress = Callable[[int, int], None]
@@ -95,34 +99,87 @@ def language_of(rel_path: str) -> str | None:
 class SymbolIndex:
     """The symbols of the workspace at `root`, kept in the SQLite file `db_path`."""
 
-    def __init__(self, root: Path, db_path: Path, *, path_filter: PathFilter | None = None) -> None:
+    def __init__(
+        self,
+        root: Path,
+        db_path: Path,
+        *,
+        path_filter: PathFilter | None = None,
+        busy_timeout: float = 10.0,
+        busy_patience: float = 0.0,
+    ) -> None:
         self.root = Path(root).absolute()
         self.db_path = Path(db_path)
         self.confinement = Confinement([self.root])
         # What may be indexed: the filter of the last build (or the one given), else
         # read from the root when `update_file` or `store_symbols` first needs it.
         self.path_filter = path_filter
+        # A write finding the database locked waits `busy_timeout` seconds (SQLite's
+        # own wait), then tries again with backoff for up to `busy_patience` seconds
+        # in all before it raises (the worker is patient; the server retries later).
+        self.busy_timeout = busy_timeout
+        self.busy_patience = busy_patience
+        self.sleep: Callable[[float], None] = time.sleep
         self._build_lock = threading.Lock()
         self._read_lock = threading.Lock()  # guards self._reader
         self._write_lock = threading.Lock()  # guards self._writer
-        self._reader: sqlite3.Connection | None = open_database(self.db_path)
+        self._mark = LiveMark(self.db_path)  # held while open: pruning leaves the file alone
+        self._mark.hold()
+        self._reader: sqlite3.Connection | None = None
         self._writer: sqlite3.Connection | None = None  # opened on the first write
+        self._identity: tuple[int, int] | None = None  # (device, inode) of the file opened
         self._closed = False
+        try:
+            self._open_reader()
+        except BaseException:
+            self._mark.release()
+            raise
 
     # -- the connections ------------------------------------------------------------------
+
+    def _open_reader(self) -> None:
+        self._reader = open_database(self.db_path)
+        self._reader.execute(f"PRAGMA busy_timeout = {READ_BUSY_MS}")  # a read on the request path never waits long
+        self._identity = file_identity(self.db_path)
 
     def _read(self) -> sqlite3.Connection:
         if self._reader is None:
             raise RuntimeError("the symbol index is closed")
         return self._reader
 
+    def replaced(self) -> bool:
+        """Whether the file at `db_path` is no longer the one open (deleted, or replaced
+        by another process's reset or a prune): a `stat`."""
+        return self._identity is not None and file_identity(self.db_path) != self._identity
+
+    def reopen(self) -> None:
+        """Close both connections and open the file at `db_path` again (made anew if it
+        is gone). Raises OSError or sqlite3.Error as opening does."""
+        with self._write_lock, self._read_lock:
+            if self._closed:
+                raise RuntimeError("the symbol index is closed")
+            for db in (self._writer, self._reader):
+                if db is not None:
+                    db.close()
+            self._writer = self._reader = None
+            self._mark.release()
+            self._mark.hold()
+            self._open_reader()
+        log.info("symbol index %s was replaced or deleted: reopened", self.db_path)
+
     def _write(self, indexed: Sequence[IndexedFile] = (), gone: Sequence[str] = (), *, with_contents: bool = False) -> None:
-        """One transaction: forget `gone`, then write `indexed`."""
+        """One transaction: forget `gone`, then write `indexed`; retried while the
+        database is locked, for up to `busy_patience` seconds."""
+        write = lambda: self._write_once(indexed, gone, with_contents=with_contents)  # noqa: E731
+        retry_busy(write, patience=self.busy_patience, sleep=self.sleep, what=str(self.db_path))
+
+    def _write_once(self, indexed: Sequence[IndexedFile], gone: Sequence[str], *, with_contents: bool) -> None:
         with self._write_lock:
             if self._closed:
                 raise RuntimeError("the symbol index is closed")
             if self._writer is None:
                 self._writer = connect(self.db_path)
+                self._writer.execute(f"PRAGMA busy_timeout = {int(self.busy_timeout * 1000)}")
             with transaction(self._writer) as db:
                 if gone:
                     delete_files(db, gone, with_contents=with_contents)
@@ -345,6 +402,7 @@ class SymbolIndex:
             if self._reader is not None:
                 self._reader.close()
                 self._reader = None
+        self._mark.release()
 
     def __enter__(self) -> SymbolIndex:
         return self

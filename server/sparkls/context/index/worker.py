@@ -17,7 +17,12 @@ Events, on standard output (nothing else is ever written there):
     {"progress": [done, total]}    during a build, at most one per PROGRESS_INTERVAL
                                    seconds (the first and the last always)
     {"done": {...}}                the command's result (a build's BuildStats fields)
-    {"error": "..."}               the command failed; the worker goes on
+    {"error": "...", "condition": c}  the command failed; the worker goes on. `c` is
+                                   health.classify's: `busy`, `full`, `unusable` (the
+                                   server tries again later), or null (a bug)
+
+A write that finds the database locked tries again for up to BUSY_PATIENCE seconds
+before it fails; a command finding the file replaced or deleted reopens it first.
 
 Back-pressure: the server reads events as they come; if it falls behind, the pipe
 fills and the worker waits on its next write. Lifetime: a thread reads standard input
@@ -42,12 +47,14 @@ from pathlib import Path
 from typing import Any, BinaryIO
 
 from sparkls.guard.exclusions import PathFilter
+from sparkls.context.index.health import classify
 from sparkls.context.index.symbol_index import SymbolIndex
 
 log = logging.getLogger(__name__)
 
 NICE = 10  # added to the worker's niceness: the editor's own work comes first
 PROGRESS_INTERVAL = 0.25  # seconds between two progress events
+BUSY_PATIENCE = 120.0  # seconds a write keeps trying while another process holds the lock
 
 Event = dict[str, Any]
 
@@ -81,6 +88,8 @@ class Worker:
     def handle(self, command: Event) -> None:
         """Run one command, ending with a `done` or an `error` event."""
         try:
+            if self.index.replaced():  # deleted or replaced (a prune, a reset): the file the server reads
+                self.index.reopen()
             if "build" in command:
                 result = self.build(command["build"].get("exclude", []))
             elif "refresh" in command:
@@ -90,8 +99,9 @@ class Worker:
         except (BrokenPipeError, KeyboardInterrupt):
             raise
         except Exception as exc:
-            log.warning("%s failed", sorted(command), exc_info=True)
-            self.emit({"error": f"{type(exc).__name__}: {exc}"})
+            condition = classify(exc)  # a fault of the file (locked, full, unusable): the server tries again
+            log.warning("%s failed: %s", sorted(command), exc, exc_info=condition is None)
+            self.emit({"error": f"{type(exc).__name__}: {exc}", "condition": condition})
         else:
             self.emit({"done": result})
 
@@ -161,7 +171,7 @@ def main(argv: list[str] | None = None) -> int:
     sys.stdout = sys.stderr  # a stray print must not reach the event stream
     commands: queue.SimpleQueue[Event] = queue.SimpleQueue()
     threading.Thread(target=_read_commands, args=(sys.stdin.buffer, commands), name="commands", daemon=True).start()
-    with SymbolIndex(args.root, args.db) as index:
+    with SymbolIndex(args.root, args.db, busy_patience=BUSY_PATIENCE) as index:
         worker = Worker(index, _emitter(events))
         while True:
             worker.handle(commands.get())

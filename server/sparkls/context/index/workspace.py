@@ -14,7 +14,10 @@ write), writing the rows of an open buffer from the symbols its document already
 (`store_buffer`, no parse), and forgetting deleted files. Everything that parses — a
 build, a file changed on disk — goes to the worker; files changed together go as one
 batch. Writes happen one at a time (`_writing`), so a buffer's rows written during a
-build are never overwritten by that build's older reading of the disk.
+build are never overwritten by that build's older reading of the disk. A write the
+file refuses (locked by another process, disk full) is kept and tried again with
+backoff, never dropped; no request waits for it. A file deleted or replaced since it
+was opened is reopened before the next write.
 """
 
 from __future__ import annotations
@@ -30,7 +33,8 @@ from sparkls.guard.confine import Confinement
 from sparkls.context.definitions import file_symbols
 from sparkls.guard.exclusions import PathFilter
 from sparkls.context.index import MAX_FILE_BYTES, BuildStats, SymbolIndex, default_db_path, prune_indexes
-from sparkls.context.index.process import IndexClosed, IndexWorker
+from sparkls.context.index.health import UNUSABLE, backoff, classify
+from sparkls.context.index.process import IndexClosed, IndexWorker, IndexWorkerFailed
 from sparkls.context.symbols import Symbol
 from sparkls.documents.store import Document, utf8_size_over
 
@@ -38,13 +42,17 @@ logger = logging.getLogger(__name__)
 
 MAX_ROWS = 250  # index rows read per name; context.ranking keeps a few definers of them
 MAX_CACHED_FILES = 256  # files whose lines are kept for definition snippets
+WRITE_BUSY_SECONDS = 1.0  # a buffer's rows wait this long for a lock, then later, off any thread
+RETRY_FIRST, RETRY_CAP = 0.5, 30.0  # seconds between two tries of a write the file refused
 
 
 class WorkspaceIndex:
     def __init__(self, root: Path, db_path: Path | None = None) -> None:
+        """Opens the index file (made if need be): raises OSError or sqlite3.Error when
+        it cannot be (call it in a thread: it may wait on another process's lock)."""
         self.root = root
         self.confinement = Confinement([root])
-        self.index = SymbolIndex(root, db_path or default_db_path(root))
+        self.index = SymbolIndex(root, db_path or default_db_path(root), busy_timeout=WRITE_BUSY_SECONDS)
         self._prune = db_path is None  # the cache folder's other index files, at the first build
         self.worker = IndexWorker(root, self.index.db_path)
         self.ready = False
@@ -53,22 +61,46 @@ class WorkspaceIndex:
         self._writing = asyncio.Lock()
         self._stale: set[str] = set()  # files to reread from disk, in the next batch
         self._rereading: asyncio.Future[None] | None = None
+        # Buffers' rows (symbols, size, filter) or a removal (None) not yet written: kept
+        # while the file is locked or full, written when it is not (`_write_pending`).
+        self._pending: dict[str, tuple[list[Symbol], int, PathFilter] | None] = {}
+        self._retrying: asyncio.Task[None] | None = None
         self._lines: OrderedDict[str, tuple[tuple[int, int], list[str]]] = OrderedDict()
+        # Told of each fault of the file (a condition of health.classify and the error),
+        # of each success after one (None, None), and of a file found replaced (reopened:
+        # it wants a build).
+        self.on_fault: Callable[[str | None, BaseException | str | None], None] = lambda condition, error: None
+        self.on_replaced: Callable[[], None] = lambda: None
 
     async def build(self, exclude: Sequence[str], progress: Callable[[int, int], None] | None = None) -> BuildStats:
         """Bring the index up to date in the worker process (what may be sent: the
         workspace's ignore files and `exclude`); `progress(done, total)` is called on
-        the event loop as the worker reports. Raises IndexClosed on shutdown."""
+        the event loop as the worker reports. Raises IndexClosed on shutdown,
+        IndexWorkerFailed (its `condition` says if the file is at fault)."""
         self._exclude = list(exclude)
         if self._prune:
             self._prune = False
             await asyncio.to_thread(prune_indexes, self.index.db_path)
         async with self._writing:
+            await self._follow_file(announce=False)
             fields = await self.worker.run("build", {"exclude": self._exclude}, progress)
         stats = BuildStats(**fields)
         self.ready, self.last_build = True, stats
         logger.info("workspace index: %s", stats)
         return stats
+
+    async def _follow_file(self, *, announce: bool = True) -> None:
+        """Reopen the index file if it was deleted or replaced since it was opened
+        (another server's prune or reset); `on_replaced` then asks for a build."""
+        if self.worker.closed or not await asyncio.to_thread(self.index.replaced):
+            return
+        try:
+            await asyncio.to_thread(self.index.reopen)
+        except (OSError, sqlite3.Error) as exc:
+            self.on_fault(classify(exc) or UNUSABLE, exc)
+            return
+        if announce:
+            self.on_replaced()
 
     def relative(self, path: Path) -> str | None:
         try:
@@ -77,8 +109,9 @@ class WorkspaceIndex:
             return None
 
     async def refresh_file(self, path: Path) -> None:
-        """Reindex one file from disk, in the worker; returns once it is done. Files
-        asked for while a batch runs go together in the next one."""
+        """Reindex one file from disk, in the worker; returns once it is done (or
+        queued again, while the file is locked or full). Files asked for while a
+        batch runs go together in the next one."""
         rel = self.relative(path)
         if rel is None:
             return
@@ -88,17 +121,30 @@ class WorkspaceIndex:
         await asyncio.shield(self._rereading)
 
     async def _reread(self) -> None:
+        delays = backoff(RETRY_FIRST, RETRY_CAP)
         while self._stale:
             async with self._writing:
+                await self._follow_file()
                 batch, self._stale = sorted(self._stale), set()
                 try:
                     await self.worker.run("refresh", {"paths": batch, "exclude": self._exclude})
                 except IndexClosed:
                     return
+                except IndexWorkerFailed as exc:
+                    if exc.condition is None:
+                        raise
+                    self._stale.update(batch)  # nothing lost: the next try rereads them
+                    self.on_fault(exc.condition, str(exc))
+                else:
+                    self.on_fault(None, None)
+                    continue
+            await asyncio.sleep(next(delays))
 
     async def store_buffer(self, path: Path, doc: Document, path_filter: PathFilter) -> None:
         """Index an open buffer from the symbols its document already has (a whole
-        parse of it is never repeated here); `path_filter`: what may be sent."""
+        parse of it is never repeated here); `path_filter`: what may be sent. While
+        the file is locked or full, the newest rows of each buffer wait and are
+        written by themselves later."""
         rel = self.relative(path)
         if rel is None:
             return
@@ -106,19 +152,45 @@ class WorkspaceIndex:
         if not too_big and not doc.parses:
             return  # opened as a language without a grammar: keep what the disk gave
         symbols: list[Symbol] = [] if too_big else file_symbols(doc)
-        size = len(doc.text)
-        async with self._writing:
-            if not self.worker.closed:
-                self.index.path_filter = path_filter
-                await asyncio.to_thread(self.index.store_symbols, rel, symbols, size=size)
+        self._pending[rel] = (symbols, len(doc.text), path_filter)
+        await self._write_pending()
 
     async def remove_file(self, path: Path) -> None:
         """Forget a deleted file (or folder)."""
         rel = self.relative(path)
         if rel is not None:
-            async with self._writing:
-                if not self.worker.closed:
-                    await asyncio.to_thread(self.index.remove_file, rel)
+            self._pending[rel] = None
+            await self._write_pending()
+
+    async def _write_pending(self) -> None:
+        """Write what waits, oldest first; on a fault of the file, keep it and try again later."""
+        async with self._writing:
+            await self._follow_file()
+            while self._pending and not self.worker.closed:
+                rel, entry = next(iter(self._pending.items()))
+                try:
+                    if entry is None:
+                        await asyncio.to_thread(self.index.remove_file, rel)
+                    else:
+                        self.index.path_filter = entry[2]
+                        await asyncio.to_thread(self.index.store_symbols, rel, entry[0], size=entry[1])
+                except (OSError, sqlite3.Error) as exc:
+                    if (condition := classify(exc)) is None:
+                        self._pending.pop(rel, None)
+                        raise
+                    self.on_fault(condition, exc)
+                    if self._retrying is None or self._retrying.done():
+                        self._retrying = asyncio.ensure_future(self._retry_pending())
+                    return
+                if self._pending.get(rel, entry) is entry:  # not replaced by a newer one meanwhile
+                    self._pending.pop(rel, None)
+                self.on_fault(None, None)
+
+    async def _retry_pending(self) -> None:
+        delays = backoff(RETRY_FIRST, RETRY_CAP)
+        while self._pending and not self.worker.closed:
+            await asyncio.sleep(next(delays))
+            await self._write_pending()
 
     # -- context.definitions.Lookup ----------------------------------------------------
 
@@ -166,8 +238,10 @@ class WorkspaceIndex:
         return lines
 
     def close(self) -> None:
-        """End the worker (a build under way stops) and close the database; idempotent."""
+        """End the worker (a build under way stops), stop retrying, close the database; idempotent."""
         self.worker.close()
+        if self._retrying is not None:
+            self._retrying.cancel()
         self.index.close()
 
     async def wait_closed(self) -> None:
