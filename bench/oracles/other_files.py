@@ -11,7 +11,9 @@ parse as the server's index worker). `other_file_sites(...)` then does what
   definitions (`lookup`, up to the server's `MAX_ROWS`), as the server does;
 - the files that may use a name: the index's `files_using` (a word index of the
   files as on disk), less the edited file;
-- each file parsed into a `Document`, `link_of`, `find_sites` on it.
+- each file parsed into a `Document`, `link_of` (with `leads_through`, the server's
+  reader of re-exports, files read from the package as the guard would read them),
+  `find_sites` on it.
 
 Files `files_using` returns that the oracle did not read (outside the package's
 files the benchmark scores: Go subpackages, tests left out) are counted, not scored.
@@ -30,6 +32,7 @@ from sparkls.documents.languages import language_id_for
 from sparkls.documents.positions import normalize_encoding
 from sparkls.guard.exclusions import PathFilter
 from sparkls.nextedit.candidates import WINDOW_LINES
+from sparkls.nextedit import elsewhere
 from sparkls.nextedit.elsewhere import Outward, far_sites, find_sites, link_of, outward_changes, with_index
 from sparkls.nextedit.history import Edit
 
@@ -65,6 +68,20 @@ def other_file_sites(index: PackageIndex, texts: dict[str, str], rel: str, doc: 
     found: dict[str, list[tuple[int, int, str]]] = {}
     unscored = 0
     encoding = normalize_encoding("utf-16")
+
+    def read(path: str) -> str | None:
+        try:
+            return (index.index.root / path).read_text(encoding="utf-8")
+        except (OSError, UnicodeDecodeError):
+            return None
+
+    def defines_at(path: str, name: str) -> bool:
+        if name not in rows:
+            rows[name] = [(p, s.container) for p, s in index.index.lookup(name, limit=MAX_ROWS)]
+        return any(p == path and container is None for p, container in rows[name])
+
+    # a server from before issue 26's resolver has no reader of re-exports
+    leads = elsewhere.leads_through(read, defines_at) if hasattr(elsewhere, "leads_through") else None
     for other in index.index.files_using(sorted({w for c in changes for w in c.words})):
         if other == rel:
             continue
@@ -75,7 +92,8 @@ def other_file_sites(index: PackageIndex, texts: dict[str, str], rel: str, doc: 
         language = language_id_for(other)
         other_doc = Document(f"file:///bench/{other}", text, 0, language, encoding)
         defines = [n for n in names if any(p == other for p, _ in rows[n])]
-        sites = find_sites(other_doc, changes, link_of(other_doc, other, rel, names, defines))
+        link = link_of(other_doc, other, rel, names, defines, leads) if leads else link_of(other_doc, other, rel, names, defines)
+        sites = find_sites(other_doc, changes, link)
         if other not in texts:
             unscored += len(sites)
         elif sites:

@@ -147,3 +147,40 @@ def test_without_the_import_the_five_bars_stay_ambiguous(progress):
     source = "def test_close():\n    bar = Bar(total=3)\n    bar.close()\n"
     closes = [s.path for s in _snippets(source, "bar.close", progress) if s.text.lstrip().startswith("def close")]
     assert closes and "bars/core.py" not in closes
+
+
+# -- the same rule in next edit's follow-ups --------------------------------------------------
+
+
+def _link(files: dict[str, str], other: str, source: str, names: list[str], language: str):
+    from sparkls.nextedit.elsewhere import leads_through, link_of
+
+    def defines(path: str, name: str) -> bool:  # a class of that name, as the index would say
+        return f"class {name}" in files.get(path, "")
+
+    doc = DocumentStore().open(f"file:///w/{other}", files[other], 1, language)
+    return link_of(doc, other, source, names, leads=leads_through(files.get, defines))
+
+
+def test_follow_ups_see_a_name_imported_through_an_index_that_re_exports_it():
+    """`Widget` renamed in src/lib/widgets.ts: src/app.ts imports it from './lib', whose
+    index does `export * from './widgets'`; without the reader it is not seen."""
+    files = {"src/app.ts": "import { Widget } from './lib';\nnew Widget();\n",
+             "src/lib/index.ts": "export * from './widgets';\n",
+             "src/lib/widgets.ts": "export class Widget {}\n"}
+    assert _link(files, "src/app.ts", "src/lib/widgets.ts", ["Widget"], "typescript").imports
+    from sparkls.nextedit.elsewhere import link_of
+    doc = DocumentStore().open("file:///w/src/app.ts", files["src/app.ts"], 1, "typescript")
+    assert not link_of(doc, "src/app.ts", "src/lib/widgets.ts", ["Widget"]).imports
+
+
+def test_follow_ups_leave_an_import_that_leads_to_another_module_of_that_name():
+    """`Thing` renamed in pkg/old.py: app.py's `from pkg import Thing` leads to pkg/new.py
+    (pkg/__init__.py re-exports that one), so app.py does not see the change; an import
+    that leads nowhere readable keeps the old rule (it counts)."""
+    files = {"app.py": "from pkg import Thing\nThing()\n", "pkg/__init__.py": "from .new import Thing\n",
+             "pkg/new.py": "class Thing: pass\n", "pkg/old.py": "class Thing: pass\n"}
+    assert not _link(files, "app.py", "pkg/old.py", ["Thing"], "python").imports
+    assert _link(files, "app.py", "pkg/new.py", ["Thing"], "python").imports
+    del files["pkg/__init__.py"]
+    assert _link(files, "app.py", "pkg/old.py", ["Thing"], "python").imports

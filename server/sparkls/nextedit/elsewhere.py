@@ -42,10 +42,12 @@ from __future__ import annotations
 
 import posixpath
 import re
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, replace
 
-from sparkls.context.resolve import DEFAULT, MODULE, Imported, declared_type, go_package, imports, named_after
+from sparkls.context.resolve import (
+    DEFAULT, MODULE, STAR, Imported, declared_type, go_package, imports, named_after, origin,
+)
 from sparkls.documents.store import Document
 from sparkls.nextedit.candidates import (
     Scopes, call_lines, dotted, in_code, passes_by_name, renamed_definition, signature_of, word_pattern,
@@ -164,13 +166,38 @@ def _sees(imported: Imported, language: str, other_path: str, source_path: str, 
     return posixpath.basename(posixpath.splitext(module)[0]) == stem
 
 
+Leads = Callable[[Sequence[Imported], str, str, str], "tuple[str, str] | None"]
+
+
+def leads_through(read: Callable[[str], str | None], defines: Callable[[str, str], bool]) -> Leads:
+    """`context.resolve.origin` as `link_of` asks it, the context engine's rule: module
+    files read by `read` (once each) and parsed once, for one search."""
+    texts: dict[str, str | None] = {}
+    parsed: dict[str, list[Imported]] = {}
+
+    def cached(path: str) -> str | None:
+        if path not in texts:
+            texts[path] = read(path)
+        return texts[path]
+
+    def leads(found: Sequence[Imported], local: str, here: str, language: str) -> tuple[str, str] | None:
+        return origin(found, local, here, language, cached, defines, parsed=parsed)
+
+    return leads
+
+
 def link_of(
-    other: Document, other_path: str, source_path: str, names: Sequence[str], defines: Sequence[str] = ()
+    other: Document, other_path: str, source_path: str, names: Sequence[str], defines: Sequence[str] = (),
+    leads: Leads | None = None,
 ) -> Link:
     """How the file `other` (at `other_path`) sees the module at `source_path`; `names`:
-    the names changed there (an import that names one counts: a package re-exporting it);
-    `defines`: those of them the file defines itself (from the index). Its imports are
-    read by `context.resolve`, as the context engine reads them."""
+    the names changed there; `defines`: those of them the file defines itself (from the
+    index). Its imports are read by `context.resolve`, as the context engine reads them.
+    An import of one of `names` from another module counts when `leads(found, local,
+    other_path, language)` (`context.resolve.origin`, given the follow-ups' reader)
+    says it leads to `source_path` through that module's re-exports (`from pkg import
+    Thing`, `export * from './widgets'`) and not when it leads elsewhere; without an
+    answer, a Python import naming one counts (a package re-exporting it)."""
     stem = _module_names(source_path)[0]
     language = other.language_id
     found = imports(other, language)
@@ -178,7 +205,14 @@ def link_of(
     qualifiers: set[str] = set()
     aliases: set[tuple[str, int, int]] = set()
     for imported in found:
-        if not _sees(imported, language, other_path, source_path, names):
+        seen = _sees(imported, language, other_path, source_path, names)
+        if (
+            leads is not None and language != "go" and not imported.reexport and imported.local
+            and imported.name not in (MODULE, STAR, DEFAULT) and imported.name in names
+        ):
+            lead = leads(found, imported.local, other_path, language)
+            seen = lead[1] == source_path if lead is not None else seen
+        if not seen:
             continue
         imports_it = True
         if language == "python" and imported.name == stem:

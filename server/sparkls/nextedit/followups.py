@@ -41,7 +41,9 @@ from sparkls.edits.tail import read_region, rewrite
 from sparkls.edits.workspace import FileChange, FileSource, MultiFileEdit, build_workspace_edit
 from sparkls.errors import SparkError
 from sparkls.nextedit.candidates import WINDOW_LINES, in_code, word_pattern
-from sparkls.nextedit.elsewhere import Outward, far_sites, find_sites, link_of, outward_changes, with_index
+from sparkls.nextedit.elsewhere import (
+    Leads, Outward, far_sites, find_sites, leads_through, link_of, outward_changes, with_index,
+)
 from sparkls.nextedit.history import Edit
 from sparkls.nextedit.prompt import ShownRegion, read_answers, render_follow_up_prompt
 from sparkls.request.environment import RequestEnv
@@ -231,6 +233,16 @@ def _definitions(lookup: Lookup | None, name: str) -> list[tuple[str, str | None
         return []
 
 
+def _leads(env: RequestEnv, rows: dict[str, list[tuple[str, str | None]]]) -> Leads:
+    """Where a name another file imports leads, module files read through the guard."""
+    def defines(path: str, name: str) -> bool:
+        if name not in rows:
+            rows[name] = _definitions(env.lookup, name)
+        return any(p == path and container is None for p, container in rows[name])
+
+    return leads_through(env.guard.read_file, defines)
+
+
 def _uses(doc: Document, sites: Sequence[tuple[int, int, str]], names: Sequence[str]) -> int:
     """How many of `names` the site regions hold, as words in code."""
     lines, count = doc.lines, 0
@@ -268,6 +280,7 @@ def _search(
                                    _uses(doc, far[:MAX_SITES], names)))
     if others is not None:
         return found + others
+    leads = _leads(env, rows)
     candidates: dict[str, tuple[str, int | None, str | None, str]] = {}  # path -> (uri, version, text, language)
     opened = {env.path(uri) for uri, _, _, _ in buffers}  # read from their buffers, never from the disk
     words = sorted({w for c in changes for w in c.words})
@@ -289,7 +302,7 @@ def _search(
                 continue
         other = Document(uri, text, version or 0, language, env.encoding)
         defines = [n for n in names if any(path == rel for path, _ in rows[n])]
-        sites = find_sites(other, changes, link_of(other, rel, source, names, defines))
+        sites = find_sites(other, changes, link_of(other, rel, source, names, defines, leads))
         if sites:
             found.append(FileSites(uri, rel, version, text, language, tuple(sites[:MAX_SITES]),
                                    _uses(other, sites[:MAX_SITES], names)))
