@@ -23,6 +23,7 @@ from sparkls.logs import ClientLog
 from sparkls.lsp.indexing import IndexKeeper
 from sparkls.lsp.messages import Messages
 from sparkls.lsp.protocol import SparkProtocol
+from sparkls.lsp.sessions import FirstSettings, SessionLeases, tier_identity
 from sparkls.lsp.status import StatusBoard
 from sparkls.lsp.timers import DocumentTimers
 
@@ -96,6 +97,10 @@ class SparkServer(Messages):
         }
         self._fast: TierSession | None = None
         self._deep: tuple[tuple[Any, ...], TierSession] | None = None
+        # Requests wait for the editor's first settings (bounded), and hold their tier
+        # sessions: a replaced one closes once they are done (lsp/sessions.py).
+        self.first_settings = FirstSettings(self._settings_late)
+        self.leases = SessionLeases()
         self.client_name: str | None = None  # the editor's clientInfo.name, from initialize
         self.pending_problems: list[str] = []  # found before the client could be told
         self._initialized = False  # notifications wait for the client to be ready
@@ -215,6 +220,7 @@ class SparkServer(Messages):
         from sparkls.guard import Guard
         from sparkls.request.environment import RequestEnv
 
+        await self.first_settings.wait()
         if uri is not None:
             await self.ready(uri)
         folders = self.folders()
@@ -222,12 +228,14 @@ class SparkServer(Messages):
         guard = self._guard
         if guard is None or guard.path_filter is not path_filter or guard.root != self.root or guard.folders != folders:
             guard = self._guard = Guard(self.root, path_filter, folders)
+        fast, deep = self.fast, self.deep_session()
+        self.leases.hold(fast, deep)  # until this request's task ends
         return RequestEnv(
             store=self.documents,
             settings=self.settings,
             guard=guard,
-            fast=self.fast,
-            deep=self.deep_session(),
+            fast=fast,
+            deep=deep,
             lookup=self.indexing.lookup(),
             notify=lambda message: self.notify_user(message, types.MessageType.Warning),
             folders=tuple(folders),
@@ -270,10 +278,10 @@ class SparkServer(Messages):
             return None
         from sparkls.models.session import TierSession
 
-        identity = _tier_identity(self.settings, "deep")
+        identity = tier_identity(self.settings, "deep")
         if self._deep is None or self._deep[0] != identity:
             if self._deep is not None:
-                self.spawn(self._deep[1].close(), "closing the old deep-tier connection")
+                self.spawn(self.leases.close_when_free(self._deep[1]), "closing the old deep-tier connection")
             session = TierSession("deep", self.settings, cache_key=workspace_cache_key(self.root), on_status=self.status_board.send)
             self._deep = (identity, session)
         return self._deep[1]
@@ -352,13 +360,13 @@ class SparkServer(Messages):
         self.documents.max_tree_bytes = settings.context.max_file_bytes or None  # for documents opened from now on
         if settings.context.exclude != old_settings.context.exclude or renew:
             self.forget_path_filter()  # rebuilt on next use
-        if renew or _fast_identity(settings) != _fast_identity(old_settings):
+        if renew or tier_identity(settings, "fast") != tier_identity(old_settings, "fast"):
             old, self._fast = self._fast, self._new_fast_session()
-            if old is not None:
-                self.spawn(old.close(), "closing the old fast-tier connection")
+            if old is not None:  # closed once the requests that hold it are done
+                self.spawn(self.leases.close_when_free(old), "closing the old fast-tier connection")
             if self._initialized:
                 self.warm_up()
-        if renew or _tier_identity(settings, "deep") != _tier_identity(old_settings, "deep"):
+        if renew or tier_identity(settings, "deep") != tier_identity(old_settings, "deep"):
             self.status_board.announce_deep()
         return problems
 
@@ -368,6 +376,13 @@ class SparkServer(Messages):
         self.spawn(self.fast.warm(), "warming the fast tier")
         self.spawn(self.path_filter(), "reading .gitignore files")
         self.indexing.start()
+
+    def _settings_late(self, waited: float) -> None:
+        self.notify_user(
+            f"the editor has not answered workspace/configuration in {waited:g} s: requests run on the settings"
+            " known so far (initializationOptions, .sparkls.toml) until it does.",
+            types.MessageType.Warning,
+        )
 
     async def close_sessions(self) -> None:
         await self.fast.close()
@@ -382,11 +397,3 @@ def workspace_cache_key(root: Path | None) -> str | None:
         return None
     return "sparkls-" + hashlib.sha256(str(root).encode()).hexdigest()[:16]
 
-
-def _tier_identity(settings: Settings, tier: str) -> tuple[Any, ...]:
-    """What a tier's connection depends on; a change means reconnecting."""
-    return (getattr(settings, tier), settings.api_key, settings.api_key_env)
-
-
-def _fast_identity(settings: Settings) -> tuple[Any, ...]:
-    return _tier_identity(settings, "fast")

@@ -3,7 +3,8 @@
 Settings come from `.sparkls.toml`, `initializationOptions` and the `sparkls` section
 of `workspace/configuration` (config/load.py merges them). Problems are shown to the user
 and the defaults kept. The fast tier's connection opens right after `initialized`,
-in the background.
+in the background. The first `workspace/configuration` pull is sent at `initialized`
+too; requests wait for its answer, a few seconds at most (lsp/sessions.py).
 
 `initialize` answers with what it must (capabilities, the position encoding) and
 nothing more: settings are read at `initialized`, and what the requests need is loaded
@@ -71,6 +72,17 @@ async def _pull_configuration(ls: SparkServer) -> None:
     _show_problems(ls, ls.reload_settings())
 
 
+async def _first_pull(ls: SparkServer) -> None:
+    """The pull at `initialized`: whatever comes of it, requests stop waiting for it."""
+    try:
+        await _pull_configuration(ls)
+    except Exception as exc:  # a client that fails the request keeps our settings
+        ls.log(f"workspace/configuration failed: {exc}", types.MessageType.Warning)
+    finally:
+        ls.first_settings.pulled()
+    ls.status_board.warn_if_split()  # the settings are complete now
+
+
 def register(server: SparkServer) -> None:
     @server.feature(types.INITIALIZE)
     def initialize(ls: SparkServer, params: types.InitializeParams) -> None:
@@ -95,6 +107,10 @@ def register(server: SparkServer) -> None:
         problems = ls.pending_problems + problems + ls.reload_settings(renew=True)  # the root is known now
         _show_problems(ls, problems)
         ls.pending_problems = []
+        pulls = _supports_configuration(ls)
+        if pulls:  # asked first: nothing that fails below can keep it from being asked
+            ls.first_settings.pulling()
+            ls.spawn(_first_pull(ls), "reading the editor's settings")
         # Warm now with what we know; a pulled configuration that changes the fast tier
         # replaces the session, and the new one warms itself.
         ls.warm_up()
@@ -104,12 +120,8 @@ def register(server: SparkServer) -> None:
                 await ls.client_register_capability_async(WATCH_REGISTRATION)
             except Exception as exc:  # the index still follows saves and edits
                 ls.log(f"watching files failed: {exc}", types.MessageType.Warning)
-        if _supports_configuration(ls):
-            try:
-                await _pull_configuration(ls)
-            except Exception as exc:  # a client that fails the request keeps our settings
-                ls.log(f"workspace/configuration failed: {exc}", types.MessageType.Warning)
-        ls.status_board.warn_if_split()  # the settings are complete now
+        if not pulls:
+            ls.status_board.warn_if_split()  # the settings are complete now
 
     @server.feature(types.SET_TRACE)
     def set_trace(ls: SparkServer, params: types.SetTraceParams) -> None:
