@@ -7,6 +7,9 @@ words (identifiers) each file uses, in SQLite.
 - symbol_index.py — `SymbolIndex`: build, update from disk, store the symbols of a
   buffer as handed over, look up by name, find the files using a word. Synchronous,
   usable anywhere.
+- health.py — what goes wrong with the file (locked, full, unusable) and how it is
+  lived through: retries with backoff, each fault said once, the liveness mark that
+  keeps pruning off an index a live process holds.
 - worker.py — the index worker process (`python -m sparkls.context.index.worker`):
   walks, parses, extracts and writes, so tree-sitter never takes the GIL from the
   server's event loop. Exits as soon as its standard input closes.

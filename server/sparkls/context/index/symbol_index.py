@@ -99,15 +99,8 @@ def language_of(rel_path: str) -> str | None:
 class SymbolIndex:
     """The symbols of the workspace at `root`, kept in the SQLite file `db_path`."""
 
-    def __init__(
-        self,
-        root: Path,
-        db_path: Path,
-        *,
-        path_filter: PathFilter | None = None,
-        busy_timeout: float = 10.0,
-        busy_patience: float = 0.0,
-    ) -> None:
+    def __init__(self, root: Path, db_path: Path, *, path_filter: PathFilter | None = None,
+                 busy_timeout: float = 10.0, busy_patience: float = 0.0) -> None:  # fmt: skip
         self.root = Path(root).absolute()
         self.db_path = Path(db_path)
         self.confinement = Confinement([self.root])
