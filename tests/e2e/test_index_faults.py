@@ -87,3 +87,34 @@ async def test_a_held_write_lock_holds_up_no_edit_and_loses_no_update(client, em
         holder.execute("ROLLBACK")
         holder.close()
     await _until_snippet_from(client, main.as_uri(), "more.py")
+
+
+async def test_two_servers_on_one_repository_hold_up_neither(client, emulator, tmp_path):
+    """A second real server on the same repository, the two sharing one index file:
+    both build, each applies an edit, and a file created and reported to the second
+    is found by the first."""
+    import sys
+
+    from tests.e2e.editor import make_editor_client
+
+    main = tmp_path / "main.py"
+    main.write_text(MAIN)
+    await start(client, emulator, tmp_path)
+    second = make_editor_client()
+    await second.start_io(sys.executable, "-m", "sparkls", "--stdio")
+    try:
+        await start(second, emulator, tmp_path)
+        await asyncio.gather(_index_ready(client), _index_ready(second))
+        sample = (tmp_path / "a.py").as_uri()
+        for each in (client, second):
+            each.editor.open(sample, SAMPLE)
+            assert (await run_edit(each, sample, 1, "REPLACE raduis WITH radius"))["applied"] is True
+        created = tmp_path / "more.py"
+        created.write_text(TRIPLE)
+        second.workspace_did_change_watched_files(
+            types.DidChangeWatchedFilesParams(changes=[types.FileEvent(uri=created.as_uri(), type=types.FileChangeType.Created)])
+        )
+        client.editor.open(main.as_uri(), MAIN)
+        await _until_snippet_from(client, main.as_uri(), "more.py")
+    finally:
+        await second.shutdown_session()
