@@ -75,13 +75,13 @@ def other_file_sites(index: PackageIndex, texts: dict[str, str], rel: str, doc: 
         except (OSError, UnicodeDecodeError):
             return None
 
-    def defines_at(path: str, name: str) -> bool:
+    def where(name: str) -> list[str]:
         if name not in rows:
             rows[name] = [(p, s.container) for p, s in index.index.lookup(name, limit=MAX_ROWS)]
-        return any(p == path and container is None for p, container in rows[name])
+        return [p for p, container in rows[name] if container is None]
 
     # a server from before issue 26's resolver has no reader of re-exports
-    leads = elsewhere.leads_through(read, defines_at) if hasattr(elsewhere, "leads_through") else None
+    leads = elsewhere.leads_through(read, where) if hasattr(elsewhere, "leads_through") else None
     for other in index.index.files_using(sorted({w for c in changes for w in c.words})):
         if other == rel:
             continue

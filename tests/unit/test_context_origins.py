@@ -26,7 +26,7 @@ def _resolve(files: dict[str, str], here: str, word: str, language: str = "pytho
         return files.get(path)
 
     found = imports(files[here], language)
-    return origin(found, word, here, language, read, lambda path, name: name in defined.get(path, set())), reads
+    return origin(found, word, here, language, read, lambda name: [p for p, ns in defined.items() if name in ns]), reads
 
 
 def test_a_package_reexport_leads_to_the_module_that_defines_it():
@@ -64,7 +64,7 @@ def test_an_absolute_module_is_found_under_the_files_folders_and_an_outside_one_
     files = {"src/pkg/cli.py": "from pkg import Thing\nfrom os import path\n", "src/pkg/__init__.py": "Thing = 1\n"}
     assert _resolve(files, "src/pkg/cli.py", "Thing", defined={"src/pkg/__init__.py": {"Thing"}})[0] == (
         "Thing", "src/pkg/__init__.py")
-    found, reads = _resolve(files, "src/pkg/cli.py", "path")
+    found, reads = _resolve(files, "src/pkg/cli.py", "path", defined={"src/pkg/util.py": {"path"}})
     assert found is None and "os.py" in reads and "src/os/__init__.py" in reads
 
 
@@ -155,11 +155,11 @@ def test_without_the_import_the_five_bars_stay_ambiguous(progress):
 def _link(files: dict[str, str], other: str, source: str, names: list[str], language: str):
     from sparkls.nextedit.elsewhere import leads_through, link_of
 
-    def defines(path: str, name: str) -> bool:  # a class of that name, as the index would say
-        return f"class {name}" in files.get(path, "")
+    def where(name: str) -> list[str]:  # the files with a class of that name, as the index would say
+        return [path for path, text in files.items() if f"class {name}" in text]
 
     doc = DocumentStore().open(f"file:///w/{other}", files[other], 1, language)
-    return link_of(doc, other, source, names, leads=leads_through(files.get, defines))
+    return link_of(doc, other, source, names, leads=leads_through(files.get, where))
 
 
 def test_follow_ups_see_a_name_imported_through_an_index_that_re_exports_it():

@@ -213,6 +213,7 @@ def build_edit_context(
                     *referenced_definitions(
                         doc, path, region.start_line, region.end_line, region_text, lookup,
                         import_words(text for _, _, text in file_imports(doc)) if lookup is not None else frozenset(),
+                        [text for _, _, text in file_imports(doc)],
                     ),
                 ],
                 budget_tokens,

@@ -11,7 +11,7 @@ from __future__ import annotations
 import itertools
 import keyword
 import re
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 
 from sparkls.context.lookup import Lookup
 from sparkls.context.ranking import choose_definers
@@ -47,6 +47,12 @@ MEMBER_VALUE = re.compile(r"\s*([A-Za-z_$][\w$]*)\s*(?::\s*([A-Za-z_$][\w$]*))?\
 # `const isFunction = typeOfTest("function")`: the function whose call made a value.
 MADE_BY = re.compile(r"=\s*([A-Za-z_$][\w$]*)\s*\(")
 HOLDER_KINDS = TYPE_KINDS | {OBJECT}  # what shows its header with a member (`export default {`)
+
+
+# Module files' imports by (path, length, hash of the text), kept across requests: a
+# package's index file read again is parsed once (`resolve.origin`). Emptied when full.
+PARSED_IMPORTS: dict[tuple[str, int, int], list] = {}
+MAX_PARSED_IMPORTS = 512
 
 
 def symbol_table(doc: Document) -> SymbolTable:
@@ -130,6 +136,7 @@ def referenced_definitions(
     region_text: str,
     lookup: Lookup | None = None,
     imported: frozenset[str] = frozenset(),
+    import_texts: Sequence[str] | None = None,
 ) -> list[list[Snippet]]:
     """For each definition the region uses (this file's, then others'), the ways to
     show it, best first.
@@ -142,7 +149,10 @@ def referenced_definitions(
     `constructor`, `new`). Each statement is shown once, however many names it
     defines. Other files' definitions are chosen by `ranking.choose_definers`
     (`imported`: the words of this file's imports; the region's words and the
-    headers of its classes name the classes that matter).
+    headers of its classes name the classes that matter). What the file's names stand
+    for is read from `import_texts` (its module-level import statements, as the builder
+    keeps them) and the region's own (a function's local import); without them, from
+    the whole file.
     """
     record = grammar_record(doc.language_id)
     region_text = without_comments(doc, region_start_line, region_end_line, region_text)
@@ -158,7 +168,8 @@ def referenced_definitions(
     # The region's words and its classes' headers (their bases) rank other files' definers.
     headers = " ".join(doc.lines.line_text(n) for s in classes for n in range(s.start_line, s.signature_end_line + 1))
     # Names imported under another one stand for their originals (`tqdm_auto` -> `tqdm` of `..auto`).
-    found_imports = imports(doc, doc.language_id) if lookup is not None else []
+    source = doc if import_texts is None else "\n".join([*import_texts, region_text])
+    found_imports = imports(source, doc.language_id) if lookup is not None else []
     aliases = {
         word: found for word in dict.fromkeys([*names, *WORD.findall(headers)])
         if (found := original(found_imports, word)) is not None
@@ -192,7 +203,6 @@ def referenced_definitions(
     bindings = {i.local for i in found_imports if i.name not in (MODULE, DEFAULT, STAR) and not i.reexport}
     starred = any(i.name == STAR and not i.reexport for i in found_imports)
     rows_of: dict[str, list[tuple[str, Symbol]]] = {}
-    parsed: dict[str, list] = {}  # module files' imports, read once per build
 
     def top_rows(name: str) -> list[tuple[str, Symbol]]:
         if name not in rows_of:
@@ -203,11 +213,14 @@ def referenced_definitions(
         file_lines = lookup.file_lines(file_path) if lookup is not None else None
         return "\n".join(file_lines) if file_lines is not None else None
 
+    if len(PARSED_IMPORTS) > MAX_PARSED_IMPORTS:
+        PARSED_IMPORTS.clear()
+
     def lead(word: str) -> tuple[str, str] | None:
         if lookup is None or not (word in bindings or (starred and not table.named(word) and top_rows(word))):
             return None
         return origin(found_imports, word, path, doc.language_id, read,
-                      lambda file_path, name: any(p == file_path for p, _ in top_rows(name)), parsed=parsed)
+                      lambda name: [p for p, _ in top_rows(name)], parsed=PARSED_IMPORTS)
 
     origins = {word: found for word in names if (found := lead(word)) is not None}
     # their files rank a member's definers (`bar.close()` where `Bar` leads to core.py), and

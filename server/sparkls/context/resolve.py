@@ -270,42 +270,45 @@ def _folders(path: str) -> list[str]:
 
 def origin(
     found: Sequence[Imported], word: str, here: str, language: str,
-    read: Callable[[str], str | None], defines: Callable[[str, str], bool], hops: int = MAX_REEXPORT_HOPS,
-    parsed: dict[str, list[Imported]] | None = None,
+    read: Callable[[str], str | None], where: Callable[[str], Sequence[str]], hops: int = MAX_REEXPORT_HOPS,
+    parsed: dict[tuple[str, int, int], list[Imported]] | None = None,
 ) -> tuple[str, str] | None:
     """(its name there, the path of the file) that defines a name the file imports: the
-    module it names when that file `defines(path, name)`, else through the re-exports of
-    that file (`from .std import tqdm` in `tqdm/__init__.py`; `export {a as b} from`;
-    `from .x import *` where `x` lists the name in `__all__`, `export * from`), at most
-    `hops` files on. A name no import binds by name is looked for in the modules the file
-    imports with `*`. None when it leads nowhere readable (a module outside the workspace).
-    `read(path)`: a workspace file's text or None; `parsed`: the module files' imports
-    by path, kept across calls (a cache the caller owns); pure otherwise."""
+    module it names when that file is among `where(name)` (the files defining `name`, by
+    the index), else through the re-exports of that module's file (`from .std import
+    tqdm` in `tqdm/__init__.py`; `export {a as b} from`; `from .x import *` where `x`
+    lists the name in `__all__`, `export * from`), at most `hops` files on. A name no
+    import binds by name is looked for in the modules the file imports with `*`. None
+    when it leads nowhere readable (a module outside the workspace). Only module files
+    are read (`read(path)`: a workspace file's text or None), and only to go on past one
+    that does not define the name; `parsed` keeps their imports by path and text (a
+    cache the caller may keep across calls); pure otherwise."""
     bound = [i for i in found if i.local == word and i.name not in (MODULE, DEFAULT, STAR)]
     if bound:
         leads = [(i.name or word, i.module) for i in bound[:1]]
     else:
         leads = [(word, i.module) for i in found if i.name == STAR]
-    for name, module in leads:
+    for name, module in leads:  # the module's own file defines it: no file read
+        direct = [p for p in where(name) if is_module_file(p, module, here, language)]
+        if direct:
+            return name, direct[0]
+    for name, module in leads if hops > 1 else ():
         file = module_file(module, here, language, read)
         if file is None:
             continue
         path, text = file
-        if defines(path, name):
-            return name, path
-        if hops <= 1:
-            continue
+        key = (path, len(text), hash(text))
+        theirs = parsed.get(key) if parsed is not None else None
+        if theirs is None:
 
-        def exported(star: str, at: str = path) -> Sequence[str] | None:
-            target = module_file(star, at, language, read)
-            return dunder_all(target[1]) if target is not None else None
+            def exported(star: str, at: str = path) -> Sequence[str] | None:
+                target = module_file(star, at, language, read)
+                return dunder_all(target[1]) if target is not None else None
 
-        if parsed is None or path not in parsed:
             theirs = imports(text, language, exported=exported if language == "python" else None)
             if parsed is not None:
-                parsed[path] = theirs
-        nested = origin(parsed[path] if parsed is not None else theirs, name, path, language, read, defines,
-                        hops - 1, parsed)
+                parsed[key] = theirs
+        nested = origin(theirs, name, path, language, read, where, hops - 1, parsed)
         if nested is not None:
             return nested
     return None

@@ -169,11 +169,12 @@ def _sees(imported: Imported, language: str, other_path: str, source_path: str, 
 Leads = Callable[[Sequence[Imported], str, str, str], "tuple[str, str] | None"]
 
 
-def leads_through(read: Callable[[str], str | None], defines: Callable[[str, str], bool]) -> Leads:
+def leads_through(read: Callable[[str], str | None], where: Callable[[str], Sequence[str]]) -> Leads:
     """`context.resolve.origin` as `link_of` asks it, the context engine's rule: module
-    files read by `read` (once each) and parsed once, for one search."""
+    files read by `read` (once each) and parsed once, for one search; `where(name)`: the
+    files that define `name` at top level."""
     texts: dict[str, str | None] = {}
-    parsed: dict[str, list[Imported]] = {}
+    parsed: dict[tuple[str, int, int], list[Imported]] = {}
 
     def cached(path: str) -> str | None:
         if path not in texts:
@@ -181,7 +182,7 @@ def leads_through(read: Callable[[str], str | None], defines: Callable[[str, str
         return texts[path]
 
     def leads(found: Sequence[Imported], local: str, here: str, language: str) -> tuple[str, str] | None:
-        return origin(found, local, here, language, cached, defines, parsed=parsed)
+        return origin(found, local, here, language, cached, where, parsed=parsed)
 
     return leads
 

@@ -235,12 +235,12 @@ def _definitions(lookup: Lookup | None, name: str) -> list[tuple[str, str | None
 
 def _leads(env: RequestEnv, rows: dict[str, list[tuple[str, str | None]]]) -> Leads:
     """Where a name another file imports leads, module files read through the guard."""
-    def defines(path: str, name: str) -> bool:
+    def where(name: str) -> list[str]:
         if name not in rows:
             rows[name] = _definitions(env.lookup, name)
-        return any(p == path and container is None for p, container in rows[name])
+        return [p for p, container in rows[name] if container is None]
 
-    return leads_through(env.guard.read_file, defines)
+    return leads_through(env.guard.read_file, where)
 
 
 def _uses(doc: Document, sites: Sequence[tuple[int, int, str]], names: Sequence[str]) -> int:
