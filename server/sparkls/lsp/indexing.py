@@ -192,9 +192,14 @@ class IndexKeeper:
         return self._timers.held()
 
     def forget(self, uri: str) -> None:
-        """The document closed: its pending refresh is not wanted."""
+        """The document closed: its pending refresh is not wanted, and its file's rows
+        are shown from the disk from now on (context/index/sources.py)."""
+        from pygls.uris import to_fs_path
+
         self._timers.forget(uri)
         self._waiting.pop(uri, None)
+        if self.index is not None and (fs_path := to_fs_path(uri)) is not None:
+            self.index.forget_buffer(Path(fs_path))
 
     async def close(self) -> None:
         """Shut down: no refresh starts from now on, the ones running are cancelled

@@ -5,8 +5,9 @@
   table carries a fingerprint of the extraction rules (the `symbols.scm` queries and
   `symbols.py`): when those change, every row goes and every file is parsed again.
   (A change to the words rule, `identifiers`, bumps `SCHEMA_VERSION` instead.)
-- Three tables of rows per file: `files` (what was read: mtime, size, language;
-  its `id` is kept while the path is), `symbols` (what it defines, by name) and
+- Three tables of rows per file: `files` (what was read: mtime, size, language, and
+  for rows from an editor's buffer which buffer and version; its `id` is kept while
+  the path is), `symbols` (what it defines, by name) and
   `file_words` (each distinct identifier it uses, as one zlib-compressed blob by
   `files.id`: which files may use a name, a superset its reader checks on the file
   itself).
@@ -52,10 +53,11 @@ from pathlib import Path
 from sparkls.context import symbols as symbols_module
 from sparkls.context.index.health import delete_if_unused
 from sparkls.context.symbols import Symbol
+from sparkls.documents.languages import grammar_record, language_id_for
 
 log = logging.getLogger(__name__)
 
-SCHEMA_VERSION = 3  # 2: the words table; 3: words as an FTS5 index and a blob per file
+SCHEMA_VERSION = 4  # 2: the words table; 3: words as an FTS5 index and a blob per file; 4: files.buffer
 MAX_INDEX_FILES = 20  # index databases kept in the cache folder...
 MAX_INDEX_BYTES = 500 * 1024 * 1024  # ...and their size in all
 IN_USE_SECONDS = 3600  # an index used this recently is kept whatever the limits
@@ -71,7 +73,8 @@ CREATE TABLE files (
     path TEXT NOT NULL UNIQUE,
     mtime_ns INTEGER NOT NULL,
     size INTEGER NOT NULL,
-    language TEXT NOT NULL
+    language TEXT NOT NULL,
+    buffer TEXT  -- NULL: rows read from the disk, else the buffer they came from (`<server>:<version>`)
 );
 CREATE TABLE symbols (
     path TEXT NOT NULL,
@@ -113,6 +116,30 @@ class IndexedFile:
     language_id: str
     symbols: Sequence[Symbol]
     words: Sequence[str] | None = None  # None: keep the words the database has
+    buffer: str | None = None  # the editor buffer the symbols came from (`<server>:<version>`); None: the disk
+
+
+@dataclass(frozen=True, slots=True)
+class BuildStats:
+    """What one `build` did."""
+
+    scanned: int  # files with a grammar that may be sent
+    parsed: int  # of which new or changed, read and parsed
+    removed: int  # files gone (deleted, or now excluded) whose symbols were dropped
+    skipped: int  # too big (recorded without symbols) or unreadable
+    symbols: int  # symbols written for the parsed files
+    seconds: float
+
+
+@cache
+def _language_of_suffix(suffix: str) -> str | None:
+    language_id = language_id_for(f"file{suffix}")
+    return language_id if grammar_record(language_id) is not None else None
+
+
+def language_of(rel_path: str) -> str | None:
+    """The language id of a path whose language has a grammar, else None."""
+    return _language_of_suffix(os.path.splitext(rel_path)[1])
 
 
 def identifiers(text: str) -> list[str]:
@@ -321,9 +348,10 @@ def write_files(db: sqlite3.Connection, indexed: Sequence[IndexedFile]) -> None:
     db.executemany("DELETE FROM symbols WHERE path = ?", paths)
     _forget_words(db, "SELECT id FROM files WHERE path = ?", [(item.path,) for item in indexed if item.words is not None])
     db.executemany(
-        "INSERT INTO files (path, mtime_ns, size, language) VALUES (?, ?, ?, ?) ON CONFLICT (path) DO UPDATE "
-        "SET mtime_ns = excluded.mtime_ns, size = excluded.size, language = excluded.language",
-        [(item.path, item.mtime_ns, item.size, item.language_id) for item in indexed],
+        "INSERT INTO files (path, mtime_ns, size, language, buffer) VALUES (?, ?, ?, ?, ?) ON CONFLICT (path) "
+        "DO UPDATE SET mtime_ns = excluded.mtime_ns, size = excluded.size, language = excluded.language, "
+        "buffer = excluded.buffer",
+        [(item.path, item.mtime_ns, item.size, item.language_id, item.buffer) for item in indexed],
     )
     db.executemany(
         f"INSERT INTO symbols (path, {SYMBOL_COLUMNS}) VALUES (?, ?, ?, ?, ?, ?, ?, ?)",

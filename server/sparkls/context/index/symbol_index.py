@@ -13,8 +13,9 @@ FTS5 index of the words (or, where SQLite lacks FTS5, by reading each file's wor
 - Files larger than `MAX_FILE_BYTES` (1 MB: generated or vendored code, mostly) are
   recorded without symbols and not parsed.
 - A file is read only when its real path is inside the workspace (guard/confine.py).
-- A file indexed from a buffer is recorded with `mtime_ns = FROM_BUFFER`, so the next
-  `build` reads it from disk again: the disk is the truth between buffers.
+- A file indexed from a buffer is recorded with `mtime_ns = FROM_BUFFER` and which
+  buffer (`files.buffer`), so the next `build` reads it from disk again: the disk is
+  the truth between buffers; `sources` tells a reader what each file's rows came from.
 
 Where it runs: `build` and `update_file` parse, and tree-sitter holds the GIL while it
 parses, so the server never calls them: they run in the index worker process
@@ -36,8 +37,6 @@ import sqlite3
 import threading
 import time
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass
-from functools import cache
 from pathlib import Path, PurePosixPath
 
 from tree_sitter import Parser
@@ -46,10 +45,12 @@ from sparkls.guard.confine import Confinement
 from sparkls.guard.exclusions import PathFilter, iter_files
 from sparkls.context.index.database import (
     SYMBOL_COLUMNS,
+    BuildStats,
     IndexedFile,
     connect,
     delete_files,
     identifiers,
+    language_of,
     open_database,
     transaction,
     unpack_words,
@@ -59,7 +60,7 @@ from sparkls.context.index.database import (
 )
 from sparkls.context.index.health import LiveMark, file_identity, retry_busy
 from sparkls.context.symbols import Symbol, extract_symbols
-from sparkls.documents.languages import grammar_record, language_id_for, new_parser
+from sparkls.documents.languages import new_parser
 from sparkls.documents.positions import tree_source
 
 log = logging.getLogger(__name__)
@@ -71,29 +72,6 @@ READ_BUSY_MS = 500  # the most a read waits on a lock (only a reset or a recover
 MAX_WORDS_PER_QUERY = 500  # `files_using` asks in chunks: SQLite caps a statement's parameters
 
 Progress = Callable[[int, int], None]
-
-
-@dataclass(frozen=True, slots=True)
-class BuildStats:
-    """What one `build` did."""
-
-    scanned: int  # files with a grammar that may be sent
-    parsed: int  # of which new or changed, read and parsed
-    removed: int  # files gone (deleted, or now excluded) whose symbols were dropped
-    skipped: int  # too big (recorded without symbols) or unreadable
-    symbols: int  # symbols written for the parsed files
-    seconds: float
-
-
-@cache
-def _language_of_suffix(suffix: str) -> str | None:
-    language_id = language_id_for(f"file{suffix}")
-    return language_id if grammar_record(language_id) is not None else None
-
-
-def language_of(rel_path: str) -> str | None:
-    """The language id of a path whose language has a grammar, else None."""
-    return _language_of_suffix(os.path.splitext(rel_path)[1])
 
 
 class SymbolIndex:
@@ -295,18 +273,19 @@ class SymbolIndex:
 
     # -- what the server process writes (no parsing) --------------------------------------
 
-    def store_symbols(self, rel_path: str, symbols: Sequence[Symbol], *, size: int) -> bool:
+    def store_symbols(self, rel_path: str, symbols: Sequence[Symbol], *, size: int, buffer: str | None = None) -> bool:
         """Record the symbols of an open buffer of `rel_path`, as extracted by the caller
         from the document's own tree; `size` is the buffer's length (pass no symbols
         for a buffer over MAX_FILE_BYTES). Returns whether the file may be indexed (if
         not, it is removed instead). The file's words stay as the disk gave them (none
-        for a file new since): whoever asks `files_using` reads open buffers itself."""
+        for a file new since): whoever asks `files_using` reads open buffers itself.
+        `buffer` names the buffer and its version (`<server>:<version>`), kept with the rows."""
         rel = PurePosixPath(rel_path).as_posix()
         language_id = self._indexable(rel)
         if language_id is None:
             self.remove_file(rel)
             return False
-        self._write([IndexedFile(rel, FROM_BUFFER, size, language_id, list(symbols))])
+        self._write([IndexedFile(rel, FROM_BUFFER, size, language_id, list(symbols), buffer=buffer)])
         return True
 
     def remove_file(self, rel_path: str) -> None:
@@ -325,6 +304,15 @@ class SymbolIndex:
                 (name, limit),
             ).fetchall()
         return [(path, Symbol(*fields)) for path, *fields in rows]
+
+    def sources(self, paths: Sequence[str]) -> dict[str, tuple[int, int, str | None]]:
+        """What each file's rows were built from: (mtime_ns, size, buffer) (context/index/sources.py)."""
+        marks = ",".join("?" * len(paths))
+        with self._read_lock:
+            rows = self._read().execute(
+                f"SELECT path, mtime_ns, size, buffer FROM files WHERE path IN ({marks})", list(paths)
+            ).fetchall()
+        return {path: (mtime_ns, size, buffer) for path, mtime_ns, size, buffer in rows}
 
     def members(self, path: str, container: str, name: str, *, limit: int = 8) -> list[Symbol]:
         """The definitions `name` inside `container` in the file `path` (a class's

@@ -24,8 +24,9 @@ from __future__ import annotations
 
 import asyncio
 import logging
+import os
 import sqlite3
-from collections import OrderedDict
+import uuid
 from collections.abc import Callable, Sequence
 from pathlib import Path
 
@@ -35,13 +36,13 @@ from sparkls.guard.exclusions import PathFilter
 from sparkls.context.index import MAX_FILE_BYTES, BuildStats, SymbolIndex, default_db_path, prune_indexes
 from sparkls.context.index.health import UNUSABLE, backoff, classify
 from sparkls.context.index.process import IndexClosed, IndexWorker, IndexWorkerFailed
+from sparkls.context.index.sources import Sources
 from sparkls.context.symbols import Symbol
 from sparkls.documents.store import Document, utf8_size_over
 
 logger = logging.getLogger(__name__)
 
 MAX_ROWS = 250  # index rows read per name; context.ranking keeps a few definers of them
-MAX_CACHED_FILES = 256  # files whose lines are kept for definition snippets
 WRITE_BUSY_SECONDS = 1.0  # a buffer's rows wait this long for a lock, then later, off any thread
 RETRY_FIRST, RETRY_CAP = 0.5, 30.0  # seconds between two tries of a write the file refused
 
@@ -63,9 +64,10 @@ class WorkspaceIndex:
         self._rereading: asyncio.Future[None] | None = None
         # Buffers' rows (symbols, size, filter) or a removal (None) not yet written: kept
         # while the file is locked or full, written when it is not (`_write_pending`).
-        self._pending: dict[str, tuple[list[Symbol], int, PathFilter] | None] = {}
+        self._pending: dict[str, tuple[list[Symbol], PathFilter, int, str] | None] = {}
         self._retrying: asyncio.Task[None] | None = None
-        self._lines: OrderedDict[str, tuple[tuple[int, int], list[str]]] = OrderedDict()
+        # what each row is shown from (sources.py); this server's buffers are marked with its token
+        self.sources = Sources(root, self.confinement, f"{os.getpid()}-{uuid.uuid4().hex[:8]}")
         # Told of each fault of the file (a condition of health.classify and the error),
         # of each success after one (None, None), and of a file found replaced (reopened:
         # it wants a build).
@@ -152,8 +154,14 @@ class WorkspaceIndex:
         if not too_big and not doc.parses:
             return  # opened as a language without a grammar: keep what the disk gave
         symbols: list[Symbol] = [] if too_big else file_symbols(doc)
-        self._pending[rel] = (symbols, len(doc.text), path_filter)
+        self._pending[rel] = (symbols, path_filter, doc.version, doc.text)
         await self._write_pending()
+
+    def forget_buffer(self, path: Path) -> None:
+        """The buffer of `path` closed: its rows are shown from the disk from now on."""
+        rel = self.relative(path)
+        if rel is not None:
+            self.sources.forget_buffer(rel)
 
     async def remove_file(self, path: Path) -> None:
         """Forget a deleted file (or folder)."""
@@ -172,8 +180,14 @@ class WorkspaceIndex:
                     if entry is None:
                         await asyncio.to_thread(self.index.remove_file, rel)
                     else:
-                        self.index.path_filter = entry[2]
-                        await asyncio.to_thread(self.index.store_symbols, rel, entry[0], size=entry[1])
+                        symbols, self.index.path_filter, version, text = entry
+                        stored = await asyncio.to_thread(
+                            self.index.store_symbols, rel, symbols, size=len(text), buffer=self.sources.mark(version)
+                        )
+                        if stored:  # from now on shown from this text, as these rows were built
+                            self.sources.note_buffer(rel, version, text, symbols)
+                        else:
+                            self.sources.forget_buffer(rel)
                 except (OSError, sqlite3.Error) as exc:
                     if (condition := classify(exc)) is None:
                         self._pending.pop(rel, None)
@@ -195,12 +209,13 @@ class WorkspaceIndex:
     # -- context.definitions.Lookup ----------------------------------------------------
 
     def definitions(self, name: str) -> list[tuple[str, Symbol]]:
-        """Definitions named `name` in the workspace (at most MAX_ROWS)."""
-        return self.index.lookup(name, limit=MAX_ROWS)
+        """Definitions named `name` in the workspace (at most MAX_ROWS of the database's),
+        each as the text `file_lines` gives holds it (sources.py)."""
+        return self.sources.definitions(name, self.index.lookup(name, limit=MAX_ROWS), self.index.sources)
 
     def members(self, path: str, container: str, name: str) -> list[Symbol]:
         """The definitions `name` inside `container` in the file `path`, in file order."""
-        return self.index.members(path, container, name)
+        return self.sources.members(path, container, name, self.index.members(path, container, name), self.index.sources)
 
     def files_using(self, words: Sequence[str], *, limit: int = 200) -> list[str]:
         """The workspace-relative paths of the files whose text (as last read from
@@ -217,25 +232,11 @@ class WorkspaceIndex:
             return []
 
     def file_lines(self, path: str) -> list[str] | None:
-        """A workspace file's lines, read once per (mtime, size); None for a file that
-        is gone, unreadable, or (now) a link out of the workspace."""
-        file = self.root / path
-        try:
-            stat = file.stat()
-            cached = self._lines.get(path)
-            if cached is not None and cached[0] == (stat.st_mtime_ns, stat.st_size):
-                self._lines.move_to_end(path)
-                return cached[1]
-            text = self.confinement.read_text(file)  # a file swapped for a link since indexing stays unread
-            if text is None:
-                return None
-            lines = text.splitlines()
-        except OSError:
-            return None
-        self._lines[path] = ((stat.st_mtime_ns, stat.st_size), lines)
-        if len(self._lines) > MAX_CACHED_FILES:
-            self._lines.popitem(last=False)
-        return lines
+        """The lines of a workspace file that its rows from `definitions` are shown
+        from: this server's buffer as indexed, else the disk's (read once per mtime
+        and size); None for a file that is gone, unreadable, or (now) a link out of
+        the workspace."""
+        return self.sources.lines(path)
 
     def close(self) -> None:
         """End the worker (a build under way stops), stop retrying, close the database; idempotent."""
