@@ -76,3 +76,20 @@ async def test_a_settings_change_while_an_edit_streams_does_not_fail_it(client, 
     assert after["applied"] is True, after
     assert emulator.stats()["abandoned"] == 0
     await wait_emulator(emulator, lambda s: s["ws_open"] == 1)  # the replaced session closed once free
+
+
+async def test_an_editor_that_never_answers_the_pull_delays_the_first_edit_only(client, emulator, tmp_path):
+    """No configuration answer: after the bounded wait the edit runs on initializationOptions; said once."""
+    held = HeldConfiguration(client)  # never released
+    await start(client, emulator, tmp_path, editor="neovim")
+    async with asyncio.timeout(30):
+        await held.asked.wait()
+    uri = (tmp_path / "a.py").as_uri()
+    client.editor.open(uri, SAMPLE)
+    async with asyncio.timeout(30):  # the wait is bounded (3 s): an unbounded one fails here
+        first = await run_edit(client, uri, 1, "REPLACE raduis WITH radius")
+    second = await run_edit(client, uri, 1, "REPLACE 3.14 WITH 3.14159")
+    assert first["applied"] is True and second["applied"] is True, (first, second)
+    told = [m.message for m in client.messages if "workspace/configuration" in m.message]
+    assert len(told) == 1 and "settings known so far" in told[0], told
+    held.release()
