@@ -38,7 +38,8 @@ them (not in the index under that name; in the index but cut by the budget; in t
 index but not picked). Tokens: the whole prompt (instructions + input), p50 / p95, and the part that is not
 code (instructions, labels, paths, fences, markers);
 share: median of prompt / whole-file tokens over the functions in files over 2,000
-tokens.
+tokens. Build time: building the context, p50 / p95 over the functions (each the median
+of `--repeats` builds; the index warm, its files read once).
 
 Each set is reported on its own, tuning first, then a table of both per kind; the
 held-out misses are also grouped by shape (`shape`: a private `#` field, a member of an
@@ -47,6 +48,7 @@ re-exported name, a call through `super()`/`cls`, a member of a very large class
 
     python bench/context_recall.py [--set tuning|held-out|both] [--language python|typescript|go]
                                    [--max-functions 100] [--seed 0] [--json out.json] [--repin]
+                                   [--repeats 1]
 
 Figures, not assertions.
 """
@@ -182,7 +184,7 @@ def cursor_in_own_body(doc: Any, lines: list[str], symbol: Any) -> tuple[int, in
 
 
 def measure_package(package: Package, pins: list[list[Any]] | None, max_functions: int, seed: int,
-                    scratch: Path) -> dict[str, Any]:
+                    scratch: Path, repeats: int = 1) -> dict[str, Any]:
     started = time.perf_counter()
     workspace = WorkspaceIndex(package.root, scratch / f"{package.language}-{package.name}.sqlite3")
     workspace.index.build(PathFilter.from_root(package.root))
@@ -202,10 +204,13 @@ def measure_package(package: Package, pins: list[list[Any]] | None, max_function
         doc = docs[rel]
         lines = doc.text.split("\n")
         offset, end = cursor_in_own_body(doc, lines, symbol)
-        built = time.perf_counter()
-        ctx = build_edit_context(doc, offset, end, path=rel, max_region_lines=MAX_FUNCTION_LINES,
-                                 budget_tokens=BUDGET, lookup=workspace)
-        build_ms = (time.perf_counter() - built) * 1000
+        took = []
+        for _ in range(repeats):  # the median of `repeats` builds (the first reads and parses files)
+            built = time.perf_counter()
+            ctx = build_edit_context(doc, offset, end, path=rel, max_region_lines=MAX_FUNCTION_LINES,
+                                     budget_tokens=BUDGET, lookup=workspace)
+            took.append((time.perf_counter() - built) * 1000)
+        build_ms = statistics.median(took)
         prompt = Guard(package.root).seal(render_edit_prompt(ctx, "instruction"))
         region = (rel, ctx.region.start_line, ctx.region.end_line)
         definitions, aside = oracle[function_key(rel, symbol)]
@@ -377,6 +382,8 @@ def main() -> int:
     parser.add_argument("--max-functions", type=int, default=100, help="sample per package")
     parser.add_argument("--seed", type=int, default=0)
     parser.add_argument("--json", type=Path)
+    parser.add_argument("--repeats", type=int, default=1,
+                        help="build each context this many times; its time is their median")
     parser.add_argument("--repin", action="store_true",
                         help=f"draw a new sample of the chosen sets and languages, write it to {PINNED.name}, stop")
     args = parser.parse_args()
@@ -394,7 +401,8 @@ def main() -> int:
                 packages = []
                 for package in package_roots(language, SETS[label]):
                     pins = pinned.get(label, {}).get(language, {}).get(package.name)
-                    packages.append(measure_package(package, pins, args.max_functions, args.seed, Path(tmp)))
+                    packages.append(measure_package(package, pins, args.max_functions, args.seed, Path(tmp),
+                                                    args.repeats))
                     print(f"  {label} {language}/{package.name}: {packages[-1]['seconds']:.1f} s "
                           f"(oracle {packages[-1]['oracle_s']:.1f} s)", file=sys.stderr)
                 summaries.setdefault(label, {})[language] = report(language, packages, label)

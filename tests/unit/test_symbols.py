@@ -187,6 +187,22 @@ def test_python_attributes_assigned_in_methods():
     ]
 
 
+def test_python_attributes_assigned_by_a_parenthesized_or_bracketed_unpacking():
+    """`(self.a, self.b) = state` (packaging's `Version.__setstate__`) and `[self.c, self.d] = ...`."""
+    text = (
+        "class V:\n"
+        "    def __setstate__(self, state):\n"
+        "        (\n"
+        "            self.a,\n"
+        "            self.b,\n"
+        "        ) = state\n"
+        "        [self.c, self.d] = state\n"
+        "        (x, y) = state\n"
+    )
+    attributes = [(s.name, s.start_line, s.end_line, s.container) for s in _symbols("python", text) if s.kind == "attribute"]
+    assert attributes == [("a", 2, 5, "V"), ("b", 2, 5, "V"), ("c", 6, 6, "V"), ("d", 6, 6, "V")]
+
+
 def test_javascript_attributes_assigned_in_methods_and_fields():
     """`this.x = ...` in a method and a field declaration are attributes of their class; not in a plain function."""
     text = "class K {\n  count = 0;\n  constructor() {\n    this.items = [];\n  }\n}\nfunction f() { this.q = 1; }\n"

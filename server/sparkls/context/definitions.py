@@ -46,6 +46,9 @@ COMMONJS_EXPORTS = "module.exports"  # the name of `module.exports = {...}`, who
 MEMBER_VALUE = re.compile(r"\s*([A-Za-z_$][\w$]*)\s*(?::\s*([A-Za-z_$][\w$]*))?\s*,?\s*(?://.*)?")
 # `const isFunction = typeOfTest("function")`: the function whose call made a value.
 MADE_BY = re.compile(r"=\s*([A-Za-z_$][\w$]*)\s*\(")
+# `const ajax: AjaxCreationMethod = ...`: a name and the type it is annotated with (one
+# pattern for all names: a pattern per name would be compiled per definition).
+ANNOTATED = re.compile(r"(?<![\w$])([A-Za-z_$][\w$]*)\s*:\s*([A-Z][A-Za-z0-9_]*)")
 HOLDER_KINDS = TYPE_KINDS | {OBJECT}  # what shows its header with a member (`export default {`)
 
 
@@ -266,11 +269,11 @@ def referenced_definitions(
                 add(into, found[0], found[1], found[2])
         elif symbol.kind not in TYPE_KINDS:  # `const ajax: AjaxCreationMethod = ...`: what calling it runs
             declaration = " ".join(line(n) for n in range(code_start(symbol, line), symbol.signature_end_line + 1))
-            annotation = re.search(rf"\b{re.escape(symbol.name)}\s*:\s*([A-Z][A-Za-z0-9_]*)", declaration)
+            annotation = next((m for m in ANNOTATED.finditer(declaration) if m.group(1) == symbol.name), None)
             if annotation is not None:
                 # the type: this file's, else the index's (in the value's file first)
                 for type_path, type_symbol, type_line in itertools.islice(
-                    definers(annotation.group(1), TYPE_KINDS, table, doc.lines.line_text, lookup, here=path, near=file_path), 1
+                    definers(annotation.group(2), TYPE_KINDS, table, doc.lines.line_text, lookup, here=path, near=file_path), 1
                 ):
                     for signature in call_signatures(type_path, type_symbol.name):
                         add(into, type_path, signature, type_line)

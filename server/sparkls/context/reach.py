@@ -37,6 +37,8 @@ def receiver_types(text: str) -> frozenset[str]:
 # `this.options.store`, `self.opts.x`: a field of the class around, reached as a receiver.
 OWN_FIELD_RECEIVER = re.compile(r"\b(?:this|self)\s*\.\s*([A-Za-z_$][\w$]*)\s*\??\.")
 MAX_DECLARED = 16  # receivers whose declarations are read, per region
+# `jobs: Queue`, `opts?: Options`, `pool = Pool(`, `x = new Map(`: a name and what it is declared or made with.
+DECLARED = re.compile(r"(?<![\w$])([A-Za-z_$][\w$]*)\s*(?:[?!]?:\s*|=\s*(?:new\s+)?)([A-Za-z_$][\w$.]*)")
 
 
 def declared_types(text: str, table: SymbolTable, line: Callable[[int], str]) -> frozenset[str]:
@@ -48,12 +50,11 @@ def declared_types(text: str, table: SymbolTable, line: Callable[[int], str]) ->
     receivers += OWN_FIELD_RECEIVER.findall(text)
     found: set[str] = set()
     for receiver in list(dict.fromkeys(receivers))[:MAX_DECLARED]:
-        typed = re.compile(rf"(?<![\w$]){re.escape(receiver)}\s*(?:[?!]?:\s*|=\s*(?:new\s+)?)([A-Za-z_$][\w$.]*)")
         for symbol in table.named(receiver):
             declaration = " ".join(line(n) for n in range(code_start(symbol, line), symbol.signature_end_line + 1))
-            match = typed.search(declaration)
-            if match is not None and match.group(1)[:1].isupper():
-                found.add(match.group(1).split(".")[-1])
+            match = next((m for m in DECLARED.finditer(declaration) if m.group(1) == receiver), None)
+            if match is not None and match.group(2)[:1].isupper():
+                found.add(match.group(2).split(".")[-1])
     return frozenset(found)
 
 
