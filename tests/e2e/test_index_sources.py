@@ -13,7 +13,7 @@ from tests.e2e.conftest import start
 from tests.e2e.editor import make_editor_client
 from tests.e2e.test_context import _context_params, _index_ready
 
-UTILS = 'def helper(x):\n    """Twice x."""\n    return 2 * x\n'
+UTILS = 'def helper(x):\n    """Twice x."""\n    return 2 * x\n\n\ndef other():\n    return 0\n'
 MAIN = "def run(v):\n    return helper(v) + 1\n"
 
 

@@ -15,7 +15,7 @@ from sparkls.context.index.workspace import WorkspaceIndex
 from sparkls.documents.store import DocumentStore
 from sparkls.guard.exclusions import PathFilter
 
-UTILS = 'def helper(x):\n    """Twice x."""\n    return 2 * x\n'
+UTILS = 'def helper(x):\n    """Twice x."""\n    return 2 * x\n\n\ndef other():\n    return 0\n'
 MAIN = "def run(v):\n    return helper(v) + 1\n"
 
 
@@ -84,8 +84,9 @@ async def test_a_definition_only_in_this_servers_buffer_is_found(two, repo):
     first, second = two
     buffer = DocumentStore().open((repo / "utils.py").as_uri(), UTILS + "\n\ndef brand_new():\n    return 0\n", 2)
     await second.store_buffer(repo / "utils.py", buffer, PathFilter())
-    assert [(p, s.start_line) for p, s in second.definitions("brand_new")] == [("utils.py", 5)]
-    assert second.file_lines("utils.py")[5] == "def brand_new():"
+    row = UTILS.count("\n") + 2  # after the two blank lines
+    assert [(p, s.start_line) for p, s in second.definitions("brand_new")] == [("utils.py", row)]
+    assert second.file_lines("utils.py")[row] == "def brand_new():"
     assert first.definitions("brand_new") == []
 
 
