@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import asyncio
 import inspect
+import json
 import sqlite3
 
 from lsprotocol import types
@@ -96,7 +97,8 @@ async def test_a_held_write_lock_holds_up_no_edit_and_loses_no_update(client, em
 async def test_two_servers_on_one_repository_hold_up_neither(client, emulator, tmp_path):
     """A second real server on the same repository, the two sharing one index file:
     both build, each applies an edit, and a file created and reported to the second
-    is found by the first."""
+    is found by the first; then `sparkls context` on the same index while both edit
+    again: the CLI finds it too, and neither edit waits for the other."""
     import sys
 
     from tests.e2e.editor import make_editor_client
@@ -120,5 +122,15 @@ async def test_two_servers_on_one_repository_hold_up_neither(client, emulator, t
         )
         client.editor.open(main.as_uri(), MAIN)
         await _until_snippet_from(client, main.as_uri(), "more.py")
+        # the CLI on the same repository and index file, while both servers run and edit
+        cli = await asyncio.create_subprocess_exec(
+            sys.executable, "-m", "sparkls", "context", str(main), "--line", "2", "--root", str(tmp_path), "--json",
+            stdout=asyncio.subprocess.PIPE, stderr=asyncio.subprocess.PIPE,
+        )
+        edits = [run_edit(each, sample, 1, "REPLACE radius WITH r") for each in (client, second)]
+        (out, err), *applied = await asyncio.gather(cli.communicate(), *edits)
+        assert cli.returncode == 0, err.decode()
+        assert any(s["path"] == "more.py" for s in json.loads(out)["snippets"])
+        assert [result["applied"] for result in applied] == [True, True]
     finally:
         await second.shutdown_session()
