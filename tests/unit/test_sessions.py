@@ -86,3 +86,39 @@ def test_a_replaced_session_closes_after_the_request_holding_it():
         assert held.closed.is_set() and leases.holders(held) == 0
 
     asyncio.run(run())
+
+
+def test_follow_ups_asked_ahead_hold_their_requests_sessions(monkeypatch):
+    """Follow-ups asked ahead run after the request that found them has ended: they hold
+    its sessions themselves, so a settings change closes the old session only after them."""
+    from types import SimpleNamespace
+
+    from sparkls.lsp.handlers import followups as handler
+    from sparkls.nextedit import followups as engine
+
+    async def run() -> list[str]:
+        order: list[str] = []
+        release = asyncio.Event()
+
+        async def ask(env, found):
+            await release.wait()
+            order.append("answered")
+            return "answer"
+
+        monkeypatch.setattr(engine, "ask", ask)
+        session = FakeSession()
+        ls = SimpleNamespace(leases=SessionLeases())
+        env = SimpleNamespace(fast=session, deep=None)
+        task = handler._ask_ahead(ls, env, found=None)
+        await asyncio.sleep(0)
+        assert ls.leases.holders(session) == 1
+        closing = asyncio.ensure_future(ls.leases.close_when_free(session))
+        await asyncio.sleep(0)
+        assert not session.closed.is_set()
+        release.set()
+        assert await task == "answer"
+        await closing
+        order.append("closed" if session.closed.is_set() else "open")
+        return order
+
+    assert asyncio.run(run()) == ["answered", "closed"]

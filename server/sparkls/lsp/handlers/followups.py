@@ -58,15 +58,19 @@ async def look(ls: SparkServer, env: RequestEnv, doc: Document, edits: list[Edit
         return
     if doc.version != version or not ls.documents.is_open(doc.uri, doc):
         return  # typed on meanwhile: the next question looks again
-    followers = book.keep(doc.uri, found, ahead=(lambda f: _ask_ahead(env, f)) if mode == "ahead" else None)
+    followers = book.keep(doc.uri, found, ahead=(lambda f: _ask_ahead(ls, env, f)) if mode == "ahead" else None)
     if found is not None:
         _suggest_in_open_documents(ls, env, found, followers)
 
 
-def _ask_ahead(env: RequestEnv, found: FollowUps) -> asyncio.Task[Answered]:
+def _ask_ahead(ls: SparkServer, env: RequestEnv, found: FollowUps) -> asyncio.Task[Answered]:
     from sparkls.nextedit.followups import ask
 
-    task = asyncio.ensure_future(ask(env, found))
+    async def held() -> Answered:
+        ls.leases.hold(env.fast, env.deep)  # outlives the request that found them: a session of its own
+        return await ask(env, found)
+
+    task = asyncio.ensure_future(held())
     task.add_done_callback(_quiet)
     return task
 
@@ -92,6 +96,7 @@ def _suggest_in_open_documents(ls: SparkServer, env: RequestEnv, found: FollowUp
             continue
 
         async def ask_it(asking, other=other, question=question):
+            ls.leases.hold(env.fast, env.deep)  # asked later, on this request's sessions
             ls.next_edits.asked_model()
             return await ask_follow_up(env, other, question, asking)
 
