@@ -18,7 +18,8 @@ from __future__ import annotations
 import builtins
 import re
 
-from sparkls.context.definitions import OWN, WORD, Lookup
+from sparkls.context.definitions import WORD, Lookup
+from sparkls.context.resolve import OWN
 from sparkls.documents.languages import grammar_record
 from sparkls.documents.store import Document
 
