@@ -28,6 +28,7 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
+from sparkls.context.index.symbol_index import MAX_FILE_BYTES
 from sparkls.context.symbols import Symbol, extract_symbols
 from sparkls.documents.languages import language_id_for, new_parser
 from sparkls.documents.positions import tree_source
@@ -166,10 +167,11 @@ def split_lines(text: str) -> list[str]:
 
 
 def _symbols(path: str, text: str) -> tuple[Symbol, ...]:
-    """The symbols of a file's text, as the index worker extracts them."""
+    """The symbols of a file's text, as the index worker extracts them (none for a file
+    over MAX_FILE_BYTES, which the index holds no symbols of either)."""
     language_id = language_id_for(path)
     parser = new_parser(language_id) if language_id else None
-    if parser is None:
-        return ()
     source = text.encode("utf-8", "surrogatepass")
+    if parser is None or len(source) > MAX_FILE_BYTES:
+        return ()
     return tuple(extract_symbols(language_id, parser.parse(tree_source(source)), source))
