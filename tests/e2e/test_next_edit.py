@@ -166,15 +166,17 @@ async def test_at_most_one_question_in_flight_per_document(client, emulator, tmp
                             fast={"lanes": lanes})
     for name in ("r1", "r2", "r3"):
         client.editor.replace_text(uri, 3, 9, 11 if name != "r1" else 15, name)
-        # The question for this name is streaming (its first deltas came): the next
-        # rename comes while it streams.
-        await wait_emulator(emulator, lambda s, n=int(name[1]): s["responses"] >= n and s["deltas"] >= 2 * n)
+        # The question for this name is streaming (its first deltas came; a steered one's
+        # successor was created and streams): the next rename comes while it streams.
+        await wait_emulator(
+            emulator, lambda s, n=int(name[1]): s["responses"] >= n and s["deltas"] >= 2 * n and s["streaming"] >= 1
+        )
     suggestion = await offered(client)
     assert suggestion["newText"] == "r3"
     stats = emulator.stats()
     assert stats["responses"] == 3
     if lanes:
-        assert stats["ws_connections"] == 1 and stats["steers_accepted"] == 2 and stats["successors"] == 2
+        assert stats["ws_connections"] == 1 and stats["steers_accepted"] == 2 and stats["successors"] == 2, stats
         assert stats["responses"] - stats["successors"] == 1  # one request sent
     else:
         assert stats["max_streaming"] == 1 and stats["steers_accepted"] == 0

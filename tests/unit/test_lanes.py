@@ -276,3 +276,22 @@ async def test_steering_is_refused_off_lanes(emulator):
     assert reply.text == "```\nx = 2\n```"
     assert not await steering.steer(wire("Edit.", "more"))
     await session.close()
+
+
+async def test_ready_waits_for_a_lane_request_to_be_created_and_not_off_lanes(emulator):
+    """`Steering.ready`: a request that left on a lane but whose response is not created
+    yet becomes steerable (a newer question waits for it instead of stopping it); one
+    off lanes answers False at once; one that ended answers False."""
+    emulator.set_faults(Faults(tokens_per_second=100))
+    session = _session(emulator)
+    await session.warm()
+    steering = Steering()
+    task = asyncio.ensure_future(session.complete(LONG, steering=steering))
+    while not steering.attached:
+        await asyncio.sleep(0)
+    assert await steering.ready(5.0) and steering.response_id is not None
+    await task
+    assert not await steering.ready(5.0)  # the request ended
+    await session.close()
+    off = Steering()
+    assert not off.attached and not await off.ready(5.0)  # never left on a lane: no wait

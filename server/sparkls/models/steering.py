@@ -43,6 +43,7 @@ class Steering:
         self._pending: list[Wire] = []  # inputs sent, in order, not yet committed or refused
         self.closed = False
         self._between = False  # its response ended, its successor (if any) not yet created
+        self._waiters: list[asyncio.Future[None]] = []  # `ready()` callers, woken by `created`/`close`
 
     # -- the caller's side ---------------------------------------------------------
 
@@ -50,6 +51,34 @@ class Steering:
     def live(self) -> bool:
         """Whether a steer may be sent now."""
         return not self.closed and not self._between and self._send is not None and self.response_id is not None
+
+    @property
+    def attached(self) -> bool:
+        """Whether the request left on a lane (a steer may be sent once its response is created)."""
+        return self._send is not None and not self.closed
+
+    async def ready(self, timeout: float) -> bool:
+        """Until a steer may be sent: the request on a lane whose response (or the
+        successor a steer makes) is not created yet is waited for, `timeout` seconds at
+        most; whether one may be sent now. Not on a lane: at once, False."""
+        if self.live or not self.attached:
+            return self.live
+        waiter: asyncio.Future[None] = asyncio.get_running_loop().create_future()
+        self._waiters.append(waiter)
+        try:
+            await asyncio.wait_for(asyncio.shield(waiter), timeout)
+        except TimeoutError:
+            pass
+        finally:
+            if waiter in self._waiters:
+                self._waiters.remove(waiter)
+        return self.live
+
+    def _wake(self) -> None:
+        for waiter in self._waiters:
+            if not waiter.done():
+                waiter.set_result(None)
+        self._waiters.clear()
 
     async def steer(self, prompt: Wire, *, whole: Wire | None = None) -> bool:
         """Send `prompt`'s input to the response in flight; True once a successor
@@ -85,6 +114,7 @@ class Steering:
             while self._accepted:
                 self._settle(self._accepted.popleft(), True)
         self.response_id, self._between = response_id, False
+        self._wake()
 
     def ended(self) -> None:
         """The response ended; a steer now would name a finished response: none is sent
@@ -113,6 +143,7 @@ class Steering:
         for queue in (self._sent, self._accepted):
             while queue:
                 self._settle(queue.popleft(), False)
+        self._wake()
 
     def _settle(self, future: asyncio.Future[bool], committed: bool) -> None:
         prompt = self._pending.pop(0) if self._pending else None

@@ -28,6 +28,10 @@ from sparkls.guard import Guard
 from sparkls.guard.wire import Wire
 from sparkls.models.collect import Reply
 from sparkls.models.steering import Steering
+
+# How long a newer question waits for the one in flight on a lane to be created (or its
+# successor), so as to steer into it rather than stop it and ask anew.
+STEER_WAIT = 2.0
 from sparkls.request.environment import RequestEnv
 from sparkls.nextedit.candidates import find_candidates
 from sparkls.nextedit.history import Edit
@@ -172,6 +176,8 @@ async def ask_next_edit(
     that request, read against this question: None here), or, when it cannot be, the
     old one is cancelled and this one asked. `asking`: this question's own record."""
     question = prepare_question(env, doc, edits, limit=limit)
+    if previous is not None and question is not None and previous.question is not None and not previous.steerable:
+        await previous.steering.ready(STEER_WAIT)  # sent on a lane, its response not created yet
     if previous is not None and question is not None and previous.steerable:
         previous.steered_in[question.prompt] = question  # before: the steer may commit after we are gone
         if await previous.steering.steer(question.steer, whole=question.prompt):

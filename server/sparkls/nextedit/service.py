@@ -113,7 +113,9 @@ class NextEditService:
         before = self.scheduler.superseded
 
         async def work() -> Suggestion | None:
-            previous = self._streaming(doc.uri)
+            # the question in flight: steered into when it can be (once its response is
+            # created, on a lane), else stopped before this one is asked
+            previous = self._streaming(doc.uri) or self._in_flight(doc.uri)
             history = self.histories.get(doc.uri)
             if doc.version != version or history is None or not history.edits:
                 if previous is not None and previous.task is not None:
@@ -133,7 +135,7 @@ class NextEditService:
             return found
 
         def spare(task: asyncio.Task[object]) -> bool:
-            streaming = self._streaming(doc.uri)
+            streaming = self._streaming(doc.uri) or self._in_flight(doc.uri, on_lane=True)
             return streaming is not None and streaming.task is task
 
         task = self.scheduler.submit(doc.uri, version, work, delay=delay, spare=spare)
@@ -166,6 +168,16 @@ class NextEditService:
 
     def asked_model(self) -> None:
         self.counts.model_requests += 1
+
+    def _in_flight(self, uri: str, *, on_lane: bool = False) -> Asking | None:
+        """The newest question for `uri` asked and not yet answered, steerable now or not
+        (`on_lane`: only one sent on a lane, which may become steerable)."""
+        return next(
+            (a for a in reversed(self._asking.get(uri, []))
+             if a.question is not None and a.task is not None and not a.task.done()
+             and (not on_lane or a.steering.attached)),
+            None,
+        )
 
     def _streaming(self, uri: str) -> Asking | None:
         """The question for `uri` still streaming that newer typing can be steered into."""
