@@ -33,37 +33,18 @@ import sys
 import tempfile
 import time
 from pathlib import Path
-from types import SimpleNamespace
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "server"))
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))  # for tests.keeper_server
 
 from sparkls.context.index import SymbolIndex, prune_indexes  # noqa: E402
 from sparkls.context.index.workspace import WorkspaceIndex  # noqa: E402
 from sparkls.documents.store import DocumentStore  # noqa: E402
 from sparkls.guard.exclusions import PathFilter  # noqa: E402
 from sparkls.lsp.indexing import IndexKeeper  # noqa: E402
+from tests.keeper_server import KeeperServer  # noqa: E402
 
 HELPER = "def helper(x):\n    return x\n"
-
-
-class _Server:
-    """What IndexKeeper uses of the server: what it tells the user, what it logs."""
-
-    def __init__(self, root: Path | None = None) -> None:
-        self.root = root
-        self.settings = SimpleNamespace(context=SimpleNamespace(index=True, exclude=[]))
-        self.client_capabilities = SimpleNamespace(window=None)
-        self.shown: list[str] = []
-        self.logged: list[str] = []
-
-    def notify_user(self, message: str, kind: object = None) -> None:
-        self.shown.append(message)
-
-    def log(self, message: str, kind: object = None) -> None:
-        self.logged.append(message)
-
-    def spawn(self, coro, what: str) -> asyncio.Task:
-        return asyncio.ensure_future(coro)
 
 
 async def _until(predicate, timeout: float = 120.0) -> float:
@@ -103,7 +84,7 @@ async def lock_case(root: Path, hold: float) -> tuple[float, bool]:
 async def full_disk_inner(folder: Path) -> None:
     """Inside the private mount namespace: `folder` is a small tmpfs."""
     root = Path(tempfile.mkdtemp())
-    server = _Server(root)
+    server = KeeperServer(root)
     keeper = IndexKeeper(server)  # type: ignore[arg-type]
     workspace = WorkspaceIndex(root, folder / "index.sqlite3")
     workspace.on_fault = lambda condition, error: keeper.fault(condition, error, workspace.index.db_path)
@@ -158,7 +139,7 @@ async def cases(root: Path) -> list[tuple[str, str, str]]:
     ws.mkdir()
     db = default_db_path(ws)
     db.mkdir(parents=True)
-    server = _Server(ws)
+    server = KeeperServer(ws)
     keeper = IndexKeeper(server)  # type: ignore[arg-type]
     keeper.start()  # raised before: initialized aborted
     await _until(lambda: bool(server.shown), 30)

@@ -10,7 +10,6 @@ import sqlite3
 import threading
 import time
 from pathlib import Path
-from types import SimpleNamespace
 
 import pytest
 
@@ -20,6 +19,7 @@ from sparkls.context.index.workspace import WorkspaceIndex
 from sparkls.documents.store import DocumentStore
 from sparkls.guard.exclusions import PathFilter, iter_files
 from sparkls.lsp.indexing import IndexKeeper
+from tests.keeper_server import KeeperServer
 
 HELPER = "def helper(x):\n    return x\n"
 
@@ -153,31 +153,10 @@ async def test_a_buffer_stored_while_locked_is_written_after_by_itself(tmp_path)
 # -- said once (items 2, 7) ----------------------------------------------------------------
 
 
-class _Server:
-    def __init__(self, root: Path | None = None) -> None:
-        self.root = root
-        self.settings = SimpleNamespace(context=SimpleNamespace(index=True, exclude=[]))
-        self.client_capabilities = SimpleNamespace(window=None)
-        self.shown: list[str] = []
-        self.logged: list[str] = []
-        self.tasks: list[asyncio.Task] = []
-
-    def notify_user(self, message: str, kind=None) -> None:
-        self.shown.append(message)
-
-    def log(self, message: str, kind=None) -> None:
-        self.logged.append(message)
-
-    def spawn(self, coro, what: str) -> asyncio.Task:
-        task = asyncio.ensure_future(coro)
-        self.tasks.append(task)
-        return task
-
-
 def test_a_full_disk_is_said_once_per_condition(tmp_path):
     """Every typing pause failing on a full disk says it once; after a write that worked
     and a new failure, it is said again."""
-    server = _Server()
+    server = KeeperServer()
     keeper = IndexKeeper(server)  # type: ignore[arg-type]
     db = tmp_path / "index.sqlite3"
     for _ in range(50):
@@ -203,7 +182,7 @@ async def test_an_index_that_cannot_be_opened_is_said_once_and_comes_back(tmp_pa
     root.mkdir()
     db = default_db_path(root)
     db.mkdir(parents=True)
-    server = _Server(root)
+    server = KeeperServer(root)
     keeper = IndexKeeper(server)  # type: ignore[arg-type]
     opened = asyncio.Event()
     keeper._rebuild = lambda why=None: opened.set()  # type: ignore[method-assign]
