@@ -23,7 +23,7 @@ import tempfile
 from pathlib import Path
 from typing import Any
 
-from common import emulator  # bench/common.py
+from common import each_build  # bench/common.py
 from generated import make_source
 from rawlsp import SPARKLS, LspProcess, code_action, rng
 
@@ -91,17 +91,6 @@ async def run(name: str, env: dict[str, str | None], url: str, args: argparse.Na
         await server.stop()
 
 
-async def main_async(args: argparse.Namespace) -> dict[str, Any]:
-    builds = {"this": {}}
-    if args.compare:
-        builds["compared"] = {"PYTHONPATH": str(Path(args.compare) / "server")}
-    results: dict[str, Any] = {}
-    with emulator() as emu:
-        for name, env in builds.items():
-            results[name] = await run(name, env, emu.url, args)
-    return results
-
-
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--documents", type=int, default=200)
@@ -114,7 +103,7 @@ def main() -> None:
     parser.add_argument("--no-actions", action="store_true", help="no code-action request")
     parser.add_argument("--json", help="write the figures here")
     args = parser.parse_args()
-    results = asyncio.run(main_async(args))
+    results = asyncio.run(each_build(run, args))
     print(f"{args.documents} documents of ~{args.kb} KB opened, typed in, completed, closed")
     print("| build | RSS after 20, MB | RSS after all, MB | growth, MB | peak, MB |")
     print("|---|---|---|---|---|")

@@ -119,6 +119,19 @@ def emulator(*extra: str, started: tuple[subprocess.Popen[str], str] | None = No
         proc.wait(timeout=10)
 
 
+async def each_build(run: Any, args: Any) -> dict[str, Any]:
+    """`run(name, env, emulator_url, args)` for this build, then (`args.compare`: another
+    checkout's path) for that build's `server/` on PYTHONPATH, against one emulator."""
+    builds: dict[str, dict[str, str | None]] = {"this": {}}
+    if args.compare:
+        builds["compared"] = {"PYTHONPATH": str(Path(args.compare).resolve() / "server")}
+    results: dict[str, Any] = {}
+    with emulator() as emu:
+        for name, env in builds.items():
+            results[name] = await run(name, env, emu.url, args)
+    return results
+
+
 def rtts(text: str) -> list[float]:
     """`--rtts 20,80` as numbers."""
     return [float(r) for r in text.split(",") if r]

@@ -34,7 +34,7 @@ import time
 from pathlib import Path
 from typing import Any
 
-from common import emulator  # bench/common.py
+from common import each_build  # bench/common.py
 from generated import make_source
 from rawlsp import SPARKLS, Buffer, LspProcess, code_action, edit_command
 
@@ -152,17 +152,6 @@ async def run(name: str, env: dict[str, str | None], url: str, args: argparse.Na
     return figures
 
 
-async def main_async(args: argparse.Namespace) -> dict[str, Any]:
-    builds: dict[str, dict[str, str | None]] = {"this": {}}
-    if args.compare:
-        builds["compared"] = {"PYTHONPATH": str(Path(args.compare).resolve() / "server")}
-    results: dict[str, Any] = {}
-    with emulator() as emu:
-        for name, env in builds.items():
-            results[name] = await run(name, env, emu.url, args)
-    return results
-
-
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--warmup", type=int, default=1000, help="requests before the baseline")
@@ -171,7 +160,7 @@ def main() -> None:
     parser.add_argument("--json", help="write the figures here")
     args = parser.parse_args()
     args.checkpoints = sorted(int(c) for c in args.checkpoints.split(",") if c)
-    results = asyncio.run(main_async(args))
+    results = asyncio.run(each_build(run, args))
     print(f"mixed requests after a warm-up of {args.warmup:,} (keystrokes, completions, edits, code actions, open/close)")
     print("| build | requests after warm-up | RSS, MB | growth, MB | fds | threads | sockets |")
     print("|---|---|---|---|---|---|---|")
