@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import sys
 from pathlib import Path
 from typing import Any
@@ -64,6 +65,19 @@ async def start(
     )
     client.editor.encoding = result.capabilities.position_encoding or "utf-16"
     return result
+
+
+@contextlib.asynccontextmanager
+async def second_server(emulator: Any, root: Path):
+    """Another real `sparkls --stdio` on the same workspace (another editor's), started as
+    `start` starts one, and shut down after the block."""
+    second = make_editor_client()
+    await second.start_io(sys.executable, "-m", "sparkls", "--stdio")
+    try:
+        await start(second, emulator, root)
+        yield second
+    finally:
+        await second.shutdown_session()
 
 
 async def run_edit(client: LanguageClient, uri: str, line: int, instruction: str, *, end_line: int | None = None) -> dict:

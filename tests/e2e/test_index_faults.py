@@ -7,12 +7,13 @@ from __future__ import annotations
 import asyncio
 import inspect
 import json
+import sys
 import sqlite3
 
 from lsprotocol import types
 
 from sparkls.context.index import SymbolIndex, default_db_path
-from tests.e2e.conftest import run_edit, start, wait_status
+from tests.e2e.conftest import run_edit, second_server, start, wait_status
 from tests.e2e.test_context import _context_params, _index_ready
 
 SAMPLE = "def area(raduis):\n    return 3.14 * raduis ** 2\n"
@@ -99,17 +100,10 @@ async def test_two_servers_on_one_repository_hold_up_neither(client, emulator, t
     both build, each applies an edit, and a file created and reported to the second
     is found by the first; then `sparkls context` on the same index while both edit
     again: the CLI finds it too, and neither edit waits for the other."""
-    import sys
-
-    from tests.e2e.editor import make_editor_client
-
     main = tmp_path / "main.py"
     main.write_text(MAIN)
     await start(client, emulator, tmp_path)
-    second = make_editor_client()
-    await second.start_io(sys.executable, "-m", "sparkls", "--stdio")
-    try:
-        await start(second, emulator, tmp_path)
+    async with second_server(emulator, tmp_path) as second:
         await asyncio.gather(_index_ready(client), _index_ready(second))
         sample = (tmp_path / "a.py").as_uri()
         for each in (client, second):
@@ -132,5 +126,3 @@ async def test_two_servers_on_one_repository_hold_up_neither(client, emulator, t
         assert cli.returncode == 0, err.decode()
         assert any(s["path"] == "more.py" for s in json.loads(out)["snippets"])
         assert [result["applied"] for result in applied] == [True, True]
-    finally:
-        await second.shutdown_session()

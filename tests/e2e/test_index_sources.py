@@ -6,11 +6,9 @@ from __future__ import annotations
 
 import asyncio
 import sqlite3
-import sys
 
 from sparkls.context.index import default_db_path
-from tests.e2e.conftest import start
-from tests.e2e.editor import make_editor_client
+from tests.e2e.conftest import second_server, start
 from tests.e2e.test_context import _context_params, _index_ready
 
 UTILS = 'def helper(x):\n    """Twice x."""\n    return 2 * x\n\n\ndef other():\n    return 0\n'
@@ -39,10 +37,7 @@ async def test_an_unsaved_buffer_in_one_server_is_shown_at_its_own_lines_by_both
     (tmp_path / "utils.py").write_text(UTILS)
     (tmp_path / "main.py").write_text(MAIN)
     await start(client, emulator, tmp_path)
-    second = make_editor_client()
-    await second.start_io(sys.executable, "-m", "sparkls", "--stdio")
-    try:
-        await start(second, emulator, tmp_path)
+    async with second_server(emulator, tmp_path) as second:
         await asyncio.gather(_index_ready(client), _index_ready(second))
         utils, main = (tmp_path / "utils.py").as_uri(), (tmp_path / "main.py").as_uri()
         second.editor.open(utils, UTILS)
@@ -57,6 +52,4 @@ async def test_an_unsaved_buffer_in_one_server_is_shown_at_its_own_lines_by_both
         second.editor.close(utils)  # closed unsaved: the disk again
         snippet, _ = await _helper(second, main)
         assert snippet["start_line"] == 1
-    finally:
-        await second.shutdown_session()
     assert emulator.stats()["responses"] == 0
