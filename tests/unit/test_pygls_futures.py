@@ -51,6 +51,19 @@ def loop():
     asyncio.set_event_loop(None)
 
 
+def echo_server():
+    """sparkls's server writing to a `Capture`, with a command `test.echo` that answers its argument."""
+    server = build_server()
+    writer = Capture()
+    server.protocol.set_writer(writer)
+
+    @server.command("test.echo")
+    async def echo(ls, value: int) -> int:
+        return value
+
+    return server, writer
+
+
 async def settled(protocol) -> dict:
     """Wait until every future pygls files is done (each round may start the next step)."""
     for _ in range(20):
@@ -102,13 +115,7 @@ def test_our_protocol_drops_a_finished_handlers_future(loop):
 
 def test_a_request_is_still_answered_and_then_forgotten(loop):
     """A request's future stays until pygls has answered from it (its callback runs first)."""
-    server = build_server()
-    writer = Capture()
-    server.protocol.set_writer(writer)
-
-    @server.command("test.echo")
-    async def echo(ls, value: int) -> int:
-        return value
+    server, writer = echo_server()
 
     async def run() -> None:
         server.protocol.receive(INITIALIZE)
@@ -122,13 +129,7 @@ def test_a_request_is_still_answered_and_then_forgotten(loop):
 
 def test_a_long_session_keeps_no_future(loop):
     """didChange, executeCommand and an async notification, 200 of each: nothing kept."""
-    server = build_server()
-    writer = Capture()
-    server.protocol.set_writer(writer)
-
-    @server.command("test.echo")
-    async def echo(ls, value: int) -> int:
-        return value
+    server, writer = echo_server()
 
     @server.feature("test/noted")
     async def noted(ls, params) -> None:
