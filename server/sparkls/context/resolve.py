@@ -283,11 +283,8 @@ def origin(
     are read (`read(path)`: a workspace file's text or None), and only to go on past one
     that does not define the name; `parsed` keeps their imports by path and text (a
     cache the caller may keep across calls); pure otherwise."""
-    bound = [i for i in found if i.local == word and i.name not in (MODULE, DEFAULT, STAR)]
-    if bound:
-        leads = [(i.name or word, i.module) for i in bound[:1]]
-    else:
-        leads = [(word, i.module) for i in found if i.name == STAR]
+    bound = reexported(found, word)
+    leads = [bound] if bound is not None else [(word, i.module) for i in found if i.name == STAR]
     for name, module in leads:  # the module's own file defines it: no file read
         direct = [p for p in where(name) if is_module_file(p, module, here, language)]
         if direct:
