@@ -10,7 +10,7 @@ from pathlib import Path
 import pytest
 
 from sparkls.context.builder import build_edit_context
-from sparkls.context.index.sources import split_lines
+from sparkls.documents.positions import split_lines
 from sparkls.context.index.workspace import WorkspaceIndex
 from sparkls.documents.store import DocumentStore
 from sparkls.guard.exclusions import PathFilter

@@ -35,6 +35,16 @@ def tree_bytes(text: str) -> bytes:
     return tree_source(text.encode("utf-8", "surrogatepass"))
 
 
+def split_lines(text: str) -> list[str]:
+    """`text`'s lines without their breaks (\\r\\n, \\r or \\n, as LSP counts lines and
+    a syntax tree its rows: not at a form feed or U+2028, where `str.splitlines` breaks;
+    a final break ends the last line)."""
+    lines = LINE_BREAK.split(text)
+    if lines[-1] == "":
+        lines.pop()
+    return lines
+
+
 def tree_source(data: bytes) -> bytes:
     """`tree_bytes` for text already encoded (a file read from disk)."""
     return _LONE_CR.sub(b"\n", data) if b"\r" in data else data

@@ -31,7 +31,7 @@ from dataclasses import dataclass
 from difflib import SequenceMatcher
 
 from sparkls.context.builder import EditContext
-from sparkls.documents.positions import LINE_BREAK
+from sparkls.documents.positions import LINE_BREAK, split_lines
 from sparkls.context.prompt import CURSOR, EXCERPT_PLACEHOLDER, REGION_END, REGION_START
 from sparkls.edits.elision import first_elision
 from sparkls.edits.fences import FencedBlock, Fences, find_fences, opening_fence
@@ -142,15 +142,6 @@ def _file_start(text: str, start: int) -> str | None:
             return line
         pos = stop + 1
     return None
-
-
-def split_lines(text: str) -> list[str]:
-    """`text`'s lines without their breaks (\\r\\n, \\r or \\n, as LSP counts lines; a
-    final break ends the last line)."""
-    lines = LINE_BREAK.split(text)
-    if lines[-1] == "":
-        lines.pop()
-    return lines
 
 
 @dataclass(slots=True)

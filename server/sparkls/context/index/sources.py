@@ -31,7 +31,7 @@ from pathlib import Path
 from sparkls.context.index.symbol_index import MAX_FILE_BYTES
 from sparkls.context.symbols import Symbol, extract_symbols
 from sparkls.documents.languages import language_id_for, new_parser
-from sparkls.documents.positions import tree_source
+from sparkls.documents.positions import split_lines, tree_source
 from sparkls.guard.confine import Confinement
 
 MAX_CACHED_FILES = 256  # files whose lines (and, once asked, symbols) are kept
@@ -157,13 +157,6 @@ class Sources:
             while len(self._disk) > MAX_CACHED_FILES:
                 self._disk.popitem(last=False)
         return found
-
-
-def split_lines(text: str) -> list[str]:
-    """A text's lines as a syntax tree counts its rows: broken at `\n`, `\r\n` and a lone
-    `\r` only (`str.splitlines` also breaks at a form feed or U+2028, which would shift
-    every row after one)."""
-    return text.replace("\r\n", "\n").replace("\r", "\n").split("\n")
 
 
 def _symbols(path: str, text: str) -> tuple[Symbol, ...]:
