@@ -184,3 +184,34 @@ def test_follow_ups_leave_an_import_that_leads_to_another_module_of_that_name():
     assert _link(files, "app.py", "pkg/new.py", ["Thing"], "python").imports
     del files["pkg/__init__.py"]
     assert _link(files, "app.py", "pkg/old.py", ["Thing"], "python").imports
+
+
+def test_a_gitignored_package_file_is_followed_but_never_sent(tmp_path: Path):
+    """`from vendor import Thing` where `vendor/__init__.py` (gitignored, holding a key)
+    re-exports `.impl`'s Thing: the context finds impl.py's Thing, and the sealed
+    request holds nothing of the ignored file."""
+    from sparkls.context.prompt import render_edit_prompt
+    from sparkls.guard import Guard
+    from tests.canaries import CANARIES
+
+    key = CANARIES["gitignored file"]
+    root = tmp_path / "w"
+    (root / "vendor").mkdir(parents=True)
+    (root / ".gitignore").write_text("/vendor/__init__.py\n")
+    (root / "vendor" / "__init__.py").write_text(f'from .impl import Thing\nKEY = "{key}"\n')
+    (root / "vendor" / "impl.py").write_text("class Thing:\n    def __init__(self, size):\n        self.size = size\n")
+    for n in range(5):  # other files defining Thing: only the import decides
+        (root / f"other{n}.py").write_text(f"class Thing:\n    kind = {n}\n")
+    source = "def make():\n    from vendor import Thing\n    return Thing(3)\n"
+    (root / "app.py").write_text(source)
+    index = WorkspaceIndex(root, tmp_path / "index.sqlite3")
+    try:
+        index.index.build(PathFilter.from_root(root))
+        doc = DocumentStore().open((root / "app.py").as_uri(), source, 1, "python")
+        at = source.index("return")
+        ctx = build_edit_context(doc, at, at, path="app.py", max_region_lines=300, lookup=index)
+        wire = Guard(root).seal(render_edit_prompt(ctx, "instruction"))
+    finally:
+        index.close()
+    assert [s.path for s in ctx.snippets if s.kind != "import" and "class Thing" in s.text] == ["vendor/impl.py"]
+    assert key not in wire.input and "vendor/__init__.py" not in wire.input
