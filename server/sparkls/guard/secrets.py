@@ -216,6 +216,13 @@ def redact(text: str) -> tuple[str, int]:
     return redacted.decode("utf-8", "surrogatepass"), count
 
 
+def secret_shaped(word: str) -> bool:
+    """Whether one word (an identifier-like token, as the workspace index keeps them) has
+    the shape of a known secret token (`ghp_...`, `AKIA...`): never stored, never sent."""
+    data = word.encode("utf-8", "surrogatepass")
+    return any(scan.pattern.search(data) for scan in _TOKEN_SCANS)
+
+
 def _apply(data: bytes, edits: list[_Edit]) -> tuple[bytes, int]:
     """Apply edits in order; one overlapping another is merged into it, uncounted."""
     edits.sort(key=lambda edit: (edit.start, -edit.end))
