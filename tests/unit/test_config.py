@@ -236,8 +236,9 @@ def test_default_local_base_url_is_where_the_emulator_listens():
     assert urlsplit(DEFAULT_LOCAL_BASE_URL).port == DEFAULT_PORT
 
 
-def test_a_project_file_cannot_choose_the_key_variable(tmp_path):
-    """A tier's `api_key_env` in `.sparkls.toml` is dropped with a message; a literal local key stays."""
+def test_a_project_file_cannot_choose_the_key_or_its_variable(tmp_path):
+    """A tier's `api_key_env` or `api_key` in `.sparkls.toml` is dropped, each with a
+    message; the local tiers then get no key, as with none configured."""
     (tmp_path / ".sparkls.toml").write_text(
         '[fast]\nbase_url = "http://127.0.0.1:9/v1"\napi_key_env = "OPENAI_API_KEY"\n'
         '[deep]\nbase_url = "http://127.0.0.1:9/v1"\napi_key = "local"\n'
@@ -245,8 +246,10 @@ def test_a_project_file_cannot_choose_the_key_variable(tmp_path):
     project, problems = read_project_file(tmp_path)
     settings, _ = load_settings(project)
     assert settings.api_key_for("fast", REAL_KEY) is None
-    assert settings.api_key_for("deep", REAL_KEY) == "local"
-    assert len(problems) == 1 and "fast.api_key_env" in problems[0]
+    assert settings.api_key_for("deep", REAL_KEY) is None
+    assert len(problems) == 2
+    assert "`fast.api_key_env` = 'OPENAI_API_KEY' ignored" in problems[0]
+    assert "`deep.api_key` ignored" in problems[1] and "local" not in problems[1]
 
 
 def test_a_project_file_may_set_local_base_url(tmp_path):

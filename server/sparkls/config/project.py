@@ -1,62 +1,152 @@
-"""`.sparkls.toml`: read from the workspace root (the one I/O of config/), and what a
-project file may not choose (`guard_project_endpoints`)."""
+"""`.sparkls.toml`: read from the workspace root (the one I/O of config/), folded to
+canonical keys (config/keys.py), then checked once for what a repository may not set.
+
+A cloned repository is not the user: its project file may tune sparkls (models,
+timeouts, context, a server on this machine) but never choose where the user's key
+and code go, which key or key variable is used, which certificates are trusted,
+whether the service keeps the code, or whether multi-file edits skip review; and it
+may add protected paths (`trust.protect`) but not take any away. `PROJECT_RULES` is
+that list, by canonical path; docs/configuration.md prints it and the VS Code
+extension declares the same keys with a scope no workspace can set
+(tests/unit/test_vscode_settings.py holds the two together). A refused key is named
+once, as written, and ignored: the user's or the default value stays.
+"""
 
 from __future__ import annotations
 
+import dataclasses
 import tomllib
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
-from urllib.parse import urlsplit
+from urllib.parse import SplitResult, urlsplit
 
-from sparkls.config.model import PROJECT_FILE, TIERS
+from sparkls.config.keys import Folded, drop, fold, settle
+from sparkls.config.model import PROJECT_FILE
 from sparkls.endpoints import is_loopback_host
 
+OPENAI_HOST = "api.openai.com"
+_TRUST_HINT = "set it in your editor's sparkls settings if you trust it"
 
-def read_project_file(root: Path | None) -> tuple[dict[str, Any] | None, list[str]]:
-    """Read `.sparkls.toml` from the workspace root, if there is one (see
-    `guard_project_endpoints` for what it may not set)."""
+
+def read_project_file(root: Path | None) -> tuple[Folded | None, list[str]]:
+    """`.sparkls.toml` at the workspace root, folded and checked (`check_project`), or
+    None when there is none; a broken file is reported and ignored."""
     if root is None:
         return None, []
     path = root / PROJECT_FILE
     try:
         with path.open("rb") as fh:
-            return guard_project_endpoints(tomllib.load(fh))
+            data = tomllib.load(fh)
     except FileNotFoundError:
         return None, []
-    except (OSError, tomllib.TOMLDecodeError) as exc:
+    except (OSError, tomllib.TOMLDecodeError, UnicodeDecodeError) as exc:
         return None, [f"{path}: {exc}; file ignored"]
+    project = fold(data)
+    problems = check_project(project)
+    return project, problems + settle(project, PROJECT_FILE)
 
 
-OPENAI_HOST = "api.openai.com"
+def _plain_url(value: Any) -> SplitResult | None:
+    """An http(s) URL with a host and nothing that parsers read differently (userinfo,
+    backslashes, whitespace, control characters, a bad port), else None."""
+    if not isinstance(value, str):
+        return None
+    value = value.strip()
+    if any(c in value for c in "@\\") or any(ord(c) <= 32 or ord(c) == 127 for c in value):
+        return None
+    parts = urlsplit(value)
+    try:
+        parts.port  # noqa: B018 - raises on a port that is not a number in range
+    except ValueError:
+        return None
+    return parts if parts.scheme in ("http", "https") and parts.hostname else None
 
 
-def guard_project_endpoints(project: dict[str, Any]) -> tuple[dict[str, Any], list[str]]:
-    """Drop what a project file may not choose: a `base_url` naming a host other than
-    OpenAI's or this machine (a repository must not be able to send the user's key and
-    code to a server of its choosing: such an endpoint belongs in the user's own editor
-    settings), and a tier's `api_key_env` (which of the user's environment variables is
-    sent, to this machine's ports included, is for the user to say). Local servers
-    (llama.cpp, Ollama, ...) on loopback, and a literal `api_key` for them, are fine."""
-    problems: list[str] = []
-    for tier in TIERS:
-        section = project.get(tier)
-        if not isinstance(section, dict):
-            continue
-        for key in ("base_url", "baseUrl"):
-            url = section.get(key)
-            host = urlsplit(url).hostname if isinstance(url, str) else None
-            if isinstance(url, str) and host != OPENAI_HOST and not is_loopback_host(host):
-                del section[key]
-                problems.append(
-                    f"{PROJECT_FILE} sets {tier}.base_url to {url}; sparkls does not send your key and code to a "
-                    "host a project file names (only OpenAI's or this machine's). Set it in your editor's "
-                    "sparkls settings if you trust it; the default is kept"
-                )
-        for key in ("api_key_env", "apiKeyEnv"):
-            if key in section:
-                name = section.pop(key)
-                problems.append(
-                    f"{PROJECT_FILE} sets {tier}.api_key_env to {name!r}; which environment variable is sent is "
-                    "for your editor's sparkls settings to say; ignored"
-                )
-    return project, problems
+def is_openai_or_loopback(url: Any) -> bool:
+    """OpenAI's https host (its default port), or any plain URL on this machine."""
+    parts = _plain_url(url)
+    if parts is None:
+        return False
+    if is_loopback_host(parts.hostname):
+        return True
+    return parts.scheme == "https" and (parts.hostname or "").rstrip(".") == OPENAI_HOST and parts.port in (None, 443)
+
+
+def _is_loopback_or_off(url: Any) -> bool:
+    if isinstance(url, str) and not url.strip():
+        return True  # "" turns `local_base_url` off
+    parts = _plain_url(url)
+    return parts is not None and is_loopback_host(parts.hostname)
+
+
+def _never(value: Any) -> bool:
+    return False
+
+
+@dataclasses.dataclass(frozen=True)
+class ProjectRule:
+    """A setting a project file may set only to values `allowed` accepts."""
+
+    path: str  # canonical dotted path
+    allowed: Callable[[Any], bool]
+    why: str  # what a repository would get if it could; the docs' table prints it
+    shows_value: bool = False  # a URL or a variable's name is shown; a key never
+
+
+_ELSEWHERE = f"send your key and code to a server it chooses (only https://{OPENAI_HOST} or this machine)"
+
+
+def _tier_rules(tier: str) -> list[ProjectRule]:
+    return [
+        ProjectRule(f"{tier}.base_url", is_openai_or_loopback, _ELSEWHERE, shows_value=True),
+        ProjectRule(f"{tier}.api_key", _never, "make your code go to its own account"),
+        ProjectRule(f"{tier}.api_key_env", _never, "send another of your secrets as the key", shows_value=True),
+        ProjectRule(f"{tier}.ca_file", _never, "trust a certificate authority it ships"),
+        ProjectRule(f"{tier}.store", lambda value: value is False, "have the service keep your code"),
+    ]
+
+
+PROJECT_RULES: tuple[ProjectRule, ...] = (
+    *_tier_rules("fast"),
+    *_tier_rules("deep"),
+    ProjectRule("api_key", _never, "make your code go to its own account"),
+    ProjectRule("api_key_env", _never, "send another of your secrets as the key", shows_value=True),
+    ProjectRule("local_base_url", _is_loopback_or_off, "send your code to another machine", shows_value=True),
+    ProjectRule("deep.confirm", lambda value: value is True, "apply multi-file edits without your review"),
+)
+PROTECT = "trust.protect"  # gitignore-style patterns: a project file may add, never negate
+
+
+def check_project(project: Folded) -> list[str]:
+    """Drop from a folded project file what a repository may not set (`PROJECT_RULES`,
+    and `!negations` in `trust.protect`); one sentence per refused key, naming it as
+    written. Every spelling's value is judged: a refused one refuses the key."""
+    problems = []
+    for rule in PROJECT_RULES:
+        refused = [value for value in project.values.get(rule.path, []) if not rule.allowed(value)]
+        if refused and drop(project, rule.path):
+            shown = [repr(v) for v in refused if isinstance(v, str)] if rule.shows_value else []
+            value = f" = {', '.join(shown)}" if shown else ""
+            problems.append(
+                f"{PROJECT_FILE}: {project.shown(rule.path)}{value} ignored: a project file may not {rule.why}; "
+                f"{_TRUST_HINT}"
+            )
+    return problems + _check_protect(project)
+
+
+def _check_protect(project: Folded) -> list[str]:
+    """Keep `trust.protect` additions only: a `!pattern` would un-protect a path."""
+    section = project.get("trust")
+    patterns = section.get("protect") if isinstance(section, dict) else None
+    if not isinstance(patterns, list):
+        return []
+    negations = [p for p in patterns if isinstance(p, str) and p.lstrip().startswith("!")]
+    if not negations:
+        return []
+    section["protect"] = [p for p in patterns if p not in negations]
+    shown = ", ".join(f"`{p}`" for p in negations)
+    return [
+        f"{PROJECT_FILE}: {project.shown(PROTECT)} pattern {shown} ignored: a project file may add protected paths, "
+        f"not remove them; {_TRUST_HINT}"
+    ]
