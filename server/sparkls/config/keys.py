@@ -135,6 +135,15 @@ def drop(tree: dict[str, Any], path: str) -> bool:
     return False
 
 
+def set_value(tree: dict[str, Any], path: str, value: Any) -> None:
+    """Set the key at a dotted canonical path, making its tables as needed."""
+    *parents, leaf = path.split(".")
+    node = tree
+    for part in parents:
+        node = node.setdefault(part, {})
+    node[leaf] = value
+
+
 def settle(folded: Folded, origin: str | None = None) -> list[str]:
     """Drop each key that two spellings set to different values, one sentence each."""
     problems = []

@@ -21,8 +21,8 @@ from pathlib import Path
 from typing import Any
 from urllib.parse import SplitResult, urlsplit
 
-from sparkls.config.keys import Folded, drop, fold, settle
-from sparkls.config.model import PROJECT_FILE
+from sparkls.config.keys import Folded, drop, fold, set_value, settle
+from sparkls.config.model import DEFAULT_LOCAL_BASE_URL, PROJECT_FILE
 from sparkls.endpoints import is_loopback_host
 
 OPENAI_HOST = "api.openai.com"
@@ -73,11 +73,10 @@ def is_openai_or_loopback(url: Any) -> bool:
     return parts.scheme == "https" and (parts.hostname or "").rstrip(".") == OPENAI_HOST and parts.port in (None, 443)
 
 
-def _is_loopback_or_off(url: Any) -> bool:
-    if isinstance(url, str) and not url.strip():
-        return True  # "" turns `local_base_url` off
-    parts = _plain_url(url)
-    return parts is not None and is_loopback_host(parts.hostname)
+def _plain_or_off(url: Any) -> bool:
+    """"" (off), or a URL the model's own check reads as every client would: it refuses
+    a host that is not loopback, keeping both tiers local."""
+    return (isinstance(url, str) and not url.strip()) or _plain_url(url) is not None
 
 
 def _never(value: Any) -> bool:
@@ -92,6 +91,8 @@ class ProjectRule:
     allowed: Callable[[Any], bool]
     why: str  # what a repository would get if it could; the docs' table prints it
     shows_value: bool = False  # a URL or a variable's name is shown; a key never
+    instead: Any = None  # the value used instead of a refused one (None: the key is dropped)
+    then: str = _TRUST_HINT  # what the message says after the reason
 
 
 _ELSEWHERE = f"send your key and code to a server it chooses (only https://{OPENAI_HOST} or this machine)"
@@ -112,7 +113,14 @@ PROJECT_RULES: tuple[ProjectRule, ...] = (
     *_tier_rules("deep"),
     ProjectRule("api_key", _never, "make your code go to its own account"),
     ProjectRule("api_key_env", _never, "send another of your secrets as the key", shows_value=True),
-    ProjectRule("local_base_url", _is_loopback_or_off, "send your code to another machine", shows_value=True),
+    ProjectRule(
+        "local_base_url",
+        _plain_or_off,
+        "send your code to another machine",
+        shows_value=True,
+        instead=DEFAULT_LOCAL_BASE_URL,  # it asked for local: nothing may fall back to a remote host
+        then=f"both tiers stay on {DEFAULT_LOCAL_BASE_URL}",
+    ),
     ProjectRule("deep.confirm", lambda value: value is True, "apply multi-file edits without your review"),
 )
 PROTECT = "trust.protect"  # gitignore-style patterns: a project file may add, never negate
@@ -124,14 +132,23 @@ def check_project(project: Folded) -> list[str]:
     written. Every spelling's value is judged: a refused one refuses the key."""
     problems = []
     for rule in PROJECT_RULES:
-        refused = [value for value in project.values.get(rule.path, []) if not rule.allowed(value)]
+        seen = project.values.get(rule.path, [])
+        refused = [value for value in seen if not rule.allowed(value)]
         if refused and drop(project, rule.path):
             shown = [repr(v) for v in refused if isinstance(v, str)] if rule.shows_value else []
             value = f" = {', '.join(shown)}" if shown else ""
             problems.append(
                 f"{PROJECT_FILE}: {project.shown(rule.path)}{value} ignored: a project file may not {rule.why}; "
-                f"{_TRUST_HINT}"
+                f"{rule.then}"
             )
+        elif rule.instead is not None and rule.path in project.conflicts():
+            shown = project.shown(rule.path)
+            problems.append(f"{PROJECT_FILE}: {shown} are one setting given different values; {rule.then}")
+        else:
+            continue
+        if rule.instead is not None:  # instead of settle's drop, which would fall back to remote
+            set_value(project, rule.path, rule.instead)
+            project.values[rule.path] = [rule.instead]
     return problems + _check_protect(project)
 
 
