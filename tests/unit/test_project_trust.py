@@ -12,7 +12,9 @@ from __future__ import annotations
 
 import json
 import re
+import tomllib
 from dataclasses import dataclass
+from pathlib import Path
 from typing import Any
 
 import pytest
@@ -24,6 +26,7 @@ from sparkls.config import (
     PROJECT_RULES,
     Settings,
     canonical_key,
+    check_project,
     fold,
     load_settings,
     merge,
@@ -279,11 +282,12 @@ def test_the_users_own_settings_still_apply_beside_a_refused_key(tmp_path):
         '[fast]\nstore = false\n[deep]\nconfirm = true\n',
         'local_base_url = "http://127.0.0.1:8765/v1"\n',
         'LocalBaseUrl = ""\n',
+        'API_KEY_ENV = "OPENAI_API_KEY"\n',  # the default: setting it changes nothing
         '[fast]\nmodel = "m"\n[FAST]\nModel = "m"\n',  # the same value twice is no conflict
     ],
 )
 def test_what_a_project_file_may_set_is_not_refused(tmp_path, text):
-    """OpenAI's https host, loopback servers, the safe values of store and confirm: no message."""
+    """OpenAI's https host, loopback servers, a refused key's default value: no message."""
     _, problems, invalid = load_project(tmp_path, text)
     assert problems == [] and invalid == []
 
@@ -296,6 +300,18 @@ def test_local_base_url_in_any_spelling_never_names_another_machine(tmp_path, ke
     settings, problems, invalid = load_project(tmp_path, project_text(None, key, json.dumps(url), "table", quote))
     assert settings.fast.is_local and settings.deep.is_local
     assert len(problems + invalid) == 1, problems + invalid
+
+
+DOC_PAGES = ["README.md", "docs/configuration.md", "docs/local-servers.md"]
+
+
+@pytest.mark.parametrize("page", DOC_PAGES)
+def test_the_docs_project_file_examples_are_not_refused(page):
+    """A TOML example the docs offer as a `.sparkls.toml` passes the project file's check."""
+    root = Path(__file__).resolve().parents[2]
+    blocks = re.findall(r"```toml\n(.*?)```", (root / page).read_text(encoding="utf-8"), re.S)
+    refused = {block: check_project(fold(tomllib.loads(block))) for block in blocks}
+    assert {block: problems for block, problems in refused.items() if problems} == {}
 
 
 def test_two_spellings_with_different_harmless_values_are_both_ignored(tmp_path):

@@ -22,7 +22,7 @@ from typing import Any
 from urllib.parse import SplitResult, urlsplit
 
 from sparkls.config.keys import Folded, drop, fold, set_value, settle
-from sparkls.config.model import DEFAULT_LOCAL_BASE_URL, PROJECT_FILE
+from sparkls.config.model import DEFAULT_LOCAL_BASE_URL, PROJECT_FILE, Settings
 from sparkls.endpoints import is_loopback_host
 
 OPENAI_HOST = "api.openai.com"
@@ -83,9 +83,21 @@ def _never(value: Any) -> bool:
     return False
 
 
+def _is_default(path: str, value: Any) -> bool:
+    """Whether `value` is what the setting is when no source sets it: setting it to
+    that is a no-op (a project file that spells out `api_key_env = "OPENAI_API_KEY"`)."""
+    node: Any = _DEFAULTS
+    for part in path.split("."):
+        node = getattr(node, part, _DEFAULTS)
+    return node is not _DEFAULTS and type(value) is type(node) and value == node
+
+
+_DEFAULTS = Settings()
+
+
 @dataclasses.dataclass(frozen=True)
 class ProjectRule:
-    """A setting a project file may set only to values `allowed` accepts."""
+    """A setting a project file may set only to its default or to values `allowed` accepts."""
 
     path: str  # canonical dotted path
     allowed: Callable[[Any], bool]
@@ -104,7 +116,7 @@ def _tier_rules(tier: str) -> list[ProjectRule]:
         ProjectRule(f"{tier}.api_key", _never, "make your code go to its own account"),
         ProjectRule(f"{tier}.api_key_env", _never, "send another of your secrets as the key", shows_value=True),
         ProjectRule(f"{tier}.ca_file", _never, "trust a certificate authority it ships"),
-        ProjectRule(f"{tier}.store", lambda value: value is False, "have the service keep your code"),
+        ProjectRule(f"{tier}.store", _never, "have the service keep your code"),
     ]
 
 
@@ -121,7 +133,7 @@ PROJECT_RULES: tuple[ProjectRule, ...] = (
         instead=DEFAULT_LOCAL_BASE_URL,  # it asked for local: nothing may fall back to a remote host
         then=f"both tiers stay on {DEFAULT_LOCAL_BASE_URL}",
     ),
-    ProjectRule("deep.confirm", lambda value: value is True, "apply multi-file edits without your review"),
+    ProjectRule("deep.confirm", _never, "apply multi-file edits without your review"),
 )
 PROTECT = "trust.protect"  # gitignore-style patterns: a project file may add, never negate
 
@@ -133,7 +145,7 @@ def check_project(project: Folded) -> list[str]:
     problems = []
     for rule in PROJECT_RULES:
         seen = project.values.get(rule.path, [])
-        refused = [value for value in seen if not rule.allowed(value)]
+        refused = [value for value in seen if not (_is_default(rule.path, value) or rule.allowed(value))]
         if refused and drop(project, rule.path):
             shown = [repr(v) for v in refused if isinstance(v, str)] if rule.shows_value else []
             value = f" = {', '.join(shown)}" if shown else ""
