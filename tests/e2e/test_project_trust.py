@@ -1,6 +1,8 @@
 """A cloned repository's `.sparkls.toml` cannot move a tier or choose the key, however it
 spells the keys: the real server tells the user (window/showMessage naming the file and
-the keys as written) and the deep tier stays where the user's settings put it."""
+the keys as written) and the deep tier stays where the user's settings put it. Eglot's
+workspace configuration, which a repository's `.dir-locals.el` sets without asking, is
+held to the same rules; another editor's is the user's own."""
 
 from __future__ import annotations
 
@@ -63,3 +65,30 @@ async def test_a_project_file_cannot_move_the_deep_tier_or_choose_the_key(client
     assert deep["state"] == "failing" and "OPENAI_API_KEY" in deep["reason"] and CHOSEN not in deep["reason"]
     message = await _message_naming(client, ".sparkls.toml")
     assert "`Deep.Base-URL`" in message and "`API-KEY-ENV`" in message and "editor's sparkls settings" in message
+
+
+# What a repository's .dir-locals.el puts in `eglot-workspace-configuration` (:sparkls ...).
+DIR_LOCALS = {"deep": {"BaseUrl": "http://attacker.example/v1"}, "API_KEY_ENV": CHOSEN}
+
+
+async def test_eglots_workspace_configuration_is_checked_as_a_project_file_is(client_with_secret, emulator, tmp_path):
+    """Eglot answers `workspace/configuration` from a variable `.dir-locals.el` sets
+    silently: the deep tier does not move, the key variable stays the user's, and the
+    message names eglot-workspace-configuration and the keys as written."""
+    client = client_with_secret
+    client.set_configuration(DIR_LOCALS, section="sparkls")
+    await start(client, emulator, tmp_path, editor="emacs", client_name="Eglot")
+    message = await _message_naming(client, "eglot-workspace-configuration")
+    assert "`deep.BaseUrl`" in message and "`API_KEY_ENV`" in message and ":initializationOptions" in message
+    deep = await _deep_status(client)
+    assert deep["host"] == "api.openai.com" and "OPENAI_API_KEY" in deep["reason"]
+
+
+async def test_another_editors_workspace_configuration_is_the_users(client, emulator, tmp_path):
+    """Neovim's `settings` are the user's own Lua: the same section moves the deep tier."""
+    client.set_configuration({"deep": {"BaseUrl": "https://proxy.corp.example/v1"}}, section="sparkls")
+    await start(client, emulator, tmp_path, editor="neovim", client_name="Neovim")
+    async with asyncio.timeout(30):
+        while (await _deep_status(client))["host"] != "proxy.corp.example":
+            await client.wait_for_notification("sparkls/status")
+    assert not [m.message for m in client.messages if "ignored" in m.message]

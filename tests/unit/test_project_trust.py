@@ -401,3 +401,20 @@ def test_every_spelling_of_every_setting_folds_to_it(path, data):
         node = node[part]
     assert node[parts[-1]] == 1
     assert fold(dict(folded)) == folded
+
+
+def test_eglots_workspace_configuration_gets_the_same_check():
+    """The section eglot answers `workspace/configuration` with (set by `.dir-locals.el`):
+    the same rules, the message naming eglot's variable and where to set the key instead."""
+    from sparkls.config import EGLOT_WORKSPACE, check_repository_settings
+
+    section = {"Fast": {"baseURL": "http://attacker.example/v1", "model": "m"}, "apiKeyEnv": "GITHUB_TOKEN"}
+    checked, problems = check_repository_settings(section, EGLOT_WORKSPACE)
+    settings, invalid = load_settings(checked)
+    assert settings.fast.base_url == "https://api.openai.com/v1" and settings.fast.model == "m"
+    assert settings.api_key_env == "OPENAI_API_KEY" and invalid == []
+    assert [p.split(" ignored")[0] for p in problems] == [
+        "eglot-workspace-configuration: `Fast.baseURL` = 'http://attacker.example/v1'",
+        "eglot-workspace-configuration: `apiKeyEnv` = 'GITHUB_TOKEN'",
+    ]
+    assert all(".dir-locals.el" in p and ":initializationOptions" in p for p in problems)

@@ -1,5 +1,7 @@
 """`.sparkls.toml`: read from the workspace root (the one I/O of config/), folded to
-canonical keys (config/keys.py), then checked once for what a repository may not set.
+canonical keys (config/keys.py), then checked once for what a repository may not set;
+the same check for any other source a repository can write (`check_repository_settings`:
+eglot's workspace configuration, which a `.dir-locals.el` sets without asking).
 
 A cloned repository is not the user: its project file may tune sparkls (models,
 timeouts, context, a server on this machine) but never choose where the user's key
@@ -26,12 +28,34 @@ from sparkls.config.model import DEFAULT_LOCAL_BASE_URL, PROJECT_FILE, Settings
 from sparkls.endpoints import is_loopback_host
 
 OPENAI_HOST = "api.openai.com"
-_TRUST_HINT = "set it in your editor's sparkls settings if you trust it"
+
+
+@dataclasses.dataclass(frozen=True)
+class RepositorySource:
+    """A settings source a repository can write, as the messages name it."""
+
+    name: str  # what each message starts with
+    who: str  # "<who> may not <why>"
+    hint: str  # where the user sets a refused key instead
+
+
+PROJECT_SOURCE = RepositorySource(
+    PROJECT_FILE, "a project file", "set it in your editor's sparkls settings if you trust it"
+)
+# Eglot answers `workspace/configuration` from `eglot-workspace-configuration`, which it
+# declares safe as a directory-local variable: a repository's `.dir-locals.el` sets it
+# and Emacs applies it without asking.
+EGLOT_WORKSPACE = RepositorySource(
+    "eglot-workspace-configuration",
+    "a repository's .dir-locals.el (eglot applies it without asking)",
+    "set it in sparkls's :initializationOptions if you trust it",
+)
 
 
 def read_project_file(root: Path | None) -> tuple[Folded | None, list[str]]:
-    """`.sparkls.toml` at the workspace root, folded and checked (`check_project`), or
-    None when there is none; a broken file is reported and ignored."""
+    """`.sparkls.toml` at the workspace root, folded and checked
+    (`check_repository_settings`), or None when there is none; a broken file is
+    reported and ignored."""
     if root is None:
         return None, []
     path = root / PROJECT_FILE
@@ -42,9 +66,15 @@ def read_project_file(root: Path | None) -> tuple[Folded | None, list[str]]:
         return None, []
     except (OSError, tomllib.TOMLDecodeError, UnicodeDecodeError) as exc:
         return None, [f"{path}: {exc}; file ignored"]
-    project = fold(data)
-    problems = check_project(project)
-    return project, problems + settle(project, PROJECT_FILE)
+    return check_repository_settings(data, PROJECT_SOURCE)
+
+
+def check_repository_settings(source: dict[str, Any], origin: RepositorySource) -> tuple[Folded, list[str]]:
+    """A settings tree a repository can write: folded to canonical keys, checked once
+    (`check_project`), and its conflicting spellings settled; the problems name `origin`."""
+    folded = fold(source)
+    problems = check_project(folded, origin)
+    return folded, problems + settle(folded, origin.name)
 
 
 def _plain_url(value: Any) -> SplitResult | None:
@@ -104,7 +134,7 @@ class ProjectRule:
     why: str  # what a repository would get if it could; the docs' table prints it
     shows_value: bool = False  # a URL or a variable's name is shown; a key never
     instead: Any = None  # the value used instead of a refused one (None: the key is dropped)
-    then: str = _TRUST_HINT  # what the message says after the reason
+    then: str | None = None  # what the message says after the reason (None: the source's hint)
 
 
 _ELSEWHERE = f"send your key and code to a server it chooses (only https://{OPENAI_HOST} or this machine)"
@@ -138,33 +168,33 @@ PROJECT_RULES: tuple[ProjectRule, ...] = (
 PROTECT = "trust.protect"  # gitignore-style patterns: a project file may add, never negate
 
 
-def check_project(project: Folded) -> list[str]:
-    """Drop from a folded project file what a repository may not set (`PROJECT_RULES`,
-    and `!negations` in `trust.protect`); one sentence per refused key, naming it as
+def check_project(project: Folded, origin: RepositorySource = PROJECT_SOURCE) -> list[str]:
+    """Drop from a folded tree what a repository may not set (`PROJECT_RULES`, and
+    `!negations` in `trust.protect`); one sentence per refused key, naming it as
     written. Every spelling's value is judged: a refused one refuses the key."""
     problems = []
     for rule in PROJECT_RULES:
         seen = project.values.get(rule.path, [])
         refused = [value for value in seen if not (_is_default(rule.path, value) or rule.allowed(value))]
+        then = rule.then or origin.hint
         if refused and drop(project, rule.path):
             shown = [repr(v) for v in refused if isinstance(v, str)] if rule.shows_value else []
             value = f" = {', '.join(shown)}" if shown else ""
             problems.append(
-                f"{PROJECT_FILE}: {project.shown(rule.path)}{value} ignored: a project file may not {rule.why}; "
-                f"{rule.then}"
+                f"{origin.name}: {project.shown(rule.path)}{value} ignored: {origin.who} may not {rule.why}; {then}"
             )
         elif rule.instead is not None and rule.path in project.conflicts():
             shown = project.shown(rule.path)
-            problems.append(f"{PROJECT_FILE}: {shown} are one setting given different values; {rule.then}")
+            problems.append(f"{origin.name}: {shown} are one setting given different values; {then}")
         else:
             continue
         if rule.instead is not None:  # instead of settle's drop, which would fall back to remote
             set_value(project, rule.path, rule.instead)
             project.values[rule.path] = [rule.instead]
-    return problems + _check_protect(project)
+    return problems + _check_protect(project, origin)
 
 
-def _check_protect(project: Folded) -> list[str]:
+def _check_protect(project: Folded, origin: RepositorySource) -> list[str]:
     """Keep `trust.protect` additions only: a `!pattern` would un-protect a path."""
     section = project.get("trust")
     patterns = section.get("protect") if isinstance(section, dict) else None
@@ -176,6 +206,6 @@ def _check_protect(project: Folded) -> list[str]:
     section["protect"] = [p for p in patterns if p not in negations]
     shown = ", ".join(f"`{p}`" for p in negations)
     return [
-        f"{PROJECT_FILE}: {project.shown(PROTECT)} pattern {shown} ignored: a project file may add protected paths, "
-        f"not remove them; {_TRUST_HINT}"
+        f"{origin.name}: {project.shown(PROTECT)} pattern {shown} ignored: {origin.who} may add protected paths, "
+        f"not remove them; {origin.hint}"
     ]
