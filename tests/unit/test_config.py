@@ -61,6 +61,19 @@ def test_an_unknown_setting_gets_did_you_mean(written, hint):
     assert problems == [hint + "; ignored"]
 
 
+def test_every_source_goes_through_the_same_key_spelling():
+    """An editor's `FAST.Base-Url` is `fast.base_url` too (trusted there: it applies)."""
+    settings, problems = load_settings(None, {"FAST": {"Base-Url": "https://proxy.corp.example/v1"}, "API_KEY_ENV": "K"})
+    assert problems == [] and settings.fast.base_url == "https://proxy.corp.example/v1" and settings.api_key_env == "K"
+
+
+def test_two_spellings_of_one_key_from_an_editor_are_both_ignored():
+    """`baseUrl` and `base_url` set differently in one table: neither wins, the message names both."""
+    settings, problems = load_settings({"fast": {"baseUrl": "http://127.0.0.1:1/v1", "base_url": "http://127.0.0.1:2/v1"}})
+    assert settings.fast.base_url == "https://api.openai.com/v1"
+    assert problems == ["`fast.baseUrl` and `fast.base_url` are one setting (`fast.base_url`) given different values; both ignored"]
+
+
 def test_an_unknown_setting_far_from_any_gets_no_guess():
     _, problems = load_settings({"zzzz": 1})
     assert problems == ["unknown setting `zzzz`; ignored"]
