@@ -11,6 +11,7 @@ same table or in a second spelling of the same section.
 from __future__ import annotations
 
 import json
+import os
 import re
 import tomllib
 from dataclasses import dataclass
@@ -418,3 +419,18 @@ def test_eglots_workspace_configuration_gets_the_same_check():
         "eglot-workspace-configuration: `apiKeyEnv` = 'GITHUB_TOKEN'",
     ]
     assert all(".dir-locals.el" in p and ":initializationOptions" in p for p in problems)
+
+
+@pytest.mark.parametrize("target", ["/dev/zero", "/dev/stdin", "fifo", "big"])
+def test_a_project_file_that_is_not_a_small_regular_file_is_ignored(tmp_path, target):
+    """`.sparkls.toml` as a symlink to /dev/zero or /dev/stdin (the LSP stream), a FIFO,
+    or a huge file: reported and ignored at once, nothing read from the stream."""
+    project_file = tmp_path / ".sparkls.toml"
+    if target == "fifo":
+        os.mkfifo(project_file)
+    elif target == "big":
+        project_file.write_text("# padding\n" * 200_000)
+    else:
+        project_file.symlink_to(target)
+    project, problems = read_project_file(tmp_path)
+    assert project is None and len(problems) == 1 and "file ignored" in problems[0]

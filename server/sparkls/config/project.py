@@ -17,6 +17,8 @@ once, as written, and ignored: the user's or the default value stays.
 from __future__ import annotations
 
 import dataclasses
+import os
+import stat
 import tomllib
 from collections.abc import Callable
 from pathlib import Path
@@ -60,13 +62,29 @@ def read_project_file(root: Path | None) -> tuple[Folded | None, list[str]]:
         return None, []
     path = root / PROJECT_FILE
     try:
-        with path.open("rb") as fh:
-            data = tomllib.load(fh)
+        data = tomllib.loads(_read_regular_file(path, MAX_PROJECT_FILE_BYTES).decode("utf-8"))
     except FileNotFoundError:
         return None, []
-    except (OSError, tomllib.TOMLDecodeError, UnicodeDecodeError) as exc:
+    except (OSError, ValueError) as exc:  # TOMLDecodeError and UnicodeDecodeError are ValueErrors
         return None, [f"{path}: {exc}; file ignored"]
     return check_repository_settings(data, PROJECT_SOURCE)
+
+
+MAX_PROJECT_FILE_BYTES = 1 << 20
+
+
+def _read_regular_file(path: Path, limit: int) -> bytes:
+    """The bytes of a regular file of at most `limit` bytes. A repository can make
+    `.sparkls.toml` a symlink to `/dev/stdin` (the LSP stream), `/dev/zero` or a FIFO:
+    opened without blocking, checked on the open descriptor, read bounded."""
+    fd = os.open(path, os.O_RDONLY | getattr(os, "O_NONBLOCK", 0))
+    with os.fdopen(fd, "rb") as fh:
+        if not stat.S_ISREG(os.fstat(fh.fileno()).st_mode):
+            raise OSError("not a regular file")
+        data = fh.read(limit + 1)
+    if len(data) > limit:
+        raise OSError(f"larger than {limit // 1024} KiB")
+    return data
 
 
 def check_repository_settings(source: dict[str, Any], origin: RepositorySource) -> tuple[Folded, list[str]]:
