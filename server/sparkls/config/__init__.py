@@ -34,6 +34,7 @@ from sparkls.config.model import (
     Settings,
     SpeculationSettings,
     TierSettings,
+    TrustSettings,
 )
 from sparkls.config.project import OPENAI_HOST, guard_project_endpoints, read_project_file
 
@@ -51,6 +52,7 @@ __all__ = [
     "SpeculationSettings",
     "TIERS",
     "TierSettings",
+    "TrustSettings",
     "did_you_mean",
     "guard_project_endpoints",
     "load_settings",
