@@ -40,6 +40,7 @@ from sparkls.config.model import (
     Settings,
     SpeculationSettings,
     TierSettings,
+    TrustSettings,
 )
 from sparkls.config.project import (
     EGLOT_WORKSPACE,
@@ -74,6 +75,7 @@ __all__ = [
     "SpeculationSettings",
     "TIERS",
     "TierSettings",
+    "TrustSettings",
     "canonical_key",
     "check_project",
     "check_repository_settings",
