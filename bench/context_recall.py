@@ -47,7 +47,7 @@ exported object literal, a member reached through a declared type, an aliased or
 re-exported name, a call through `super()`/`cls`, a member of a very large class).
 
     python bench/context_recall.py [--set tuning|held-out|both] [--language python|typescript|go]
-                                   [--max-functions 100] [--seed 0] [--json out.json] [--repin]
+                                   [--max-functions 100] [--seed 0] [--json out.json] [--repin] [--dump DIR]
                                    [--repeats 1]
 
 Figures, not assertions.
@@ -373,6 +373,37 @@ def repin(labels: list[str], languages: list[str], max_functions: int, seed: int
     return 0
 
 
+def dump(labels: list[str], languages: list[str], into: Path) -> int:
+    """Writes the context built for each function of the pinned sample to `into`, one JSON
+    file per package (region, then every snippet: path, lines, kind, text), without the
+    oracles: two dumps, before and after a change, compare with `diff -r`."""
+    pinned = pinned_sample()
+    with tempfile.TemporaryDirectory(prefix="sparkls-recall-dump-") as tmp:
+        for label in labels:
+            for language in languages:
+                for package in package_roots(language, SETS[label]):
+                    pins = pinned.get(label, {}).get(language, {}).get(package.name)
+                    workspace = WorkspaceIndex(package.root, Path(tmp) / f"{language}-{package.name}.sqlite3")
+                    workspace.index.build(PathFilter.from_root(package.root))
+                    docs, functions = load(package)
+                    sample, _ = pinned_functions(functions, pins) if pins is not None else (draw(functions, 100, 0), 0)
+                    contexts = []
+                    for rel, symbol in sample:
+                        offset, end = cursor_in_own_body(docs[rel], docs[rel].text.split("\n"), symbol)
+                        ctx = build_edit_context(docs[rel], offset, end, path=rel, max_region_lines=MAX_FUNCTION_LINES,
+                                                 budget_tokens=BUDGET, lookup=workspace)
+                        contexts.append({"function": [rel, symbol.start_line, symbol.name],
+                                         "region": [ctx.region.start_line, ctx.region.end_line],
+                                         "snippets": [[s.path, s.start_line, s.end_line, s.kind, s.text]
+                                                      for s in ctx.snippets]})
+                    workspace.close()
+                    out = into / label / language / f"{package.name}.json"
+                    out.parent.mkdir(parents=True, exist_ok=True)
+                    out.write_text(json.dumps(contexts, indent=1) + "\n", encoding="utf-8")
+                    print(f"  dumped {label} {language}/{package.name}: {len(contexts)} contexts", file=sys.stderr)
+    return 0
+
+
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--set", choices=["tuning", "held-out", "both"], default="both",
@@ -386,11 +417,15 @@ def main() -> int:
                         help="build each context this many times; its time is their median")
     parser.add_argument("--repin", action="store_true",
                         help=f"draw a new sample of the chosen sets and languages, write it to {PINNED.name}, stop")
+    parser.add_argument("--dump", type=Path, metavar="DIR",
+                        help="write each pinned function's context to DIR (no oracle, no figures), stop")
     args = parser.parse_args()
     labels = ["tuning", "held-out"] if args.set == "both" else [args.set]
     languages = args.language or ["python", "typescript", "go"]
     if args.repin:
         return repin(labels, languages, args.max_functions, args.seed)
+    if args.dump:
+        return dump(labels, languages, args.dump)
 
     pinned = pinned_sample()
     results: dict[str, Any] = {}

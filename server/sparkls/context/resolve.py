@@ -23,6 +23,7 @@ from __future__ import annotations
 
 import posixpath
 import re
+from collections import OrderedDict
 from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass
 
@@ -268,10 +269,36 @@ def _folders(path: str) -> list[str]:
     return ["/".join(parts[: n + 1]) for n in range(len(parts))]
 
 
+class ModuleImports:
+    """Module files' imports by (path, length, hash of the text), for `origin`: a
+    package's index file read again is parsed once. Kept as long as its holder keeps it
+    (a workspace index, for its session); at most `limit` files, the one read least
+    recently forgotten first."""
+
+    def __init__(self, limit: int = 512) -> None:
+        self._limit = limit
+        self._found: OrderedDict[tuple[str, int, int], list[Imported]] = OrderedDict()
+
+    def get(self, key: tuple[str, int, int]) -> list[Imported] | None:
+        found = self._found.get(key)
+        if found is not None:
+            self._found.move_to_end(key)
+        return found
+
+    def __setitem__(self, key: tuple[str, int, int], found: list[Imported]) -> None:
+        self._found[key] = found
+        self._found.move_to_end(key)
+        while len(self._found) > self._limit:
+            self._found.popitem(last=False)
+
+    def __len__(self) -> int:
+        return len(self._found)
+
+
 def origin(
     found: Sequence[Imported], word: str, here: str, language: str,
     read: Callable[[str], str | None], where: Callable[[str], Sequence[str]], hops: int = MAX_REEXPORT_HOPS,
-    parsed: dict[tuple[str, int, int], list[Imported]] | None = None,
+    parsed: dict[tuple[str, int, int], list[Imported]] | ModuleImports | None = None,
 ) -> tuple[str, str] | None:
     """(its name there, the path of the file) that defines a name the file imports: the
     module it names when that file is among `where(name)` (the files defining `name`, by
@@ -282,7 +309,7 @@ def origin(
     when it leads nowhere readable (a module outside the workspace). Only module files
     are read (`read(path)`: a workspace file's text or None), and only to go on past one
     that does not define the name; `parsed` keeps their imports by path and text (a
-    cache the caller may keep across calls); pure otherwise."""
+    dict for one search, or a `ModuleImports` kept across calls); pure otherwise."""
     bound = reexported(found, word)
     leads = [bound] if bound is not None else [(word, i.module) for i in found if i.name == STAR]
     for name, module in leads:  # the module's own file defines it: no file read
