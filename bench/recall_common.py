@@ -102,6 +102,15 @@ def _unpack(archive: Path, root: Path) -> None:
     staging.rmdir()
 
 
+def _sdist(downloads: Path, name: str, version: str) -> Path | None:
+    """The sdist of name==version in `downloads`, its name spelled as PyPI normalizes it
+    (`more-itertools` is `more_itertools-10.0.tar.gz`)."""
+    wanted = f"{re.sub(r'[-_.]+', '-', name).lower()}-{version}.tar.gz"
+    return next((a for a in sorted(downloads.glob("*.tar.gz"))
+                 if re.sub(r"[-_.]+", "-", a.name[: -len(f"-{version}.tar.gz")]).lower() + f"-{version}.tar.gz"
+                 == wanted and a.name.endswith(f"-{version}.tar.gz")), None)
+
+
 def _fetched(kind: str, name: str, version: str) -> Path:
     """The unpacked pip sdist or npm tarball of name==version (fetched once)."""
     root = CACHE / "src" / f"{name}-{version}"
@@ -110,10 +119,13 @@ def _fetched(kind: str, name: str, version: str) -> Path:
     downloads = CACHE / "downloads"
     downloads.mkdir(parents=True, exist_ok=True)
     if kind == "pip":
-        archive = downloads / f"{name}-{version}.tar.gz"
-        if not archive.exists():
+        archive = _sdist(downloads, name, version)
+        if archive is None:
             subprocess.run([sys.executable, "-m", "pip", "download", "--no-binary", ":all:", "--no-deps", "--quiet",
                             "-d", str(downloads), f"{name}=={version}"], check=True)
+            archive = _sdist(downloads, name, version)
+        if archive is None:
+            raise RuntimeError(f"pip download gave no .tar.gz sdist for {name}=={version}")
     else:
         archive = downloads / f"{name.replace('@', '').replace('/', '-')}-{version}.tgz"
         if not archive.exists():
