@@ -14,8 +14,10 @@ the file uses, the name it has in its module, the module as written, the line:
 
 `original` gives the name and module a local name stands for; `reexported` follows a
 name through a package's `__init__`/`index` re-exports. `declared_type` reads a
-receiver's type where it is plain to see; `receiver_type` is the rule "a receiver
-named after its type" that the context's ranking and the follow-ups share.
+receiver's type where it is plain to see (declared, made by a constructor, or
+returned by a function whose signature declares it: `declared_return`);
+`receiver_type` is the rule "a receiver named after its type" that the context's
+ranking and the follow-ups share; `type_words` the types a written type names.
 Pure: texts in, records out; regexes, and the tree only to find enclosing functions.
 """
 
@@ -365,10 +367,14 @@ def named_after(receiver: str, type_name: str) -> bool:
     return guessed is not None and bool(plain) and guessed.lower().endswith(plain)
 
 
-def declared_type(doc: Document, at: int, name: str) -> str | None:
+def declared_type(
+    doc: Document, at: int, name: str, returns: Callable[[str], str | None] | None = None
+) -> str | None:
     """The type `name` has where `at` is, when it is plain to see: a parameter's or a Go
     receiver's declared type in an enclosing function (`cxt: KeywordCxt`, `e *Entry`),
-    or what it was made from earlier in that function (`job = Job(`, `e := &Entry{`)."""
+    or what it was made from earlier in that function (`job = Job(`, `e := &Entry{`),
+    or, given `returns` (a function's name -> the type its signature declares it
+    returns), what the function it was assigned from returns (`job = create_job(`)."""
     typed = re.compile(rf"(?<![\w$]){re.escape(name)}\s*(?::\s*|\s+\*?)([A-Za-z_$][\w$.]*)")
     made = re.compile(rf"(?<![\w$.]){re.escape(name)}\s*(?::=|=)\s*&?(?:new\s+)?([A-Za-z_$][\w$.]*)\s*[({{]")
     tree = doc.tree_around(at, at)
@@ -384,5 +390,60 @@ def declared_type(doc: Document, at: int, name: str) -> str | None:
             start = doc.lines.starts[row] + len(doc.lines.line_text(row).encode("utf-8")[:column].decode("utf-8", "ignore"))
             made_here = list(made.finditer(doc.text, start, at))
             if made_here:
-                return made_here[-1].group(1).split(".")[-1]
+                maker = made_here[-1].group(1).split(".")[-1]
+                if returns is not None and not maker[:1].isupper():
+                    return returns(maker) or maker
+                return maker
     return None
+
+
+# -- declared types ----------------------------------------------------------------------
+
+_TYPE_WORD = re.compile(r"(?<![\w$.'\"])(?:[A-Za-z_$][\w$]*\.)*([A-Z][\w$]*)")
+_PY_RETURN = re.compile(r"->\s*(.+?)\s*:\s*(?:#.*)?$", re.DOTALL)
+_TS_RETURN = re.compile(r"\)\s*:\s*((?:[^{};=]|=>|\{[^{}]*\})+?)\s*(?:\{|=>(?![^{}]*\))|;|=|$)", re.DOTALL)
+_GO_FUNC = re.compile(r"^\s*func\s*(?:\([^()]*\)\s*)?[\w$]+\s*(?:\[[^\]]*\]\s*)?\(")
+
+
+def type_words(written: str) -> list[str]:
+    """The types a written type names, in order: `Promise<Store<Job>>` -> Promise,
+    Store, Job; `*pkg.Server` -> Server; `Optional["Job"]` -> Optional, Job (a type's
+    name starts upper-case; a qualifier is left out)."""
+    return list(dict.fromkeys(m.group(1) for m in _TYPE_WORD.finditer(written.replace('"', " ").replace("'", " "))))
+
+
+def written_type(text: str, start: int) -> str:
+    """The type written at `start`, up to what ends it outside brackets (`=`, `;`, `{`,
+    `,`, `)`, a line's end): `Map<string, Job>`, `list[Job] | None`, `(*Server, error)`."""
+    depth, at = 0, start
+    while at < len(text):
+        char = text[at]
+        if char in "<[(":
+            depth += 1
+        elif char in ">])" and depth:
+            depth -= 1
+        elif depth == 0 and char in "=;{,)\n":
+            break
+        at += 1
+    return text[start:at]
+
+
+def declared_return(signature: str, language: str) -> str | None:
+    """The return type a function's signature declares, as written (`def f() -> Job:`,
+    `function f(): Store<Job> {`, `load(): T;`, `const f = (): Job => ...`, `func f()
+    (*Job, error) {`), or None when it declares none."""
+    if language == "python":
+        found = _PY_RETURN.search(signature)
+        return found.group(1) if found is not None else None
+    if language == "go":
+        start = _GO_FUNC.match(signature)
+        if start is None:
+            return None
+        depth, at = 1, start.end()
+        while at < len(signature) and depth:
+            depth += {"(": 1, ")": -1}.get(signature[at], 0)
+            at += 1
+        rest = signature[at:].split("{", 1)[0].strip()
+        return rest or None
+    found = _TS_RETURN.search(signature)
+    return found.group(1).strip() if found is not None else None

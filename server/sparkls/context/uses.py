@@ -2,10 +2,10 @@
 
 `region_use` reads the region's text (comments left out) and what this file says
 about it: the names it mentions, the attributes it reaches and how (`self.x`, `obj.x`,
-`Server{Port: 1}`, `super().x`), the classes it calls, the classes around it, what its
-imported names stand for, and the words that name the types it reaches
-(`mentioned`: what ranks other files' definers and makes a member named by key
-count). The result is a frozen `RegionUse`; nothing here picks or shows a definition.
+`Server{Port: 1}`, `const { load } = ...`, `super().x`), the classes it calls, the
+classes around it, what its imported names stand for, and the words that name the
+types it reaches, followed one step by what the code declares (`mentioned`, see
+`follow.py`: what ranks other files' definers and makes a member named by key count). The result is a frozen `RegionUse`; nothing here picks or shows a definition.
 Pure but for index reads (`reach.reached_types`, `reach.parameter_types`).
 """
 
@@ -23,7 +23,8 @@ from sparkls.context.region import without_comments
 from sparkls.context.resolve import DEFAULT, MODULE, STAR, Imported, imports, original
 from sparkls.context.symbols import Symbol
 from sparkls.context.symtable import SymbolTable
-from sparkls.context.words import attribute_accesses, names_used, private_names
+from sparkls.context.follow import callback_types, destructured, field_types, returned_types
+from sparkls.context.words import ECMASCRIPT, attribute_accesses, names_used, private_names
 from sparkls.documents.languages import grammar_record
 from sparkls.documents.store import Document
 
@@ -79,7 +80,7 @@ class RegionUse:
 
 
 def region_use(
-    doc: Document, table: SymbolTable, start_line: int, end_line: int, region_text: str,
+    doc: Document, path: str, table: SymbolTable, start_line: int, end_line: int, region_text: str,
     lookup: Lookup | None, import_texts: Sequence[str] | None,
 ) -> RegionUse:
     """What the region of lines `start_line`..`end_line` (its text `region_text`) uses.
@@ -102,24 +103,31 @@ def region_use(
     }
     return RegionUse(
         start_line, end_line, text, language, names, private_names(text, language), frozenset(own),
-        frozenset(other), frozenset(KEYED.findall(text)), frozenset(SUPER.findall(text)),
+        frozenset(other), frozenset(KEYED.findall(text)) | (destructured(text) if language in ECMASCRIPT else frozenset()),
+        frozenset(SUPER.findall(text)),
         frozenset(m.group(1) for m in CALLED.finditer(text)), SELF_CALL.search(text) is not None, classes,
-        found_imports, aliases, _mentioned(doc, table, text, names, headers, aliases, lookup),
+        found_imports, aliases, _mentioned(doc, table, text, names, headers, aliases, lookup, path),
     )
 
 
 def _mentioned(
     doc: Document, table: SymbolTable, text: str, names: list[str], headers: str,
-    aliases: dict[str, tuple[str, str]], lookup: Lookup | None,
+    aliases: dict[str, tuple[str, str]], lookup: Lookup | None, path: str,
 ) -> frozenset[str]:
     """The words naming the types the region reaches: its names, its classes' headers,
     its receivers' types (named after, or declared with), the originals of its renamed
-    imports, the types these reach (bases, unions) and the parameter types of the
-    calls it passes an object literal to."""
+    imports; the types declared one step further (`follow.py`: what the functions it
+    calls return, the signatures of the calls it passes an object literal or a function
+    to); the types all these reach (bases, unions, embedded types); then the declared
+    types of the fields it reaches through, and what those reach."""
     line = doc.lines.line_text
     mentioned = frozenset(names).union(
         WORD.findall(headers), receiver_types(text), declared_types(text, table, line),
         (n for n, _ in aliases.values()),
     )
+    mentioned |= returned_types(text, path, table, line, lookup, mentioned)
+    mentioned |= callback_types(text, path, table, line, lookup)
+    mentioned |= parameter_types({m.group(1) for m in LITERAL_ARGUMENT.finditer(text)}, table, line, lookup)
     mentioned |= reached_types(mentioned, table, line, lookup)
-    return mentioned | parameter_types({m.group(1) for m in LITERAL_ARGUMENT.finditer(text)}, table, line, lookup)
+    fields = field_types(text, path, table, line, lookup, mentioned) - mentioned
+    return mentioned | fields | reached_types(fields, table, line, lookup)
