@@ -287,3 +287,16 @@ def test_next_edit_follows_a_member_through_a_functions_declared_return_type(tex
     sites = find_sites(doc, [change], link_of(doc, path, path.replace("run", "jobs"), ["cancel"]))
     assert [lines[first].strip() for first, _, _ in sites] == [
         "first.cancel()" if language == "python" else "first.cancel();"]
+
+
+def test_go_a_tables_anonymous_struct_fields_are_its_members():
+    """`for _, tt := range tests { tt.want }` where `var tests = []struct{ in, want string }{...}`
+    holds 300 cases, more than the budget: the struct's lines are sent, not the cases."""
+    cases = "".join(f'\t{{"in{n}", "want{n}"}},\n' for n in range(300))
+    source = ('package p\n\nvar tests = []struct {\n\tin   string\n\twant string // the expected\n}{\n'
+              f"{cases}}}\n\nfunc TestX(t *testing.T) {{\n\tfor _, tt := range tests {{\n"
+              '\t\tif tt.want != "" {\n\t\t\tt.Fail()\n\t\t}\n\t}\n}\n')
+    doc = DocumentStore().open("file:///w/p_test.go", source, 1)
+    at = source.index("if tt.want")
+    sent = "\n".join(s.text for s in build_edit_context(doc, at, at, path="p_test.go", max_region_lines=300).snippets)
+    assert "want string // the expected" in sent and '"want7"' not in sent

@@ -152,13 +152,13 @@ def imports_used(imports: list[tuple[int, int, str]], region_text: str) -> list[
 # What the ways of showing definitions better than the cheapest may add, beyond those:
 # the region's own size, at least UPGRADE_FLOOR tokens (issue 39: a small region in a
 # big file is sent with what it uses, not with every body and doc that would fit).
-UPGRADE_FLOOR = 100
+UPGRADE_FLOOR = 50
 
 
 def upgrade_allowance(region_text: str) -> int:
     """Tokens the better ways of showing definitions may add for a region: its size, at
     least UPGRADE_FLOOR."""
-    return max(UPGRADE_FLOOR, estimate_tokens(region_text) // 2)
+    return max(UPGRADE_FLOOR, estimate_tokens(region_text) // 4)
 
 
 def pack(candidates: list[list[Snippet]], budget: int, allowance: int | None = None) -> list[Snippet]:
