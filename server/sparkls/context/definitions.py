@@ -98,7 +98,7 @@ def referenced_definitions(
     """
     table = symbol_table(doc)
     scope = Scope(doc, path, table, lookup)
-    use = region_use(doc, path, table, region_start_line, region_end_line, region_text, lookup, import_texts)
+    use = region_use(doc, path, table, region_start_line, region_end_line, region_text, scope.lookup, import_texts)
     origins = _origins(scope, use)
     plans = [_plan(scope, use, origins, imported, name) for name in use.names]
     shown = Shown(scope, use.called)

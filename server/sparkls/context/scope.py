@@ -2,8 +2,9 @@
 
 A `Scope` is made per request (`definitions.referenced_definitions`) and dropped with
 it: it answers "the definitions `name` in this file or that one", "a member of that
-class", "a file's lines", and keeps for its request what it read (the index's
-top-level rows per name). Module files' imports, which outlast a request, are kept
+class", "a file's lines", and keeps for its request what it read (`RequestReads`: the
+index's rows per name, members, files' lines; every step of the request reads
+through it). Module files' imports, which outlast a request, are kept
 by the lookup that reads those files (`Lookup.module_imports`, a workspace index's
 for its session) or, for a lookup without one, by the scope for its request.
 """
@@ -22,6 +23,38 @@ from sparkls.documents.store import Document
 Line = Callable[[int], str]  # line n of a file (0-based)
 
 
+class RequestReads:
+    """A lookup's answers kept for one request: a name's definitions, a file's lines and
+    a container's members are read from the index once, however many steps ask."""
+
+    __slots__ = ("_lookup", "_definitions", "_lines", "_members")
+
+    def __init__(self, lookup: Lookup) -> None:
+        self._lookup = lookup
+        self._definitions: dict[str, list[tuple[str, Symbol]]] = {}
+        self._lines: dict[str, list[str] | None] = {}
+        self._members: dict[tuple[str, str, str], list[Symbol]] = {}
+
+    def definitions(self, name: str) -> list[tuple[str, Symbol]]:
+        if name not in self._definitions:
+            self._definitions[name] = self._lookup.definitions(name)
+        return self._definitions[name]
+
+    def members(self, path: str, container: str, name: str) -> list[Symbol]:
+        key = (path, container, name)
+        if key not in self._members:
+            self._members[key] = self._lookup.members(path, container, name)
+        return self._members[key]
+
+    def file_lines(self, path: str) -> list[str] | None:
+        if path not in self._lines:
+            self._lines[path] = self._lookup.file_lines(path)
+        return self._lines[path]
+
+    def files_using(self, words, *, limit: int = 200) -> list[str]:
+        return self._lookup.files_using(words, limit=limit)
+
+
 class Scope:
     """This file (`path`, its `table`) and the other files `lookup` reads, for one request."""
 
@@ -31,7 +64,7 @@ class Scope:
         self.doc = doc
         self.path = path
         self.table = table
-        self.lookup = lookup
+        self.lookup = RequestReads(lookup) if lookup is not None else None
         self._top_rows: dict[str, list[tuple[str, Symbol]]] = {}
         kept = getattr(lookup, "module_imports", None)
         self._module_imports = kept if isinstance(kept, ModuleImports) else ModuleImports()
