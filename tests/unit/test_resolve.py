@@ -11,9 +11,10 @@ import pytest
 from sparkls.context.builder import build_edit_context
 from sparkls.context.index.workspace import WorkspaceIndex
 from sparkls.context.resolve import (
-    DEFAULT, MODULE, STAR, declared_return, declared_type, dunder_all, imports, is_module_file, module_files,
-    named_after, original, receiver_type, reexported, type_words,
+    DEFAULT, MODULE, STAR, declared_type, dunder_all, imports, is_module_file, module_files, named_after, original,
+    receiver_type, reexported,
 )
+from sparkls.context.written import declared_return, type_words
 from sparkls.documents.store import DocumentStore
 from sparkls.guard.exclusions import PathFilter
 from sparkls.nextedit.elsewhere import Outward, find_sites, link_of

@@ -20,7 +20,7 @@ parameter, typed where `on` is declared, often by an alias), `this.store.items[0
 `reach.reached_types` then follows what these name through their headers (`extends`,
 unions, intersections, Go's embedded types). As in reach.py, the words only rank other
 files' definitions and make members named by key count; nothing here sends a snippet.
-Pure but for index reads; `resolve.declared_return` and `resolve.type_words` read the
+Pure but for index reads; `written.declared_return` and `written.type_words` read the
 written types, as next edit's follow-ups do (`returns_in`).
 """
 
@@ -32,7 +32,7 @@ from collections.abc import Callable
 from sparkls.context.lookup import Lookup
 from sparkls.context.reach import FUNCTION_KINDS, MAX_CALLEES, MAX_DEFINERS_READ, Definer, definers
 from sparkls.context.render import code_start
-from sparkls.context.resolve import declared_return, type_words
+from sparkls.context.written import declared_return, type_words
 from sparkls.context.symbols import Symbol
 from sparkls.context.symtable import SymbolTable
 from sparkls.documents.store import Document

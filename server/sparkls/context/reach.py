@@ -11,7 +11,8 @@ from collections.abc import Callable, Iterator
 
 from sparkls.context.lookup import Lookup
 from sparkls.context.render import code_start
-from sparkls.context.resolve import OWN, receiver_type, type_words, written_type
+from sparkls.context.resolve import OWN, receiver_type
+from sparkls.context.written import type_words, written_type
 from sparkls.context.symbols import Symbol
 from sparkls.context.symtable import SymbolTable
 
