@@ -193,7 +193,8 @@ class HostileSession:
     async def settled(self) -> dict[str, dict[str, Any]]:
         """Wait until the server has read every setting and the fast tier has warmed or
         failed to (or its warm-up broke, which the editor's log says), and the deep tier
-        has said where it goes: by their `sparkls/status`."""
+        has said where it goes: by their `sparkls/status`; and, from an editor that
+        answers `workspace/configuration`, until the server has asked for its settings."""
 
         def done() -> bool:
             tiers = self.statuses()
@@ -216,8 +217,10 @@ class HostileSession:
         return self.statuses()
 
     def open(self, path: str, language_id: str = "python") -> str:
+        """Open the repository's `path` in the editor (once); its URI."""
         uri = self.repo.uri(path)
-        self.client.editor.open(uri, (self.repo.root / path).read_text(encoding="utf-8"), language_id)
+        if uri not in self.client.editor.buffers:
+            self.client.editor.open(uri, (self.repo.root / path).read_text(encoding="utf-8"), language_id)
         return uri
 
     async def task(self, instruction: str, paths: list[str]) -> dict[str, Any]:

@@ -16,7 +16,9 @@ not recorded.
 server tried to reach api.openai.com:443" is the user's own default, "it tried
 attacker.example" is a repository's choice.
 
-Nothing of sparkls is imported here: the hook is in place before sparkls loads.
+Nothing of sparkls is imported here: the hook is in place before sparkls loads. The
+server's index worker, a process of its own started by the server, is not audited:
+it opens no socket (it reads the workspace and writes the index).
 """
 
 from __future__ import annotations
