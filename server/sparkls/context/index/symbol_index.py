@@ -37,7 +37,6 @@ import sqlite3
 import threading
 import time
 from collections.abc import Callable, Sequence
-from contextlib import suppress
 from pathlib import Path, PurePosixPath
 
 from tree_sitter import Parser
@@ -96,8 +95,7 @@ class SymbolIndex:
         self._build_lock = threading.Lock()
         self._read_lock = threading.Lock()  # guards self._reader
         self._write_lock = threading.Lock()  # guards self._writer
-        with suppress(OSError):  # the folder first, or a first run has no mark (opening says what is wrong)
-            make_folder(self.db_path)
+        make_folder(self.db_path)  # before the mark, or a first run has none; raises as opening would
         self._mark = LiveMark(self.db_path)  # held while open: pruning leaves the file alone
         self._mark.hold()
         self._reader: sqlite3.Connection | None = None
