@@ -24,8 +24,6 @@ Adding a case (tests/e2e/hostile.py has the tools):
   (the emulator's deep-tier directives: docs/emulator.md); then assert
   `repo.changes(snapshot)` holds no `.git/...` entry (nor `git:...`, a pointer's
   git directory), and that the user was asked (`session.client.editor.message_requests`).
-  As of this suite, the test editor (tests/e2e/editor.py) does not create a new
-  file's folders: `.vscode/tasks.json` needs `.vscode/` in the repository first.
 - a secret case: the secret in `files`, the tiers on `recording_emulator` (the
   emulator behind a recording endpoint: `emulated(emulator, recording_emulator.url)`),
   an edit or a task naming the file, then `recording_emulator.carrying(secret) == []`
