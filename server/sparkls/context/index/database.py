@@ -23,6 +23,9 @@
 - WAL mode: the server's reads never wait for the worker process's writes, and a
   write transaction covers one batch of files, never a whole build.
 - `synchronous = NORMAL`: a cache, so a lost last commit after a power cut is fine.
+- Private (`sparkls.private`): the cache folder 0700, the file 0600 before SQLite
+  opens it (its `-wal` and `-shm` take its mode), and what an older version left
+  open to others tightened on every open.
 - One file per workspace piles up in the cache folder; `prune_indexes` keeps the
   folder to `MAX_INDEX_FILES` files and `MAX_INDEX_BYTES`, dropping the least recently
   used (newest modification time of the file and its `-wal`/`-shm`). An index that a
@@ -44,16 +47,17 @@ import sys
 import time
 import zlib
 from collections.abc import Iterator, Sequence
-from contextlib import closing, contextmanager
+from contextlib import closing, contextmanager, suppress
 from dataclasses import dataclass
 from functools import cache
 from importlib import resources
 from pathlib import Path
 
 from sparkls.context import symbols as symbols_module
-from sparkls.context.index.health import delete_if_unused
+from sparkls.context.index.health import LIVE_SUFFIX, delete_if_unused
 from sparkls.context.symbols import Symbol
 from sparkls.documents.languages import grammar_record, language_id_for
+from sparkls.private import private_file, private_folder, tighten
 
 log = logging.getLogger(__name__)
 
@@ -203,16 +207,21 @@ def extractor_fingerprint() -> str:
     return digest.hexdigest()
 
 
-def default_db_path(root: Path) -> Path:
-    """The index file for the workspace `root`, under the user's cache folder."""
+def cache_folder() -> Path:
+    """sparkls's folder in the user's cache folder: where the index files live."""
     if sys.platform == "win32":
         base = os.environ.get("LOCALAPPDATA") or str(Path.home() / "AppData" / "Local")
     else:
         base = os.environ.get("XDG_CACHE_HOME", "")
         if not os.path.isabs(base):  # unset, empty or relative: XDG says to ignore it
             base = str(Path.home() / ".cache")
+    return Path(base) / "sparkls"
+
+
+def default_db_path(root: Path) -> Path:
+    """The index file for the workspace `root`, in the cache folder."""
     digest = hashlib.sha256(str(Path(root).resolve()).encode("utf-8", "surrogatepass")).hexdigest()[:16]
-    return Path(base) / "sparkls" / f"index-{digest}.sqlite3"
+    return cache_folder() / f"index-{digest}.sqlite3"
 
 
 def prune_indexes(
@@ -261,9 +270,17 @@ def prune_indexes(
     return deleted
 
 
+def make_folder(db_path: Path) -> None:
+    """The folder of `db_path`, made 0700 (and the cache folder brought to it), and the
+    index's files there private (0600), those an older version left open included."""
+    private_folder(db_path.parent, ours=db_path.parent == cache_folder())
+    for suffix in (*_SIDE_FILES, LIVE_SUFFIX):
+        tighten(f"{db_path}{suffix}")
+
+
 def open_database(db_path: Path) -> sqlite3.Connection:
     """A connection to the current schema at `db_path`, made or reset as needed."""
-    db_path.parent.mkdir(parents=True, exist_ok=True)
+    make_folder(db_path)
     try:
         return _prepare(connect(db_path))
     except sqlite3.OperationalError:  # locked, read-only, full, a folder in the way: not the file's content
@@ -278,6 +295,8 @@ def open_database(db_path: Path) -> sqlite3.Connection:
 def connect(db_path: Path) -> sqlite3.Connection:
     """A connection in autocommit mode (transactions are explicit: `transaction`), for
     use from any thread under its owner's lock."""
+    with suppress(OSError):  # made 0600 first (its -wal, -shm take its mode); else SQLite says what is wrong
+        private_file(db_path)
     return sqlite3.connect(db_path, check_same_thread=False, isolation_level=None, timeout=10)
 
 
