@@ -9,7 +9,7 @@ from pygls.exceptions import JsonRpcInternalError
 
 from sparkls.config import Settings
 from sparkls.errors import EditRejected
-from sparkls.lsp.handlers.commands import apply_edit
+from sparkls.lsp.edge import apply_edit
 
 EDIT = types.WorkspaceEdit(changes={})
 

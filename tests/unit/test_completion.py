@@ -2,7 +2,8 @@
 
 from __future__ import annotations
 
-from sparkls.completion import Completion, TypingCache, completion_at_cursor
+from sparkls.completion.cache import TypingCache
+from sparkls.completion.extract import Completion, completion_at_cursor
 from sparkls.documents.positions import LineIndex
 
 OLD = "def add(a, b):\n    return \n"

@@ -4,7 +4,9 @@ from __future__ import annotations
 
 import asyncio
 
-from sparkls.completion import Completion, CompletionService, LatestOnly, outcome
+from sparkls.completion.extract import Completion
+from sparkls.completion.service import CompletionService
+from sparkls.request.latest import LatestOnly, outcome
 from sparkls.documents.store import DocumentStore, TextChange
 from sparkls.documents.positions import Position
 

@@ -265,7 +265,9 @@ def cycles(kinds: set[str]) -> list[str]:
 
 # -- known offenders: a capability's entry here makes its test xfail(strict) ----------
 
-CAPABILITY_OFFENDERS: dict[str, str] = {}  # folder -> "its offending import", when one is known
+CAPABILITY_OFFENDERS: dict[str, str] = {  # folder -> "its offending import", when one is known
+    "completion": "completion/handlers.py imports nextedit/handlers.py (the next edit's ghost text)",
+}
 
 
 # -- the tests ---------------------------------------------------------------------------
@@ -333,9 +335,28 @@ def test_guard_imports_nothing_above_it():
     assert offenders == [], _report(offenders)
 
 
+def is_face(module: str) -> bool:
+    """Whether `module` is a capability's LSP face: its `handlers.py` (or a `*_handlers.py` beside it)."""
+    last = module.rpartition(".")[2]
+    return area(module) in CAPABILITIES and (last == "handlers" or last.endswith("_handlers"))
+
+
 def test_only_the_lsp_edge_imports_lsp():
-    """Nothing outside lsp/, tools/ and cli.py imports sparkls.lsp."""
-    offenders = [imp for imp in imports(_areas_except("lsp", "tools", "cli")) if _within(imp.target, ["sparkls.lsp"])]
+    """Nothing outside lsp/, tools/, cli.py and the capabilities' LSP faces imports sparkls.lsp."""
+    offenders = [
+        imp for imp in imports(_areas_except("lsp", "tools", "cli"))
+        if _within(imp.target, ["sparkls.lsp"]) and not is_face(imp.module)
+    ]
+    assert offenders == [], _report(offenders)
+
+
+def test_a_capability_speaks_lsp_only_in_its_face():
+    """In a capability folder only its LSP face (handlers.py) imports lsprotocol, pygls (but its
+    file-URI helpers, pygls.uris) or sparkls.lsp: the work (service.py, prompt.py, ...) knows no editor."""
+    offenders = [
+        imp for imp in imports(CAPABILITIES)
+        if _within(imp.target, LSP) and not _within(imp.target, ["pygls.uris"]) and not is_face(imp.module)
+    ]
     assert offenders == [], _report(offenders)
 
 

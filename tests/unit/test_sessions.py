@@ -93,7 +93,7 @@ def test_follow_ups_asked_ahead_hold_their_requests_sessions(monkeypatch):
     its sessions themselves, so a settings change closes the old session only after them."""
     from types import SimpleNamespace
 
-    from sparkls.lsp.handlers import followups as handler
+    from sparkls.nextedit import followup_handlers as handler
     from sparkls.nextedit import followups as engine
 
     async def run() -> list[str]:

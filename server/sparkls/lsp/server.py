@@ -47,7 +47,7 @@ if TYPE_CHECKING:
 # The modules a request reaches, loaded one at a time after `initialized`.
 PRELOAD = (
     "sparkls.config", "sparkls.guard", "sparkls.request.environment", "sparkls.models.session", "sparkls.context.builder", "sparkls.context.definitions",
-    "sparkls.fastedit.engine", "sparkls.fastedit.speculation", "sparkls.edits.instruction", "sparkls.completion",
+    "sparkls.fastedit.engine", "sparkls.fastedit.speculation", "sparkls.edits.instruction", "sparkls.completion.service",
     "sparkls.lsp.handlers.args", "sparkls.deep.tasks", "sparkls.lsp.workspace_edit", "sparkls.context.index.workspace", "sparkls.nextedit.service",
 )
 

@@ -17,7 +17,7 @@ from typing import TYPE_CHECKING, Any
 
 from lsprotocol import types
 
-from sparkls.lsp.handlers.commands import EDIT_COMMAND, failure, remember_edit, tell_warnings
+from sparkls.lsp.edge import EDIT_COMMAND, failure, remember_edit, tell_warnings
 from sparkls.lsp.handlers.convert import workspace_edit
 from sparkls.lsp.handlers.progress import with_progress
 from sparkls.lsp.server import SparkServer

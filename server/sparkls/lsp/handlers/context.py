@@ -23,7 +23,7 @@ from lsprotocol import types
 from sparkls.errors import SparkError
 from sparkls.documents.store import Document
 from sparkls.lsp.handlers.actions import Contribution, command_action, contribute, range_json
-from sparkls.lsp.handlers.commands import failure
+from sparkls.lsp.edge import failure
 from sparkls.lsp.server import SparkServer
 from sparkls.private import FOLDER_MODE, open_private
 

@@ -8,7 +8,7 @@ from lsprotocol import types
 from pygls.uris import to_fs_path
 
 from sparkls.documents.store import TextChange
-from sparkls.lsp.handlers import nextedit
+from sparkls.nextedit import handlers as nextedit
 from sparkls.lsp.handlers.convert import position
 from sparkls.lsp.server import SparkServer
 

@@ -21,7 +21,7 @@ from lsprotocol import types
 from pygls.uris import to_fs_path
 
 from sparkls.documents.positions import normalize_encoding
-from sparkls.lsp.handlers import inline
+from sparkls.completion import handlers as inline
 from sparkls.lsp.notifications import asked_for
 from sparkls.lsp.server import SparkServer
 

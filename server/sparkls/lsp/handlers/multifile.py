@@ -17,7 +17,7 @@ from typing import TYPE_CHECKING
 from pygls.uris import to_fs_path
 
 from sparkls.errors import EditRejected
-from sparkls.lsp.handlers.commands import apply_edit
+from sparkls.lsp.edge import apply_edit
 from sparkls.lsp.server import SparkServer
 from sparkls.lsp.workspace_edit import client_edit_support, lsp_workspace_edit, moved_file, unsupported_reason
 

@@ -61,7 +61,7 @@ def _announce(ls: SparkServer, uri: str, suggestion: Suggestion | None) -> None:
 
 
 def _ask(ls: SparkServer):
-    from sparkls.lsp.handlers import followups
+    from sparkls.nextedit import followup_handlers as followups
     from sparkls.nextedit.ask import ask_next_edit
 
     async def ask(doc: Document, edits: list, asking: Asking, previous: Asking | None) -> Suggestion | None:
@@ -134,7 +134,7 @@ def register(server: SparkServer) -> None:
     @server.command(NEXT_EDIT_COMMAND)
     def next_edit(ls: SparkServer, *args: Any) -> dict[str, Any] | None:
         from sparkls.lsp.handlers.args import uri_argument
-        from sparkls.lsp.handlers.commands import failure
+        from sparkls.lsp.edge import failure
 
         try:
             uri = uri_argument(NEXT_EDIT_COMMAND, args)
@@ -149,7 +149,7 @@ def register(server: SparkServer) -> None:
     @server.command(ACCEPT_NEXT_EDIT_COMMAND)
     async def accept_next_edit(ls: SparkServer, *args: Any) -> dict[str, Any]:
         from sparkls.lsp.handlers.args import uri_argument
-        from sparkls.lsp.handlers.commands import apply_outcome, failure
+        from sparkls.lsp.edge import apply_outcome, failure
 
         try:
             uri = uri_argument(ACCEPT_NEXT_EDIT_COMMAND, args)

@@ -26,12 +26,12 @@ from lsprotocol import types
 
 from sparkls.documents.store import Document
 from sparkls.errors import SparkError
-from sparkls.lsp.handlers import nextedit
+from sparkls.nextedit import handlers as nextedit
 from sparkls.lsp.handlers.convert import lsp_range, position
 from sparkls.lsp.server import SparkServer
 
 if TYPE_CHECKING:
-    from sparkls.completion import Completion
+    from sparkls.completion.extract import Completion
     from sparkls.completion.service import Ask
 
 logger = logging.getLogger(__name__)
@@ -41,7 +41,7 @@ _WORD_BEFORE = re.compile(r"\w*\Z")
 
 
 def _asker(ls: SparkServer) -> Ask:
-    from sparkls.completion import ask_model
+    from sparkls.completion.service import ask_model
 
     async def ask(doc: Document, offset: int) -> Completion | None:
         env = await ls.environment()
@@ -144,7 +144,7 @@ def register(server: SparkServer) -> None:
             return None
         found = ls.completions.cached(doc, offset)
         if found is None:
-            from sparkls.completion import outcome
+            from sparkls.request.latest import outcome
 
             invoked = params.context.trigger_kind == types.InlineCompletionTriggerKind.Invoked
             delay = 0.0 if invoked else ls.settings.completion.debounce_ms / 1000

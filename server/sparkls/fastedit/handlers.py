@@ -25,7 +25,7 @@ from lsprotocol import types
 from sparkls.documents.store import Document
 from sparkls.errors import EditError
 from sparkls.lsp.handlers.actions import FIX_TAG, Contribution, action, contribute, range_json
-from sparkls.lsp.handlers.commands import apply_outcome, compute_edit, failure, tell_warnings
+from sparkls.lsp.edge import apply_outcome, compute_edit, failure, tell_warnings
 from sparkls.lsp.handlers.convert import position
 from sparkls.lsp.handlers.progress import with_progress
 from sparkls.lsp.server import SparkServer

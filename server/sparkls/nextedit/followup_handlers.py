@@ -153,7 +153,7 @@ def register(server: SparkServer) -> None:
 
     @server.command(FOLLOW_UPS_COMMAND)
     async def follow_ups(ls: SparkServer, *args: Any) -> dict[str, Any]:
-        from sparkls.lsp.handlers.commands import failure
+        from sparkls.lsp.edge import failure
         from sparkls.lsp.handlers.multifile import send_multi_file_edit
         from sparkls.lsp.handlers.args import uri_argument
         from sparkls.lsp.handlers.progress import with_progress

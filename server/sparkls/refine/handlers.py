@@ -27,7 +27,7 @@ from lsprotocol import types
 
 from sparkls.documents.store import Document
 from sparkls.lsp.handlers.actions import Contribution, action, command_action, contribute
-from sparkls.lsp.handlers.commands import apply_outcome, failure, tell_warnings
+from sparkls.lsp.edge import apply_outcome, failure, tell_warnings
 from sparkls.lsp.handlers.convert import position
 from sparkls.lsp.handlers.progress import with_progress
 from sparkls.errors import EditError

@@ -21,7 +21,7 @@ from lsprotocol import types
 
 from sparkls.documents.store import Document
 from sparkls.lsp.handlers.actions import Contribution, command_action, contribute, range_json
-from sparkls.lsp.handlers.commands import failure
+from sparkls.lsp.edge import failure
 from sparkls.lsp.handlers.multifile import send_multi_file_edit
 from sparkls.lsp.handlers.progress import with_progress
 from sparkls.lsp.server import SparkServer
