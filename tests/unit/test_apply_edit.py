@@ -1,4 +1,4 @@
-"""`commands.apply_edit`: however the editor refuses a WorkspaceEdit, the user gets one
+"""`Edge.apply_edit`: however the editor refuses a WorkspaceEdit, the user gets one
 plain message and nothing is half-applied (used by edits and multi-file tasks alike)."""
 
 from __future__ import annotations
@@ -9,7 +9,7 @@ from pygls.exceptions import JsonRpcInternalError
 
 from sparkls.config import Settings
 from sparkls.errors import EditRejected
-from sparkls.lsp.edge import apply_edit
+from sparkls.lsp.edge import Edge
 
 EDIT = types.WorkspaceEdit(changes={})
 
@@ -36,14 +36,14 @@ class _Editor:
 
 async def test_an_applied_edit_returns_quietly():
     editor = _Editor(types.ApplyWorkspaceEditResult(applied=True))
-    await apply_edit(editor, EDIT, "Spark task")  # type: ignore[arg-type]
+    await Edge(editor).apply_edit(EDIT, "Spark task")  # type: ignore[arg-type]
     assert [p.label for p in editor.sent] == ["Spark task"]
 
 
 async def test_a_refusal_by_result_names_the_reason():
     editor = _Editor(types.ApplyWorkspaceEditResult(applied=False, failure_reason="the user declined"))
     with pytest.raises(EditRejected, match=r"did not apply the task's edit \(the user declined\); nothing was changed"):
-        await apply_edit(editor, EDIT, "Spark task", what="the task's edit")  # type: ignore[arg-type]
+        await Edge(editor).apply_edit(EDIT, "Spark task", what="the task's edit")  # type: ignore[arg-type]
 
 
 async def test_a_refusal_by_error_is_a_message_not_an_internal_error():
@@ -51,4 +51,4 @@ async def test_a_refusal_by_error_is_a_message_not_an_internal_error():
     message (EditRejected), not an internal error with a traceback on stderr."""
     editor = _Editor(JsonRpcInternalError(message="Edits on `shapes.py' require version 7, you have 8"))
     with pytest.raises(EditRejected, match=r"did not apply the edit \(Edits on `shapes.py' require version 7"):
-        await apply_edit(editor, EDIT, "Spark edit")  # type: ignore[arg-type]
+        await Edge(editor).apply_edit(EDIT, "Spark edit")  # type: ignore[arg-type]

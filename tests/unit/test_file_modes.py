@@ -170,7 +170,7 @@ def test_a_cache_folder_of_another_users_is_refused_and_left_alone(tmp_path, mon
 @UMASKS
 def test_the_context_view_is_the_users_alone(mask, monkeypatch):
     """"Show Spark context" writes its file 0600 in a folder of its own 0700."""
-    from sparkls.lsp.handlers import context
+    from sparkls.lsp import edge as context  # its private files are the edge's (`write_private`)
 
     monkeypatch.setattr(context, "_FOLDER", None)  # a folder of this test's own
     with umask(mask):

@@ -19,8 +19,17 @@ import pytest
 PACKAGE = Path(__file__).resolve().parents[2] / "server" / "sparkls"
 
 TOP_LEVEL = {"__init__", "__main__", "cli", "config", "errors", "logs", "endpoints", "private"}
-CAPABILITIES = ("fastedit", "completion", "nextedit", "refine", "deep")
+# The core: the layers every capability stands on, the LSP edge, and what is not the
+# server. Every other folder of the package is a capability (`capabilities()`).
+CORE = {"config", "documents", "guard", "models", "context", "edits", "request", "lsp", "tools", "emulator"}
 LSP = ("lsprotocol", "pygls", "sparkls.lsp")
+# What a capability's LSP face may import of sparkls.lsp: the toolkit, the declarations,
+# and pure conversions; never the server itself nor another handler.
+FACE_MAY_IMPORT = (
+    "sparkls.lsp.edge", "sparkls.lsp.feature", "sparkls.lsp.handlers.args", "sparkls.lsp.handlers.convert",
+    "sparkls.lsp.workspace_edit",
+)
+FEATURES_MODULE = "sparkls.lsp.features"  # the one tuple of features
 BELOW_GUARD = {"guard", "errors", "config", "documents", "logs"}
 
 
@@ -188,6 +197,15 @@ def _areas_except(*excluded: str) -> list[str]:
     return sorted({area(module) for module in modules()} - set(excluded))
 
 
+def capabilities() -> tuple[str, ...]:
+    """Every folder of the package outside the core: a capability each."""
+    folders = {area(module) for module in modules() if modules()[module].parent != PACKAGE}
+    return tuple(sorted(folders - CORE))
+
+
+CAPABILITIES = capabilities()
+
+
 # -- cycles ------------------------------------------------------------------------------
 
 
@@ -265,9 +283,7 @@ def cycles(kinds: set[str]) -> list[str]:
 
 # -- known offenders: a capability's entry here makes its test xfail(strict) ----------
 
-CAPABILITY_OFFENDERS: dict[str, str] = {  # folder -> "its offending import", when one is known
-    "completion": "completion/handlers.py imports nextedit/handlers.py (the next edit's ghost text)",
-}
+CAPABILITY_OFFENDERS: dict[str, str] = {}  # folder -> "its offending import", when one is known
 
 
 # -- the tests ---------------------------------------------------------------------------
@@ -424,5 +440,75 @@ def test_only_the_warm_up_calls_fixed_wire():
     offenders = [
         use for use in uses(_areas_except("guard", "tools"))
         if use.call and use.origin in FIXED_WIRE and use.module != "sparkls.lsp.server"
+    ]
+    assert offenders == [], _report(offenders)
+
+
+# -- features: a capability is one folder and one line ---------------------------------------
+
+
+def _feature_assignments(module: str) -> list[ast.Call]:
+    """The module-level `FEATURE = Feature(...)` of `module`, where `Feature` is lsp/feature.py's."""
+    tree = ast.parse(modules()[module].read_text(encoding="utf-8"))
+    bindings = {imp.bound: imp.origin for imp in _read(module).imports}
+    found = []
+    for node in tree.body:
+        if not (
+            isinstance(node, ast.Assign) and [t.id for t in node.targets if isinstance(t, ast.Name)] == ["FEATURE"]
+            and isinstance(node.value, ast.Call) and (name := _dotted(node.value.func)) is not None
+        ):
+            continue
+        head, _, rest = name.partition(".")
+        origin = bindings.get(head)
+        if origin is not None and f"{origin}.{rest}".rstrip(".") == "sparkls.lsp.feature.Feature":
+            found.append(node.value)
+    return found
+
+
+def _listed_features() -> dict[str, str]:
+    """The features lsp/features.py lists in `FEATURES`: the module each comes from, by the name it is bound to."""
+    tree = ast.parse(modules()[FEATURES_MODULE].read_text(encoding="utf-8"))
+    bound = {imp.bound: imp.target for imp in _read(FEATURES_MODULE).imports if imp.name == "FEATURE"}
+    (listing,) = [
+        node.value for node in tree.body
+        if isinstance(node, ast.Assign) and [t.id for t in node.targets if isinstance(t, ast.Name)] == ["FEATURES"]
+    ]
+    assert isinstance(listing, ast.Tuple), "FEATURES is one tuple of names"
+    names = [element.id for element in listing.elts if isinstance(element, ast.Name)]
+    assert len(names) == len(listing.elts), "FEATURES lists names only, each imported as `from X import FEATURE as NAME`"
+    return {name: bound[name] for name in names}
+
+
+@pytest.mark.parametrize("capability", CAPABILITIES)
+def test_every_capability_has_its_feature(capability):
+    """Each capability folder's LSP face (handlers.py) exports one `FEATURE = Feature(...)`, listed in lsp/features.py."""
+    face = f"sparkls.{capability}.handlers"
+    assert face in modules(), f"{capability}/ has no handlers.py (its LSP face, exporting FEATURE)"
+    assert len(_feature_assignments(face)) == 1, f"{_path(face)} does not assign FEATURE = Feature(...) once"
+    assert face in _listed_features().values(), f"{capability}'s FEATURE is not in lsp/features.py's FEATURES"
+
+
+def test_every_feature_is_listed_once():
+    """Every `FEATURE` the package defines is in FEATURES, once."""
+    defined = sorted(module for module in modules() if _feature_assignments(module))
+    listed = list(_listed_features().values())
+    assert sorted(listed) == defined and len(set(listed)) == len(listed), (defined, listed)
+
+
+def test_outside_the_capabilities_only_the_features_tuple_names_one():
+    """No module outside the capability folders imports one (the server names no capability), but lsp/features.py."""
+    offenders = [
+        imp for imp in imports(_areas_except(*CAPABILITIES))
+        if area(imp.target) in CAPABILITIES and _within(imp.target, ["sparkls"]) and imp.module != FEATURES_MODULE
+    ]
+    assert offenders == [], _report(offenders)
+
+
+def test_a_face_reaches_the_session_only_through_the_edge():
+    """A capability's LSP face imports of sparkls.lsp only the edge's toolkit, the declarations and pure
+    conversions: never the server, another handler, or the edge's other modules."""
+    offenders = [
+        imp for imp in imports(CAPABILITIES)
+        if is_face(imp.module) and _within(imp.target, ["sparkls.lsp"]) and not _within(imp.target, FACE_MAY_IMPORT)
     ]
     assert offenders == [], _report(offenders)

@@ -7,7 +7,12 @@ import asyncio
 from lsprotocol import types
 
 from sparkls.completion.extract import Completion
+from sparkls.completion.handlers import COMPLETIONS
+from sparkls.fastedit.handlers import SPECULATION
 from sparkls.lsp import build_server
+from sparkls.lsp.edge import IN_FLIGHT
+from sparkls.nextedit.followup_handlers import FOLLOW_UPS, NEXT_EDITS
+from sparkls.refine.handlers import REFINES
 
 TEXT = "def area(radius):\n    return 3.14 * radius * radius\n"
 
@@ -26,13 +31,13 @@ async def test_closing_every_document_empties_every_per_document_store():
         )
         doc = server.documents.get(uri)
         doc.apply([], 2)
-        server.next_edits.record(doc, TEXT, 1)  # a history
-        server.completions.cache.remember(uri, TEXT, Completion(len(TEXT), "x", 0))  # a suggestion
-        server.completions.scheduler.submit(uri, n, lambda: asyncio.sleep(60), delay=30)  # work going
-        server.speculation.start(_key(uri), lambda: asyncio.sleep(60), ttl=30, capacity=10)  # a quick fix ahead
-        server.refines.remember(server.documents, _outcome(doc), _Session(), "m.py")  # a last edit to refine
-        server.in_flight.begin(uri)  # an edit still streaming, for a refine to steer
-        server.follow_ups.keep(uri, _follow_ups(uri, doc.version))  # follow-ups in other files
+        server.store(NEXT_EDITS).record(doc, TEXT, 1)  # a history
+        server.store(COMPLETIONS).cache.remember(uri, TEXT, Completion(len(TEXT), "x", 0))  # a suggestion
+        server.store(COMPLETIONS).scheduler.submit(uri, n, lambda: asyncio.sleep(60), delay=30)  # work going
+        server.store(SPECULATION).start(_key(uri), lambda: asyncio.sleep(60), ttl=30, capacity=10)  # a quick fix ahead
+        server.store(REFINES).remember(server.documents, _outcome(doc), _Session(), "m.py")  # a last edit to refine
+        server.store(IN_FLIGHT).begin(uri)  # an edit still streaming, for a refine to steer
+        server.store(FOLLOW_UPS).keep(uri, _follow_ups(uri, doc.version))  # follow-ups in other files
     held = server.held_documents()
     assert set(held) >= {
         "documents", "speculation", "completions", "next_edits", "refines", "in_flight", "preparer", "reparse_timers",

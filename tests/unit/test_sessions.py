@@ -93,6 +93,7 @@ def test_follow_ups_asked_ahead_hold_their_requests_sessions(monkeypatch):
     its sessions themselves, so a settings change closes the old session only after them."""
     from types import SimpleNamespace
 
+    from sparkls.lsp.edge import Edge
     from sparkls.nextedit import followup_handlers as handler
     from sparkls.nextedit import followups as engine
 
@@ -109,7 +110,7 @@ def test_follow_ups_asked_ahead_hold_their_requests_sessions(monkeypatch):
         session = FakeSession()
         ls = SimpleNamespace(leases=SessionLeases())
         env = SimpleNamespace(fast=session, deep=None)
-        task = handler._ask_ahead(ls, env, found=None)
+        task = handler._ask_ahead(Edge(ls), env, found=None)
         await asyncio.sleep(0)
         assert ls.leases.holders(session) == 1
         closing = asyncio.ensure_future(ls.leases.close_when_free(session))

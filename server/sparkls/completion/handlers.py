@@ -1,10 +1,11 @@
-"""Inline completions: `textDocument/inlineCompletion`, and a completion item for the rest.
+"""Inline completions at the LSP edge (`FEATURE`): ghost text (`textDocument/inlineCompletion`,
+after a next edit on offer at the cursor), and a completion item for the rest.
 
 Clients with ghost text (VS Code, Neovim 0.12+) ask `textDocument/inlineCompletion`;
 the answer is an `InlineCompletionItem` (with a `range` when it replaces text after the
 cursor), or nothing when a newer request superseded this one. Clients without it
 (Helix) get the same suggestion as a `textDocument/completion` item marked "Spark",
-registered at `initialize` only for them (`register_for_client`). That path never holds
+registered at `initialize` only for them (a `Method` with `when`). That path never holds
 up the editor's menu: it answers with what is ready (a suggestion being typed out)
 within `completion.completion_item_wait_ms`, else `isIncomplete` with no item, and the
 model's answer lands in the cache for the next request.
@@ -26,13 +27,13 @@ from lsprotocol import types
 
 from sparkls.documents.store import Document
 from sparkls.errors import SparkError
-from sparkls.nextedit import handlers as nextedit
+from sparkls.lsp.edge import Edge
+from sparkls.lsp.feature import Feature, Ghost, Method, Store
 from sparkls.lsp.handlers.convert import lsp_range, position
-from sparkls.lsp.server import SparkServer
 
 if TYPE_CHECKING:
     from sparkls.completion.extract import Completion
-    from sparkls.completion.service import Ask
+    from sparkls.completion.service import Ask, CompletionService
 
 logger = logging.getLogger(__name__)
 
@@ -40,11 +41,20 @@ SPARK = "Spark"
 _WORD_BEFORE = re.compile(r"\w*\Z")
 
 
-def _asker(ls: SparkServer) -> Ask:
+def _completion_service() -> CompletionService:
+    from sparkls.completion.service import CompletionService  # loaded when first used, not at start-up
+
+    return CompletionService()
+
+
+COMPLETIONS = Store("completions", _completion_service)  # inline completions: cache, debounce, supersession
+
+
+def _asker(edge: Edge) -> Ask:
     from sparkls.completion.service import ask_model
 
     async def ask(doc: Document, offset: int) -> Completion | None:
-        env = await ls.environment()
+        env = await edge.environment()
         env.guard.check_document(doc.uri)
         return await ask_model(env, doc, offset)
 
@@ -65,10 +75,10 @@ def _result(task: asyncio.Task[Completion | None]) -> Completion | None:
     return None
 
 
-def _document(ls: SparkServer, uri: str) -> Document | None:
-    if not ls.settings.completion.enabled or not ls.documents.has(uri):
+def _document(edge: Edge, uri: str) -> Document | None:
+    if not edge.settings.completion.enabled or not edge.documents.has(uri):
         return None
-    return ls.documents.get(uri)
+    return edge.documents.get(uri)
 
 
 def inline_item(doc: Document, found: Completion) -> types.InlineCompletionItem:
@@ -100,28 +110,23 @@ def completion_item(doc: Document, found: Completion) -> types.CompletionItem:
     )
 
 
-def supports_inline_completion(ls: SparkServer) -> bool:
-    text = ls.client_capabilities.text_document
+def supports_inline_completion(caps: types.ClientCapabilities) -> bool:
+    text = caps.text_document
     return bool(text and text.inline_completion is not None)
 
 
-def register_for_client(ls: SparkServer) -> None:
-    """At `initialize`: the completion-item path, for clients without inline completion."""
-    if supports_inline_completion(ls) or types.TEXT_DOCUMENT_COMPLETION in ls.protocol.fm.features:
-        return
-    ls.feature(types.TEXT_DOCUMENT_COMPLETION, types.CompletionOptions())(_completion)
-
-
-async def _completion(ls: SparkServer, params: types.CompletionParams) -> types.CompletionList | None:
-    doc = _document(ls, params.text_document.uri)
+async def _completion(edge: Edge, params: types.CompletionParams) -> types.CompletionList | None:
+    """The completion-item path, for a client without inline completion (registered at `initialize`)."""
+    doc = _document(edge, params.text_document.uri)
     if doc is None:
         return None
-    await ls.preparer.ready(doc)
-    settings = ls.settings.completion
+    await edge.prepared(doc)
+    settings = edge.settings.completion
     offset = doc.offset(position(params.position))
-    found = ls.completions.cached(doc, offset)
+    completions = edge.store(COMPLETIONS)
+    found = completions.cached(doc, offset)
     if found is None:
-        task = ls.completions.start(doc, offset, _asker(ls), delay=settings.debounce_ms / 1000)
+        task = completions.start(doc, offset, _asker(edge), delay=settings.debounce_ms / 1000)
         # Never cancelled from here: a late answer still lands in the cache.
         done, _ = await asyncio.wait({task}, timeout=settings.completion_item_wait_ms / 1000)
         found = _result(task) if done else None
@@ -129,29 +134,35 @@ async def _completion(ls: SparkServer, params: types.CompletionParams) -> types.
     return types.CompletionList(is_incomplete=True, items=items)
 
 
-def register(server: SparkServer) -> None:
-    @server.feature(types.TEXT_DOCUMENT_INLINE_COMPLETION, types.InlineCompletionOptions())
-    async def inline_completion(ls: SparkServer, params: types.InlineCompletionParams) -> types.InlineCompletionList | None:
-        if not ls.documents.has(params.text_document.uri):
-            return None
-        doc = ls.documents.get(params.text_document.uri)
-        await ls.preparer.ready(doc)
-        version = doc.version
-        offset = doc.offset(position(params.position))
-        if (next_edit := nextedit.inline_item(ls, doc, offset)) is not None:  # a next edit at the cursor
-            return types.InlineCompletionList(items=[next_edit])  # whether completions are on or not
-        if not ls.settings.completion.enabled:
-            return None
-        found = ls.completions.cached(doc, offset)
-        if found is None:
-            from sparkls.request.latest import outcome
+async def ghost_text(edge: Edge, doc: Document, offset: int, params: types.InlineCompletionParams) -> types.InlineCompletionItem | None:
+    """The inline completion at `offset` (asked after the features that come first, a
+    next edit on offer at the cursor, had none)."""
+    if not edge.settings.completion.enabled:
+        return None
+    version = doc.version
+    completions = edge.store(COMPLETIONS)
+    found = completions.cached(doc, offset)
+    if found is None:
+        from sparkls.request.latest import outcome
 
-            invoked = params.context.trigger_kind == types.InlineCompletionTriggerKind.Invoked
-            delay = 0.0 if invoked else ls.settings.completion.debounce_ms / 1000
-            task = ls.completions.start(doc, offset, _asker(ls), delay=delay)
-            with contextlib.suppress(Exception):  # a failure is logged by _result
-                await outcome(task)  # None when superseded; $/cancelRequest cancels the task
-            found = _result(task)
-        if found is None or doc.version != version or not ls.documents.is_open(doc.uri, doc):
-            return None  # never a completion for a text that is gone
-        return types.InlineCompletionList(items=[inline_item(doc, found)])
+        invoked = params.context.trigger_kind == types.InlineCompletionTriggerKind.Invoked
+        delay = 0.0 if invoked else edge.settings.completion.debounce_ms / 1000
+        task = completions.start(doc, offset, _asker(edge), delay=delay)
+        with contextlib.suppress(Exception):  # a failure is logged by _result
+            await outcome(task)  # None when superseded; $/cancelRequest cancels the task
+        found = _result(task)
+    if found is None or doc.version != version or not edge.documents.is_open(doc.uri, doc):
+        return None  # never a completion for a text that is gone
+    return inline_item(doc, found)
+
+
+FEATURE = Feature(
+    "inline completion",
+    methods=(
+        Method(types.TEXT_DOCUMENT_COMPLETION, _completion, types.CompletionOptions(),
+               when=lambda caps: not supports_inline_completion(caps)),
+    ),
+    ghost=(Ghost(20, ghost_text),),
+    stores=(COMPLETIONS,),
+    preload=("sparkls.completion.service",),
+)

@@ -41,7 +41,7 @@ class EditRequest:
     end: Position
     instruction: str
     diagnostics: list[DiagnosticInfo] = field(default_factory=list)
-    steering: Steering | None = None  # lets a refine add words while it streams (refine/inflight.py)
+    steering: Steering | None = None  # lets a refine add words while it streams (request/inflight.py)
 
 
 async def run_fast_edit(env: RequestEnv, request: EditRequest) -> EditOutcome:

@@ -1,6 +1,13 @@
-"""The fast edit's code actions: "Fix with Spark" per diagnostic, rewrite presets on a
-selection, and "Spark: apply instruction" on a `spark:` comment (contributed to the
-menu through actions.py, as every feature's are).
+"""The fast edit at the LSP edge (`FEATURE`): `sparkls.edit`, and its code actions: "Fix
+with Spark" per diagnostic, rewrite presets on a selection, and "Spark: apply
+instruction" on a `spark:` comment (contributed to the menu, as every feature's are).
+
+`sparkls.edit` takes one object `{"uri", "range", "instruction"}` (README.md, "What you
+get") and returns a summary (`applied`, `tier`, `model`, `timings_ms`, ...). Every
+failure is shown to the user with `window/showMessage` and returned as
+`{"applied": false, "error": {...}}`; the document is never touched by a failed edit.
+While it streams, the edit is registered in the `InFlightEdits` store
+(request/inflight.py), so that a refine of the document steers it or waits for it.
 
 Listing actions never waits on the model. Quick fixes are computed speculatively as
 soon as they are listed (`speculation.py`, setting `speculation`), so that resolving
@@ -24,18 +31,18 @@ from lsprotocol import types
 
 from sparkls.documents.store import Document
 from sparkls.errors import EditError
-from sparkls.lsp.handlers.actions import FIX_TAG, Contribution, action, contribute, range_json
-from sparkls.lsp.edge import apply_outcome, compute_edit, failure, tell_warnings
+from sparkls.lsp.edge import IN_FLIGHT, Edge, range_json
+from sparkls.lsp.feature import UNTAGGED, Command, Contribution, Feature, Store
 from sparkls.lsp.handlers.convert import position
-from sparkls.lsp.handlers.progress import with_progress
-from sparkls.lsp.server import SparkServer
 
 if TYPE_CHECKING:
     from sparkls.edits.instruction import CommentInstruction
     from sparkls.edits.tail import EditOutcome
     from sparkls.fastedit.engine import EditRequest
-    from sparkls.fastedit.speculation import JobKey
+    from sparkls.fastedit.speculation import JobKey, Speculation
+    from sparkls.models.steering import Steering
 
+EDIT_COMMAND = "sparkls.edit"
 QUICKFIX = types.CodeActionKind.QuickFix
 REWRITE = types.CodeActionKind.RefactorRewrite
 INSTRUCTION_COMMAND = "sparkls.applyInstruction"
@@ -59,42 +66,99 @@ def _fix_args(uri: str, d: types.Diagnostic) -> dict[str, Any]:
     }
 
 
+def _speculation() -> Speculation:
+    from sparkls.fastedit.speculation import Speculation  # loaded when first used, not at start-up
+
+    return Speculation()
+
+
+SPECULATION = Store("speculation", _speculation)  # quick fixes computed before they are chosen
+
+
+def speculation(edge: Edge) -> Speculation:
+    return edge.store(SPECULATION)
+
+
+def edit_request(args: Any) -> EditRequest:
+    """The `EditRequest` of a validated `sparkls.edit` argument (`handlers/args.EditArgs`)."""
+    from sparkls.fastedit.engine import EditRequest
+
+    return EditRequest(
+        uri=args.uri, start=args.start, end=args.end, instruction=args.instruction, diagnostics=args.diagnostic_infos()
+    )
+
+
+async def compute_edit(edge: Edge, request: EditRequest, *, steering: Steering | None = None) -> EditOutcome:
+    """The edit of `request`; with `steering`, a refine may add words while it streams."""
+    from dataclasses import replace
+
+    from sparkls.fastedit.engine import run_fast_edit
+
+    return await run_fast_edit(await edge.environment(request.uri), replace(request, steering=steering))
+
+
+async def edit(edge: Edge, *args: Any) -> dict[str, Any]:
+    """`sparkls.edit`: compute the edit (or take the quick fix computed ahead) and apply it."""
+    try:
+        from sparkls.lsp.handlers.args import EditArgs, one_argument
+        from sparkls.fastedit.speculation import take_outcome
+
+        request = edit_request(one_argument(EDIT_COMMAND, args, EditArgs, "uri, range, instruction"))
+        # Until it has landed, a refine of this document steers the edit or waits for it.
+        in_flight = edge.store(IN_FLIGHT).begin(request.uri)
+        try:
+            # A quick fix listed for a client without resolve may be computed already.
+            work = take_outcome(
+                speculation(edge), edge.documents, request,
+                lambda: compute_edit(edge, request, steering=in_flight.steering),
+            )
+            outcome, _ = await edge.with_progress("Spark edit", work)
+            if not outcome.edits:
+                edge.notify_user("the model proposed no change.", types.MessageType.Info)
+            result = await edge.apply_outcome(outcome)
+        finally:
+            edge.store(IN_FLIGHT).end(in_flight)
+        edge.tell_warnings(outcome)
+        return result
+    except Exception as exc:  # every failure becomes a message; the server stays up
+        return edge.failure(exc)
+
+
 # -- speculation ------------------------------------------------------------------
 
 
-def speculate(ls: SparkServer, doc: Document, fixes: list[dict[str, Any]]) -> None:
+def speculate(edge: Edge, doc: Document, fixes: list[dict[str, Any]]) -> None:
     """Start the fast-tier edits of the first `max_fixes` quick fixes just listed.
 
     Jobs of this document that a change since touched are dropped first. The chosen
     fix is served by `codeAction/resolve`, or by `sparkls.edit` for clients without it.
     """
-    from sparkls.guard import display_path
     from sparkls.lsp.handlers.args import EditArgs
     from sparkls.fastedit.speculation import key_for
 
-    settings = ls.settings.speculation
-    ls.speculation.discard_touched(doc.uri, doc.version, doc.changes_since)
+    settings = edge.settings.speculation
+    speculation(edge).discard_touched(doc.uri, doc.version, doc.changes_since)
     if not settings.enabled:
         return
-    path = display_path(doc.uri, ls.root)
+    path = edge.path(doc.uri)
 
     def expired(key: JobKey) -> None:
-        ls.log(f"Spark: a fix for {path}:{key.range[0] + 1} was not chosen in time; dropped", types.MessageType.Log)
+        edge.log(f"Spark: a fix for {path}:{key.range[0] + 1} was not chosen in time; dropped", types.MessageType.Log)
 
     async def job(request: EditRequest) -> EditOutcome:
         # A job is cancelled when it expires. `compute_edit` awaits the shared
         # path-filter future, which a cancelled awaiter would cancel for everyone:
         # wait for it behind a shield first, so that later awaits do not suspend.
-        await asyncio.shield(ls.path_filter())
-        return await compute_edit(ls, request)
+        await asyncio.shield(edge.path_filter())
+        return await compute_edit(edge, request)
 
     for args in fixes[: settings.max_fixes]:
-        request = EditArgs.model_validate(args).request()
+        request = edit_request(EditArgs.model_validate(args))
         lines = doc.lines
         first = lines.starts[min(request.start.line, lines.line_count - 1)]
         last = min(request.end.line + 1, lines.line_count)
         anchor = (len(doc.text), first, lines.starts[last] if last < lines.line_count else len(doc.text))
-        ls.speculation.start(
+        speculation(edge).start(
             key_for(request, doc.version),
             lambda request=request: job(request),
             ttl=settings.ttl_seconds,
@@ -104,14 +168,14 @@ def speculate(ls: SparkServer, doc: Document, fixes: list[dict[str, Any]]) -> No
         )
 
 
-async def fix_outcome(ls: SparkServer, request: EditRequest) -> EditOutcome:
+async def fix_outcome(edge: Edge, request: EditRequest) -> EditOutcome:
     """The chosen fix: from its speculative job when there is a usable one."""
     from sparkls.fastedit.speculation import take_outcome
 
-    if ls.documents.has(request.uri):
-        doc = ls.documents.get(request.uri)
-        ls.speculation.discard_touched(doc.uri, doc.version, doc.changes_since)
-    outcome, _ = await take_outcome(ls.speculation, ls.documents, request, lambda: compute_edit(ls, request))
+    if edge.documents.has(request.uri):
+        doc = edge.documents.get(request.uri)
+        speculation(edge).discard_touched(doc.uri, doc.version, doc.changes_since)
+    outcome, _ = await take_outcome(speculation(edge), edge.documents, request, lambda: compute_edit(edge, request))
     return outcome
 
 
@@ -124,20 +188,20 @@ def _instruction_args(uri: str, doc: Document, item: CommentInstruction) -> dict
     return {"spark": INSTRUCTION_DATA, "uri": uri, "range": rng, "instruction": item.instruction}
 
 
-def _instruction_actions(ls: SparkServer, doc: Document, selection: types.Range) -> list[types.CodeAction]:
+def _instruction_actions(edge: Edge, doc: Document, selection: types.Range) -> list[types.CodeAction]:
     from sparkls.edits.instruction import instructions_at
 
     start, end = sorted((doc.offset(position(selection.start)), doc.offset(position(selection.end))))
-    found = instructions_at(doc, start, end, max_lines=ls.settings.context.max_region_lines)
+    found = instructions_at(doc, start, end, max_lines=edge.settings.context.max_region_lines)
     actions = []
     for item in found:
         title = INSTRUCTION_TITLE if len(found) == 1 else f"{INSTRUCTION_TITLE} (line {item.line + 1})"
         args = _instruction_args(doc.uri, doc, item)
-        actions.append(action(ls, title, REWRITE, args, None, command=INSTRUCTION_COMMAND))
+        actions.append(edge.action(title, REWRITE, args, None, command=INSTRUCTION_COMMAND))
     return actions
 
 
-async def instruction_outcome(ls: SparkServer, args: dict[str, Any]) -> EditOutcome:
+async def instruction_outcome(edge: Edge, args: dict[str, Any]) -> EditOutcome:
     """Apply a comment's instruction: found again in the document as it is now (the
     nearest `spark:` comment with the same words), edited, the comment removed."""
     from sparkls.edits.instruction import finish_outcome, model_instruction, nearest_instruction
@@ -145,22 +209,22 @@ async def instruction_outcome(ls: SparkServer, args: dict[str, Any]) -> EditOutc
     from sparkls.lsp.handlers.args import EditArgs
 
     given = EditArgs.model_validate(args)
-    doc = ls.documents.get(given.uri)
-    item = nearest_instruction(doc, given.instruction, given.range.start.line, max_lines=ls.settings.context.max_region_lines)
+    doc = edge.documents.get(given.uri)
+    item = nearest_instruction(doc, given.instruction, given.range.start.line, max_lines=edge.settings.context.max_region_lines)
     request = EditRequest(
         uri=given.uri,
         start=doc.position(item.target[0]),
         end=doc.position(item.target[1]),
         instruction=model_instruction(item),
     )
-    outcome = await compute_edit(ls, request)
-    return finish_outcome(ls.documents.get(given.uri), outcome, item)
+    outcome = await compute_edit(edge, request)
+    return finish_outcome(edge.documents.get(given.uri), outcome, item)
 
 
 # -- the menu -------------------------------------------------------------------------
 
 
-def _fixes(ls: SparkServer, doc: Document, params: types.CodeActionParams) -> list[types.CodeAction]:
+def _fixes(edge: Edge, doc: Document, params: types.CodeActionParams) -> list[types.CodeAction]:
     """"Fix with Spark: <message>" per diagnostic in the request, computed ahead when
     the user opened the menu."""
     actions, fixes = [], []
@@ -168,43 +232,50 @@ def _fixes(ls: SparkServer, doc: Document, params: types.CodeActionParams) -> li
         args = _fix_args(doc.uri, d)
         fixes.append(args)
         first_line = d.message.splitlines()[0] if d.message else "problem"
-        actions.append(action(ls, f"Fix with Spark: {first_line}", QUICKFIX, args, d))
+        actions.append(edge.action(f"Fix with Spark: {first_line}", QUICKFIX, args, d, command=EDIT_COMMAND))
     # VS Code also asks on its own, for the lightbulb, at every cursor move:
     # speculating then would spend model calls on menus nobody opened.
     if params.context.trigger_kind != types.CodeActionTriggerKind.Automatic:
-        speculate(ls, doc, fixes)
+        speculate(edge, doc, fixes)
     return actions
 
 
-def _rewrites(ls: SparkServer, doc: Document, params: types.CodeActionParams) -> list[types.CodeAction]:
+def _rewrites(edge: Edge, doc: Document, params: types.CodeActionParams) -> list[types.CodeAction]:
     """The rewrite presets on a selection, then the `spark:` comments' instructions."""
     selection, actions = params.range, []
     if selection.start != selection.end:
         for title, instruction in REWRITE_PRESETS:
             args = {"uri": doc.uri, "range": range_json(selection), "instruction": instruction}
-            actions.append(action(ls, title, REWRITE, args, None))
-    return actions + _instruction_actions(ls, doc, selection)
+            actions.append(edge.action(title, REWRITE, args, None, command=EDIT_COMMAND))
+    return actions + _instruction_actions(edge, doc, selection)
 
 
-async def _fix(ls: SparkServer, data: dict[str, Any]) -> EditOutcome:
+async def _fix(edge: Edge, data: dict[str, Any]) -> EditOutcome:
     from sparkls.lsp.handlers.args import EditArgs
 
-    return await fix_outcome(ls, EditArgs.model_validate(data).request())
+    return await fix_outcome(edge, edit_request(EditArgs.model_validate(data)))
 
 
-def register(server: SparkServer) -> None:
-    contribute(server, Contribution((QUICKFIX,), _fixes, rank=10, tag=FIX_TAG, resolve=_fix))
-    contribute(server, Contribution((REWRITE,), _rewrites, rank=20, tag=INSTRUCTION_DATA, resolve=instruction_outcome))
+async def apply_instruction(edge: Edge, *args: Any) -> dict[str, Any]:
+    """For clients that cannot resolve an action's edit: compute and apply it."""
+    try:
+        if len(args) != 1 or not isinstance(args[0], dict):
+            raise EditError(f"{INSTRUCTION_COMMAND} takes the code action's one argument.")
+        outcome = await edge.with_progress("Spark instruction", instruction_outcome(edge, args[0]))
+        result = await edge.apply_outcome(outcome)
+        edge.tell_warnings(outcome)
+        return result
+    except Exception as exc:  # every failure becomes a message; the server stays up
+        return edge.failure(exc)
 
-    @server.command(INSTRUCTION_COMMAND)
-    async def apply_instruction(ls: SparkServer, *args: Any) -> dict[str, Any]:
-        """For clients that cannot resolve an action's edit: compute and apply it."""
-        try:
-            if len(args) != 1 or not isinstance(args[0], dict):
-                raise EditError(f"{INSTRUCTION_COMMAND} takes the code action's one argument.")
-            outcome = await with_progress(ls, "Spark instruction", instruction_outcome(ls, args[0]))
-            result = await apply_outcome(ls, outcome)
-            tell_warnings(ls, outcome)
-            return result
-        except Exception as exc:  # every failure becomes a message; the server stays up
-            return failure(ls, exc)
+
+FEATURE = Feature(
+    "fast edit",
+    commands=(Command(EDIT_COMMAND, edit), Command(INSTRUCTION_COMMAND, apply_instruction)),
+    actions=(
+        Contribution((QUICKFIX,), _fixes, rank=10, tag=UNTAGGED, resolve=_fix),
+        Contribution((REWRITE,), _rewrites, rank=20, tag=INSTRUCTION_DATA, resolve=instruction_outcome),
+    ),
+    stores=(SPECULATION, IN_FLIGHT),
+    preload=("sparkls.fastedit.engine", "sparkls.fastedit.speculation"),
+)

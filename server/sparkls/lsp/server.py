@@ -1,7 +1,10 @@
 """The language server: state for one editor session, and the services it owns.
 
-`sparkls.lsp.build_server()` makes a `SparkServer` and registers the handlers
-(handlers/); no state exists at import time. Handlers reach everything through their `ls` argument.
+`sparkls.lsp.build_server()` makes a `SparkServer` over the features (lsp/features.py)
+and registers the handlers (handlers/); no state exists at import time. The server
+names no capability: it keeps the stores the features declare (`store`), made on first
+use and emptied on `didClose`, and preloads what they ask for. The core handlers reach
+it through their `ls` argument; a feature's handlers through an `Edge` (lsp/edge.py).
 """
 
 from __future__ import annotations
@@ -11,7 +14,7 @@ import hashlib
 import logging
 from collections.abc import Awaitable, Callable, Coroutine
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, Protocol
+from typing import TYPE_CHECKING, Any, Protocol, TypeVar
 
 from lsprotocol import types
 
@@ -28,30 +31,30 @@ from sparkls.lsp.status import StatusBoard
 from sparkls.lsp.timers import DocumentTimers
 
 # What a request needs beyond the documents (settings, the model clients, context,
-# speculation, completions, the index) is imported when first used, never at start-up:
+# the features' work, the index) is imported when first used, never at start-up:
 # `initialize` is answered after pygls and lsprotocol alone (`preload` loads the rest
 # right after `initialized`, between messages).
 if TYPE_CHECKING:
-    from sparkls.completion.service import CompletionService
     from sparkls.config import Settings
     from sparkls.guard.exclusions import PathFilter
     from sparkls.guard import Guard
+    from sparkls.lsp.feature import Feature, Store
     from sparkls.models.session import TierSession
-    from sparkls.nextedit.service import NextEditService
-    from sparkls.nextedit.followups import FollowUpBook
-    from sparkls.refine.inflight import InFlightEdits
-    from sparkls.refine.service import RefineBook
-    from sparkls.fastedit.speculation import Speculation
     from sparkls.request.environment import RequestEnv
 
-# The modules a request reaches, loaded one at a time after `initialized`.
-PRELOAD = (
-    "sparkls.config", "sparkls.guard", "sparkls.request.environment", "sparkls.models.session", "sparkls.context.builder", "sparkls.context.definitions",
-    "sparkls.fastedit.engine", "sparkls.fastedit.speculation", "sparkls.edits.instruction", "sparkls.completion.service",
-    "sparkls.lsp.handlers.args", "sparkls.deep.tasks", "sparkls.lsp.workspace_edit", "sparkls.context.index.workspace", "sparkls.nextedit.service",
+T = TypeVar("T")
+
+# The modules every request reaches, loaded one at a time after `initialized`; then
+# each feature's own (`Feature.preload`).
+CORE_PRELOAD = (
+    "sparkls.config", "sparkls.guard", "sparkls.request.environment", "sparkls.models.session", "sparkls.context.builder",
+    "sparkls.context.definitions", "sparkls.edits.instruction", "sparkls.lsp.handlers.args", "sparkls.lsp.workspace_edit",
+    "sparkls.context.index.workspace",
 )
 
 logger = logging.getLogger(__name__)
+
+_OWN_STORES = ("documents", "preparer", "reparse_timers", "indexing")  # the session's, not a feature's
 
 REPARSE_DELAY = 0.02  # seconds of quiet after a change before the tree is refreshed
 # A big document's refresh holds the worker (and, in stretches, the GIL) for a whole-file
@@ -78,13 +81,14 @@ def _warm(doc: Document) -> None:
 
 
 class SparkServer(Messages):
-    def __init__(self) -> None:
+    def __init__(self, features: tuple[Feature, ...] = ()) -> None:
         super().__init__(
             "sparkls",
             __version__,
             text_document_sync_kind=types.TextDocumentSyncKind.Incremental,
             protocol_cls=SparkProtocol,
         )
+        self.features = features  # every capability, as its LSP face declares it (lsp/feature.py)
         self.documents = DocumentStore()
         self.preparer = Preparer(_warm)
         self._settings: Settings | None = None
@@ -115,10 +119,8 @@ class SparkServer(Messages):
         # path filter is rebuilt, the folders change or files change on disk.
         self._guard: Guard | None = None
         self.indexing = self._per_document("indexing", IndexKeeper(self))  # the workspace index and its refreshes
-        # The code-action menu, as each feature contributes to it (lsp/handlers/actions.py),
-        # and the kinds advertised at `initialize`.
-        self.code_action_contributions: list[Any] = []
-        self.code_action_options = types.CodeActionOptions(code_action_kinds=[], resolve_provider=True)
+        # The features' per-document stores: made on first use (`store`).
+        self._stores = _declared_stores(features)
         # Log records for the editor's log, as its trace asks (logs.py); the loop they go out on.
         self.client_log = ClientLog(self._log_to_client)
 
@@ -142,49 +144,12 @@ class SparkServer(Messages):
             self._fast = self._new_fast_session()
         return self._fast
 
-    # The per-document stores, each made on first use and registered in `per_document`.
-
-    @property
-    def speculation(self) -> Speculation:
-        """Quick fixes computed before they are chosen."""
-        from sparkls.fastedit.speculation import Speculation
-
-        return self._store("speculation", Speculation)
-
-    @property
-    def refines(self) -> RefineBook:
-        """Each open document's last sparkls edit, for `sparkls.refine`."""
-        from sparkls.refine.service import RefineBook
-
-        return self._store("refines", RefineBook)
-
-    @property
-    def in_flight(self) -> InFlightEdits:
-        """Each document's fast edit still streaming, for a refine to steer."""
-        from sparkls.refine.inflight import InFlightEdits
-
-        return self._store("in_flight", InFlightEdits)
-
-    @property
-    def completions(self) -> CompletionService:
-        """Inline completions: cache, debounce, supersession."""
-        from sparkls.completion.service import CompletionService
-
-        return self._store("completions", CompletionService)
-
-    @property
-    def next_edits(self) -> NextEditService:
-        """Next-edit suggestions: per-document history, questions, the offer."""
-        from sparkls.nextedit.service import NextEditService
-
-        return self._store("next_edits", NextEditService)
-
-    @property
-    def follow_ups(self) -> FollowUpBook:
-        """Each document's follow-ups in other files (a renamed or re-signatured definition)."""
-        from sparkls.nextedit.followups import FollowUpBook
-
-        return self._store("follow_ups", FollowUpBook)
+    def store(self, declared: Store[T]) -> T:
+        """The per-document store a feature declared (`Feature.stores`), made on first
+        use and registered in `per_document`, so that `didClose` empties it."""
+        if declared not in self._stores:
+            raise LookupError(f"no feature declares the per-document store {declared.name!r}")
+        return self._store(declared.name, declared.make)
 
     def _store(self, name: str, make: Callable[[], Any]) -> Any:
         if (store := self.per_document.get(name)) is None:
@@ -248,7 +213,7 @@ class SparkServer(Messages):
         import gc
         import importlib
 
-        for name in PRELOAD:
+        for name in CORE_PRELOAD + tuple(name for feature in self.features for name in feature.preload):
             importlib.import_module(name)
             await asyncio.sleep(0)
         # Everything loaded so far (modules, lsprotocol's types, pydantic's schemas) lives
@@ -389,6 +354,17 @@ class SparkServer(Messages):
         if self._deep is not None:
             await self._deep[1].close()
         await self.indexing.close()
+
+
+def _declared_stores(features: tuple[Feature, ...]) -> set[Store[Any]]:
+    """Every store the features declare. Two features may share one (both declare the
+    same `Store`); two stores may not share a name, nor take one of the server's own."""
+    declared: dict[str, Store[Any]] = {}
+    for feature in features:
+        for store in feature.stores:
+            if declared.setdefault(store.name, store) is not store or store.name in _OWN_STORES:
+                raise ValueError(f"{feature.name}: another per-document store is named {store.name!r}")
+    return set(declared.values())
 
 
 def workspace_cache_key(root: Path | None) -> str | None:

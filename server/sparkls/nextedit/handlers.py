@@ -1,4 +1,5 @@
-"""Next-edit suggestions in LSP terms (the work is nextedit/'s).
+"""Next-edit suggestions in LSP terms (the work is nextedit/'s): the feature's `FEATURE`,
+with the follow-ups in other files (followup_handlers.py).
 
 - After each `didChange` (`changed`): the changes go into the document's history, the
   suggestion on offer is accepted or dropped, and, when `next_edit` is on, a question
@@ -25,9 +26,11 @@ from lsprotocol import types
 
 from sparkls.documents.store import Document
 from sparkls.errors import EditError
-from sparkls.lsp.handlers.actions import Contribution, contribute
-from sparkls.lsp.handlers.convert import lsp_range, workspace_edit
-from sparkls.lsp.server import SparkServer
+from sparkls.lsp.edge import Edge
+from sparkls.lsp.feature import Command, Contribution, Feature, Ghost
+from sparkls.lsp.handlers.convert import lsp_range
+from sparkls.nextedit import followup_handlers as followups
+from sparkls.nextedit.followup_handlers import FOLLOW_UPS, NEXT_EDITS, next_edits
 
 if TYPE_CHECKING:
     from sparkls.nextedit.ask import Asking, Suggestion
@@ -53,27 +56,26 @@ def describe(doc: Document, suggestion: Suggestion) -> dict[str, Any]:
     }
 
 
-def _announce(ls: SparkServer, uri: str, suggestion: Suggestion | None) -> None:
-    if suggestion is None or not ls.documents.has(uri):
-        ls.notify_extension("nextEdit", {"uri": uri, "suggestion": None})
+def _announce(edge: Edge, uri: str, suggestion: Suggestion | None) -> None:
+    if suggestion is None or not edge.documents.has(uri):
+        edge.notify_extension("nextEdit", {"uri": uri, "suggestion": None})
         return
-    ls.notify_extension("nextEdit", {"uri": uri, "suggestion": describe(ls.documents.get(uri), suggestion)})
+    edge.notify_extension("nextEdit", {"uri": uri, "suggestion": describe(edge.documents.get(uri), suggestion)})
 
 
-def _ask(ls: SparkServer):
-    from sparkls.nextedit import followup_handlers as followups
+def _ask(edge: Edge):
     from sparkls.nextedit.ask import ask_next_edit
 
     async def ask(doc: Document, edits: list, asking: Asking, previous: Asking | None) -> Suggestion | None:
-        env = await ls.environment()
+        env = await edge.environment()
         env.guard.check_document(doc.uri)
         # Other files that follow (no model call), looked for alongside the question,
         # never in its way; a newer change cancels both.
-        looking = asyncio.ensure_future(followups.look(ls, env, doc, edits))
+        looking = asyncio.ensure_future(followups.look(edge, env, doc, edits))
         try:
             await env.fast.settled()  # on a pool: a question this one superseded has stopped streaming
             return await ask_next_edit(
-                env, doc, edits, limit=ls.settings.next_edit.max_candidates, on_request=ls.next_edits.asked_model,
+                env, doc, edits, limit=edge.settings.next_edit.max_candidates, on_request=next_edits(edge).asked_model,
                 asking=asking, previous=previous,
             )
         except asyncio.CancelledError:
@@ -83,38 +85,36 @@ def _ask(ls: SparkServer):
     return ask
 
 
-def changed(ls: SparkServer, doc: Document, before: str, version_before: int) -> None:
+def changed(edge: Edge, doc: Document, before: str, version_before: int) -> None:
     """After `didChange`: record, accept or drop, and schedule the next question."""
-    service = ls.next_edits
+    service = next_edits(edge)
     if service.on_offer is None:
-        service.on_offer = lambda uri, suggestion: _announce(ls, uri, suggestion)
-    if not ls.settings.next_edit_on:
+        service.on_offer = lambda uri, suggestion: _announce(edge, uri, suggestion)
+    if not edge.settings.next_edit_on:
         service.forget(doc.uri)
         return
     accepted = service.record(doc, before, version_before)
-    settings = ls.settings.next_edit
+    settings = edge.settings.next_edit
     # Typing is debounced; a suggestion just taken is a whole edit: the next one is asked for at once.
     delay = 0.0 if accepted else settings.debounce_ms / 1000
-    service.schedule(doc, _ask(ls), delay=delay, ttl=settings.ttl_seconds)
+    service.schedule(doc, _ask(edge), delay=delay, ttl=settings.ttl_seconds)
 
 
-def code_actions(ls: SparkServer, doc: Document) -> list[types.CodeAction]:
+def code_actions(edge: Edge, doc: Document) -> list[types.CodeAction]:
     """"Spark: next edit at line N", wherever the cursor is, while one is on offer."""
-    from sparkls.lsp.writes import writes_freely
-
-    suggestion = ls.next_edits.current(doc) if ls.documents.is_open(doc.uri, doc) else None
-    if suggestion is None or not writes_freely(ls, doc.uri):  # a protected file: only through a command that asks
+    suggestion = next_edits(edge).current(doc) if edge.documents.is_open(doc.uri, doc) else None
+    if suggestion is None or not edge.writes_freely(doc.uri):  # a protected file: only through a command that asks
         return []
-    edit = workspace_edit(suggestion.outcome, ls.client_capabilities)
+    edit = edge.workspace_edit(suggestion.outcome)
     return [types.CodeAction(title=title(suggestion), kind=REWRITE, edit=edit)]
 
 
-def inline_item(ls: SparkServer, doc: Document, offset: int) -> types.InlineCompletionItem | None:
+async def inline_item(
+    edge: Edge, doc: Document, offset: int, params: types.InlineCompletionParams | None = None
+) -> types.InlineCompletionItem | None:
     """The suggestion as ghost text with a `range`, when the cursor is on its lines."""
-    from sparkls.lsp.writes import writes_freely
-
-    suggestion = ls.next_edits.current(doc)
-    if suggestion is None or not writes_freely(ls, doc.uri):
+    suggestion = next_edits(edge).current(doc)
+    if suggestion is None or not edge.writes_freely(doc.uri):
         return None
     first, last = suggestion.outcome.region_lines
     if not first <= doc.lines.line_of(offset) <= last:
@@ -128,36 +128,50 @@ def inline_item(ls: SparkServer, doc: Document, offset: int) -> types.InlineComp
     return types.InlineCompletionItem(insert_text=new_text, range=lsp_range(doc.position(start), doc.position(end)))
 
 
-def register(server: SparkServer) -> None:
-    contribute(server, Contribution((REWRITE,), lambda ls, doc, _params: code_actions(ls, doc), rank=40))
+def next_edit(edge: Edge, *args: Any) -> dict[str, Any] | None:
+    """`sparkls.nextEdit {"uri"}`: the suggestion on offer (for a preview), or null."""
+    from sparkls.lsp.handlers.args import uri_argument
 
-    @server.command(NEXT_EDIT_COMMAND)
-    def next_edit(ls: SparkServer, *args: Any) -> dict[str, Any] | None:
-        from sparkls.lsp.handlers.args import uri_argument
-        from sparkls.lsp.edge import failure
+    try:
+        uri = uri_argument(NEXT_EDIT_COMMAND, args)
+    except EditError as exc:  # a picker that runs it with no argument: a message, not a traceback
+        return edge.failure(exc)
+    if not edge.documents.has(uri):
+        return None
+    doc = edge.documents.get(uri)
+    suggestion = next_edits(edge).current(doc)
+    return describe(doc, suggestion) if suggestion is not None else None
 
-        try:
-            uri = uri_argument(NEXT_EDIT_COMMAND, args)
-        except EditError as exc:  # a picker that runs it with no argument: a message, not a traceback
-            return failure(ls, exc)
-        if not ls.documents.has(uri):
-            return None
-        doc = ls.documents.get(uri)
-        suggestion = ls.next_edits.current(doc)
-        return describe(doc, suggestion) if suggestion is not None else None
 
-    @server.command(ACCEPT_NEXT_EDIT_COMMAND)
-    async def accept_next_edit(ls: SparkServer, *args: Any) -> dict[str, Any]:
-        from sparkls.lsp.handlers.args import uri_argument
-        from sparkls.lsp.edge import apply_outcome, failure
+async def accept_next_edit(edge: Edge, *args: Any) -> dict[str, Any]:
+    """`sparkls.acceptNextEdit {"uri"}`: apply the suggestion on offer."""
+    from sparkls.lsp.handlers.args import uri_argument
 
-        try:
-            uri = uri_argument(ACCEPT_NEXT_EDIT_COMMAND, args)
-            suggestion = ls.next_edits.current(ls.documents.get(uri))
-            if suggestion is None:
-                raise EditError("No next-edit suggestion is on offer for this document (typing drops it); nothing was changed.")
-            # Not taken from the offer: the editor's didChange for this edit is what
-            # accepts it (and counts it), exactly as when the code action applies it.
-            return await apply_outcome(ls, suggestion.outcome)
-        except Exception as exc:  # every failure becomes a message; the server stays up
-            return failure(ls, exc)
+    try:
+        uri = uri_argument(ACCEPT_NEXT_EDIT_COMMAND, args)
+        suggestion = next_edits(edge).current(edge.documents.get(uri))
+        if suggestion is None:
+            raise EditError("No next-edit suggestion is on offer for this document (typing drops it); nothing was changed.")
+        # Not taken from the offer: the editor's didChange for this edit is what
+        # accepts it (and counts it), exactly as when the code action applies it.
+        return await edge.apply_outcome(suggestion.outcome)
+    except Exception as exc:  # every failure becomes a message; the server stays up
+        return edge.failure(exc)
+
+
+FEATURE = Feature(
+    "next edit",
+    commands=(
+        Command(NEXT_EDIT_COMMAND, next_edit),
+        Command(ACCEPT_NEXT_EDIT_COMMAND, accept_next_edit),
+        Command(followups.FOLLOW_UPS_COMMAND, followups.follow_ups),
+    ),
+    actions=(
+        Contribution((REWRITE,), lambda edge, doc, _params: code_actions(edge, doc), rank=40),
+        Contribution((REWRITE,), lambda edge, doc, _params: followups.code_actions(edge, doc), rank=41),
+    ),
+    ghost=(Ghost(10, inline_item),),  # before an inline completion: a next edit at the cursor
+    stores=(NEXT_EDITS, FOLLOW_UPS),
+    changed=changed,
+    preload=("sparkls.nextedit.service",),
+)

@@ -26,16 +26,15 @@ from typing import TYPE_CHECKING, Any
 from lsprotocol import types
 
 from sparkls.documents.store import Document
-from sparkls.lsp.handlers.actions import Contribution, action, command_action, contribute
-from sparkls.lsp.edge import apply_outcome, failure, tell_warnings
-from sparkls.lsp.handlers.convert import position
-from sparkls.lsp.handlers.progress import with_progress
 from sparkls.errors import EditError
-from sparkls.lsp.server import SparkServer
+from sparkls.lsp.edge import IN_FLIGHT, Edge, command_action
+from sparkls.lsp.feature import Command, Contribution, Feature, Store
+from sparkls.lsp.handlers.convert import position
 
 if TYPE_CHECKING:
     from sparkls.edits.instruction import CommentInstruction
     from sparkls.edits.tail import EditOutcome
+    from sparkls.refine.service import RefineBook
 
 REFINE_COMMAND = "sparkls.refine"
 REFINE_KIND = "refactor.rewrite.sparkls.refine"
@@ -46,48 +45,62 @@ REFINE_COMMENT_TITLE = "Spark: refine last edit"
 REFINE_DATA = "refine"  # the `spark` field of a comment refine's data
 
 
-def on_last_edit(ls: SparkServer, doc: Document, item: CommentInstruction) -> bool:
+def _refine_book() -> RefineBook:
+    from sparkls.refine.service import RefineBook  # loaded when first used, not at start-up
+
+    return RefineBook()
+
+
+REFINES = Store("refines", _refine_book)  # each open document's last sparkls edit
+
+
+def remember(edge: Edge, outcome: EditOutcome) -> None:
+    """An edit applied or offered becomes its document's last edit: the one a refine revises."""
+    edge.store(REFINES).remember(edge.documents, outcome, edge.fast, edge.path(outcome.uri))
+
+
+def on_last_edit(edge: Edge, doc: Document, item: CommentInstruction) -> bool:
     """Whether the `spark:` comment `item` lies on the lines of the last edit."""
-    where = ls.refines.where(doc)
+    where = edge.store(REFINES).where(doc)
     return where is not None and where.start <= item.start < where.end
 
 
-async def steered(ls: SparkServer, args: dict[str, Any]) -> bool:
+async def steered(edge: Edge, args: dict[str, Any]) -> bool:
     """A refine of an edit still streaming: its words steer that edit's response (True);
     when they cannot, it waits for the edit to land and is then run as usual (False)."""
     from sparkls.lsp.handlers.args import RefineArgs, one_argument
     from sparkls.refine.service import steer_in_flight
 
     given = one_argument(REFINE_COMMAND, (args,), RefineArgs, "uri, instruction")
-    edit = ls.in_flight.get(given.uri)
+    edit = edge.store(IN_FLIGHT).get(given.uri)
     if edit is None or given.range is not None:
         return False
-    if await steer_in_flight(await ls.environment(given.uri), edit, given.instruction):
+    if await steer_in_flight(await edge.environment(given.uri), edit, given.instruction):
         return True
     await edit.done.wait()
     return False
 
 
-async def refine_outcome(ls: SparkServer, args: dict[str, Any]) -> EditOutcome:
+async def refine_outcome(edge: Edge, args: dict[str, Any]) -> EditOutcome:
     """The refine `args` ask for (`sparkls.refine`'s argument, or a comment refine's data)."""
     from sparkls.edits.instruction import nearest_instruction
     from sparkls.lsp.handlers.args import RefineArgs, one_argument
     from sparkls.refine.service import run_refine
 
     given = one_argument(REFINE_COMMAND, (args,), RefineArgs, "uri, instruction")
-    env = await ls.environment(given.uri)
+    env = await edge.environment(given.uri)
     comment = None
     if given.range is not None:
-        max_lines = ls.settings.context.max_region_lines
+        max_lines = edge.settings.context.max_region_lines
         comment = nearest_instruction(env.document(given.uri), given.instruction, given.range.start.line, max_lines=max_lines)
-    return await run_refine(env, ls.refines, given.uri, given.instruction, comment=comment)
+    return await run_refine(env, edge.store(REFINES), given.uri, given.instruction, comment=comment)
 
 
-def refine_actions(ls: SparkServer, doc: Document, selection: types.Range) -> list[types.CodeAction]:
+def refine_actions(edge: Edge, doc: Document, selection: types.Range) -> list[types.CodeAction]:
     """The refine action, for VS Code, when `selection` meets the last edit's lines."""
-    if not (ls.client_name or "").startswith("Visual Studio Code"):
+    if not (edge.client_name or "").startswith("Visual Studio Code"):
         return []
-    where = ls.refines.where(doc)
+    where = edge.store(REFINES).where(doc)
     if where is None:
         return []
     first, last = doc.lines.span(where.start, where.end)
@@ -97,45 +110,50 @@ def refine_actions(ls: SparkServer, doc: Document, selection: types.Range) -> li
     return [command_action(REFINE_TITLE, REFINE_KIND, VSCODE_REFINE_COMMAND, {"uri": doc.uri})]
 
 
-def _menu(ls: SparkServer, doc: Document, params: types.CodeActionParams) -> list[types.CodeAction]:
+def _menu(edge: Edge, doc: Document, params: types.CodeActionParams) -> list[types.CodeAction]:
     """A `spark:` comment on the last edit's lines is offered as a refine of it (any
     client); VS Code also gets "Refine last edit…", which asks for the words."""
     from sparkls.edits.instruction import instructions_at
 
     selection, actions = params.range, []
-    if ls.refines.get(doc.uri) is None:
+    if edge.store(REFINES).get(doc.uri) is None:
         return []  # nothing to refine here: no need to look for comments (the lightbulb asks at every key)
     start, end = sorted((doc.offset(position(selection.start)), doc.offset(position(selection.end))))
-    for item in instructions_at(doc, start, end, max_lines=ls.settings.context.max_region_lines):
-        if on_last_edit(ls, doc, item):
+    for item in instructions_at(doc, start, end, max_lines=edge.settings.context.max_region_lines):
+        if on_last_edit(edge, doc, item):
             first, last = doc.position(item.start), doc.position(item.end)
             rng = {"start": {"line": first.line, "character": first.character},
                    "end": {"line": last.line, "character": last.character}}
             args = {"spark": REFINE_DATA, "uri": doc.uri, "range": rng, "instruction": item.instruction}
             title = f"{REFINE_COMMENT_TITLE}: {item.instruction}"
-            actions.append(action(ls, title, types.CodeActionKind.RefactorRewrite, args, None, command=REFINE_COMMAND))
-    return actions + refine_actions(ls, doc, selection)
+            actions.append(edge.action(title, types.CodeActionKind.RefactorRewrite, args, None, command=REFINE_COMMAND))
+    return actions + refine_actions(edge, doc, selection)
 
 
-def register(server: SparkServer) -> None:
-    contribute(
-        server,
+async def refine(edge: Edge, *args: Any) -> dict[str, Any]:
+    """`sparkls.refine` (see the module doc)."""
+    try:
+        if len(args) != 1 or not isinstance(args[0], dict):
+            raise EditError(f"{REFINE_COMMAND} takes one argument {{uri, instruction}}, got {len(args)}.")
+        if await steered(edge, args[0]):
+            edge.notify_user("your words were added to the edit still being written.", types.MessageType.Info)
+            return {"applied": False, "steered": True}
+        outcome = await edge.with_progress("Spark refine", refine_outcome(edge, args[0]))
+        if not outcome.edits:
+            edge.notify_user("the model proposed no change.", types.MessageType.Info)
+        result = await edge.apply_outcome(outcome)
+        edge.tell_warnings(outcome)
+        return {**result, "chained": bool(outcome.turn and outcome.turn.chained)}
+    except Exception as exc:  # every failure becomes a message; the server stays up
+        return edge.failure(exc)
+
+
+FEATURE = Feature(
+    "refine",
+    commands=(Command(REFINE_COMMAND, refine),),
+    actions=(
         Contribution((types.CodeActionKind.RefactorRewrite,), _menu, rank=30, tag=REFINE_DATA, resolve=refine_outcome),
-    )
-
-    @server.command(REFINE_COMMAND)
-    async def refine(ls: SparkServer, *args: Any) -> dict[str, Any]:
-        try:
-            if len(args) != 1 or not isinstance(args[0], dict):
-                raise EditError(f"{REFINE_COMMAND} takes one argument {{uri, instruction}}, got {len(args)}.")
-            if await steered(ls, args[0]):
-                ls.notify_user("your words were added to the edit still being written.", types.MessageType.Info)
-                return {"applied": False, "steered": True}
-            outcome = await with_progress(ls, "Spark refine", refine_outcome(ls, args[0]))
-            if not outcome.edits:
-                ls.notify_user("the model proposed no change.", types.MessageType.Info)
-            result = await apply_outcome(ls, outcome)
-            tell_warnings(ls, outcome)
-            return {**result, "chained": bool(outcome.turn and outcome.turn.chained)}
-        except Exception as exc:  # every failure becomes a message; the server stays up
-            return failure(ls, exc)
+    ),
+    stores=(REFINES, IN_FLIGHT),
+    edited=remember,
+)

@@ -8,7 +8,7 @@ from the connection's memory on a lane of its own). `run_refine` sends the follo
 else the whole conversation) and returns the reply as an `EditOutcome` of the
 region as it is now: one versioned edit, rebased over typing elsewhere, refused when
 the typing touched the region. `steer_in_flight` adds a refine's words to an edit
-still streaming instead (refine/inflight.py). No LSP types.
+still streaming instead (request/inflight.py). No LSP types.
 """
 
 from __future__ import annotations
@@ -24,7 +24,7 @@ from sparkls.errors import EditError, NothingToRefine
 from sparkls.guard import FromFile
 from sparkls.models.chain import FollowUp, Turn
 from sparkls.models.session import TierSession
-from sparkls.refine.inflight import InFlight
+from sparkls.request.inflight import InFlight
 from sparkls.refine.prompt import refine_drafts, steer_drafts
 from sparkls.refine.record import LastEdit, Located, conversation, locate, settled
 from sparkls.request.environment import RequestEnv

@@ -1,4 +1,11 @@
-"""LSP glue only: translate params, call one service, build lsprotocol results."""
+"""The LSP edge's own handlers, then each feature's through one loop.
+
+The core is the session's life (lifecycle.py), the documents (documents.py), the
+code-action menu (actions.py) and the ghost text (ghost_text.py); everything else
+belongs to a feature (`SparkServer.features`, lsp/feature.py), registered by
+registry.py. Handlers are LSP glue only: translate params, call one service, build
+lsprotocol results.
+"""
 
 from __future__ import annotations
 
@@ -9,15 +16,9 @@ if TYPE_CHECKING:
 
 
 def register_all(server: SparkServer) -> None:
-    from sparkls.completion import handlers as inline
-    from sparkls.deep import handlers as task
-    from sparkls.fastedit import handlers as code_actions
-    from sparkls.lsp import edge as commands
-    from sparkls.lsp.handlers import actions, context, documents, lifecycle
-    from sparkls.nextedit import followup_handlers as followups
-    from sparkls.nextedit import handlers as nextedit
-    from sparkls.refine import handlers as refine
+    from sparkls.lsp.handlers import actions, documents, ghost_text, lifecycle
+    from sparkls.lsp.handlers.registry import register_features
 
-    # Each module registers its own requests and contributes its own code actions.
-    for module in (lifecycle, documents, commands, actions, code_actions, context, inline, task, nextedit, followups, refine):
+    for module in (lifecycle, documents, actions, ghost_text):
         module.register(server)
+    register_features(server)

@@ -9,9 +9,7 @@ from pydantic import BaseModel, ConfigDict, ValidationError
 
 from sparkls.context.builder import DiagnosticInfo
 from sparkls.documents.positions import Position
-from sparkls.fastedit.engine import EditRequest
 from sparkls.errors import EditError, SparkError
-from sparkls.deep.files import TaskRequest
 
 Argument = TypeVar("Argument", bound=BaseModel)
 
@@ -42,22 +40,24 @@ class EditArgs(BaseModel):
     instruction: str
     diagnostics: list[_Diagnostic] = []
 
-    def request(self) -> EditRequest:
-        return EditRequest(
-            uri=self.uri,
-            start=Position(self.range.start.line, self.range.start.character),
-            end=Position(self.range.end.line, self.range.end.character),
-            instruction=self.instruction,
-            diagnostics=[
-                DiagnosticInfo(
-                    line=d.range.start.line,
-                    message=d.message,
-                    source=d.source,
-                    code=None if d.code is None else str(d.code),
-                )
-                for d in self.diagnostics
-            ],
-        )
+    @property
+    def start(self) -> Position:
+        return Position(self.range.start.line, self.range.start.character)
+
+    @property
+    def end(self) -> Position:
+        return Position(self.range.end.line, self.range.end.character)
+
+    def diagnostic_infos(self) -> list[DiagnosticInfo]:
+        return [
+            DiagnosticInfo(
+                line=d.range.start.line,
+                message=d.message,
+                source=d.source,
+                code=None if d.code is None else str(d.code),
+            )
+            for d in self.diagnostics
+        ]
 
 
 class RefineArgs(BaseModel):
@@ -78,14 +78,13 @@ class TaskArgs(BaseModel):
     uris: list[str] = []
     range: _Range | None = None
 
-    def request(self) -> TaskRequest:
-        r = self.range
-        return TaskRequest(
-            instruction=self.instruction,
-            uris=tuple(self.uris),
-            start=Position(r.start.line, r.start.character) if r else None,
-            end=Position(r.end.line, r.end.character) if r else None,
-        )
+    @property
+    def start(self) -> Position | None:
+        return Position(self.range.start.line, self.range.start.character) if self.range else None
+
+    @property
+    def end(self) -> Position | None:
+        return Position(self.range.end.line, self.range.end.character) if self.range else None
 
 
 def one_argument(command: str, args: tuple[Any, ...], model: type[Argument], shape: str) -> Argument:

@@ -8,7 +8,7 @@ from lsprotocol import types
 from pygls.uris import to_fs_path
 
 from sparkls.documents.store import TextChange
-from sparkls.nextedit import handlers as nextedit
+from sparkls.lsp.edge import Edge
 from sparkls.lsp.handlers.convert import position
 from sparkls.lsp.server import SparkServer
 
@@ -60,7 +60,10 @@ def register(server: SparkServer) -> None:
         doc = ls.documents.get(uri)
         before, version_before = doc.text, doc.version
         ls.documents.change(uri, [_change(c) for c in params.content_changes], params.text_document.version)
-        nextedit.changed(ls, doc, before, version_before)
+        edge = Edge(ls)
+        for feature in ls.features:  # what each feature does after a change (`Feature.changed`)
+            if feature.changed is not None:
+                feature.changed(edge, doc, before, version_before)
         ls.schedule_reparse(uri)
         if (path := _path(uri)) is not None:
             ls.indexing.schedule_refresh(uri, path)

@@ -21,7 +21,7 @@ from lsprotocol import types
 from pygls.uris import to_fs_path
 
 from sparkls.documents.positions import normalize_encoding
-from sparkls.completion import handlers as inline
+from sparkls.lsp.handlers.registry import register_for_client
 from sparkls.lsp.notifications import asked_for
 from sparkls.lsp.server import SparkServer
 
@@ -117,7 +117,7 @@ def register(server: SparkServer) -> None:
         ls.settings_sources["initialization"] = options if isinstance(options, dict) else None
         if options is not None and not isinstance(options, dict):
             ls.pending_problems.append("initializationOptions must be an object; ignored")
-        inline.register_for_client(ls)  # a completion item for clients without inline completion
+        register_for_client(ls)  # the features' methods for this client only (a completion item without inline completion)
 
     @server.feature(types.INITIALIZED)
     async def initialized(ls: SparkServer, params: types.InitializedParams) -> None:

@@ -1,7 +1,7 @@
 """Sending one multi-file edit (`edits/workspace.MultiFileEdit`) to the editor.
 
-Shared by a deep task (`task.py`) and the next edit's other-files follow-ups
-(`followups.py`). The edit goes out only when this editor can take it whole
+Shared by a deep task (deep/handlers.py) and the next edit's other-files follow-ups
+(nextedit/followup_handlers.py), through `Edge.send_multi_file_edit`. The edit goes out only when this editor can take it whole
 (`unsupported_reason`) and when every file it changes is still what it was computed
 from: an open document at its version and text, any other file with the same text on
 disk (`moved_file`). Then it is one `workspace/applyEdit`: `documentChanges` with
@@ -17,33 +17,32 @@ from typing import TYPE_CHECKING
 from pygls.uris import to_fs_path
 
 from sparkls.errors import EditRejected
-from sparkls.lsp.edge import apply_edit
-from sparkls.lsp.server import SparkServer
 from sparkls.lsp.workspace_edit import client_edit_support, lsp_workspace_edit, moved_file, unsupported_reason
 
 if TYPE_CHECKING:
     from sparkls.edits.workspace import MultiFileEdit
+    from sparkls.lsp.edge import Edge
 
 
 async def send_multi_file_edit(
-    ls: SparkServer, edit: MultiFileEdit, label: str, *, what: str, during: str, again: str
+    edge: Edge, edit: MultiFileEdit, label: str, *, what: str, during: str, again: str
 ) -> None:
     """Apply `edit` whole, or raise EditRejected ("<path> changed {during}; nothing was
     applied; {again}.")."""
-    support = client_edit_support(ls.client_capabilities)
+    support = client_edit_support(edge.client_capabilities)
     if (reason := unsupported_reason(edit, support)) is not None:
         raise EditRejected(f"{what[0].upper()}{what[1:]} was not sent: {reason}. Nothing was changed.")
-    if (moved := moved_file(edit, lambda uri: open_document(ls, uri), disk_text)) is not None:
+    if (moved := moved_file(edit, lambda uri: open_document(edge, uri), disk_text)) is not None:
         raise EditRejected(f"{moved} changed {during}; nothing was applied; {again}.")
     lsp_edit = lsp_workspace_edit(edit, annotations=support.change_annotations, document_changes=support.document_changes)
-    await apply_edit(ls, lsp_edit, label, what=what)
+    await edge.apply_edit(lsp_edit, label, what=what)
 
 
-def open_document(ls: SparkServer, uri: str) -> tuple[int, str] | None:
+def open_document(edge: Edge, uri: str) -> tuple[int, str] | None:
     """(version, text) of the open document `uri`, or None when it is not open."""
-    if not ls.documents.has(uri):
+    if not edge.documents.has(uri):
         return None
-    doc = ls.documents.get(uri)
+    doc = edge.documents.get(uri)
     return doc.version, doc.text
 
 

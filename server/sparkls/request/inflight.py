@@ -5,7 +5,8 @@ with the request's `Steering` (models/steering.py: it knows the prompt sent). A 
 asked for meanwhile ("…and use f-strings" while the edit streams) adds its words to
 that response (`response.steer`) rather than wait for it and pay a second request;
 when steering is not possible, it waits for the edit to land (`wait`) and refines it
-as usual. A per-document store (`forget`, `held`). No I/O, no LSP.
+as usual. A per-document store (`forget`, `held`), shared by the two capabilities that
+meet here (fastedit registers, refine steers). No I/O, no LSP.
 """
 
 from __future__ import annotations
