@@ -28,6 +28,10 @@ events, and does no I/O. It follows the fast-tier model protocol (docs/model-pro
 - A request in the shape of the deep-tier prompt (SEARCH/REPLACE instructions or a
   plan request, files as path lines and fences, a ``Task:`` line) is answered by the
   scripted deep tier instead: SEARCH/REPLACE blocks or a plan (``deep.py``).
+- A request to explain the selected code ("Explain the selected code", then a
+  ``Selected code (lines a-b):`` block) is answered in Markdown, in the emulator's own
+  words: what the block defines, returns and calls, and which files' definitions came
+  with it, saying that it is read, not understood (:func:`explain`).
 
 It also owns the two small text utilities the transport needs: how a request body
 becomes request text (:func:`responses_request_text`, :func:`chat_request_text`) and
@@ -142,6 +146,8 @@ def answer(request_text: str, *, reply: str = "fenced") -> str:
         return ""
     if deep.is_deep_request(request_text):
         return deep.answer(request_text)
+    if _EXPLAIN_RE.match(request_text) and (selected := _SELECTED_RE.search(request_text)) is not None:
+        return explain(selected, request_text)
     directives = parse_directives(request_text)
     if nextedit.is_next_edit_request(request_text):
         return nextedit.answer(request_text, [(r.old, r.new) for r in directives.replaces])
@@ -159,6 +165,51 @@ def answer(request_text: str, *, reply: str = "fenced") -> str:
     if directives.completes:
         return render(reply, "".join(directives.completes), None, request_text)
     return NO_REGION_ANSWER
+
+
+_EXPLAIN_RE = re.compile(r"\s*Explain the selected code\b")
+_SELECTED_RE = re.compile(r"^Selected code \(lines (\d+)-(\d+)\):\n(?P<fence>`{3,})(?P<tag>[^\n]*)\n(?P<code>.*?)\n(?P=fence)$", re.M | re.S)
+_DEFINED_RE = re.compile(
+    r"^[ \t]*(?:export\s+)?(?:pub(?:\([^)]*\))?\s+)?(?:async\s+)?"
+    r"(?P<kind>def|class|function|func|fn|struct|interface|enum|type)\s+(?:\([^)]*\)\s*)?(?P<name>[A-Za-z_$][\w$]*)(?P<params>\([^)\n]*\))?",
+    re.M,
+)
+_RETURN_RE = re.compile(r"^[ \t]*return\b[ \t]*(?P<what>[^\n;]*)", re.M)
+_CALL_RE = re.compile(r"(?<![\w$.])(?P<name>[A-Za-z_$][\w$]*(?:\.[A-Za-z_$][\w$]*)*)\(")
+_NOT_CALLS = {"if", "for", "while", "return", "switch", "catch", "elif", "and", "or", "not", "in"} | {
+    "def", "class", "function", "func", "fn", "struct", "interface", "enum", "type", "with", "match"}
+_SHOWN_FILE_RE = re.compile(r"^(?P<path>[^\n`]+):\n`{3,}", re.M)
+
+
+def explain(selected: re.Match[str], request_text: str) -> str:
+    """The scripted answer to an explanation request: what the selected code visibly
+    defines, returns and calls, and the files whose definitions came with it. It says
+    what it is: a reading by the emulator, not a model's understanding."""
+    first, last, code = int(selected.group(1)), int(selected.group(2)), selected.group("code")
+    language = selected.group("tag") or "code"
+    where = f"line {first}" if first == last else f"lines {first}-{last}"
+    bullets = []
+    defined = [f"`{m.group('name')}{m.group('params') or ''}` ({m.group('kind')})" for m in _DEFINED_RE.finditer(code)]
+    if defined:
+        bullets.append("Defines " + ", ".join(defined) + ".")
+    returns = [m.group("what").strip() for m in _RETURN_RE.finditer(code) if m.group("what").strip()]
+    if returns:
+        bullets.append("Returns " + ", ".join(f"`{r}`" for r in dict.fromkeys(returns)) + ".")
+    own = {m.group("name") for m in _DEFINED_RE.finditer(code)}
+    calls = [c for c in dict.fromkeys(m.group("name") for m in _CALL_RE.finditer(code)) if c not in _NOT_CALLS | own]
+    if calls:
+        bullets.append("Calls " + ", ".join(f"`{c}`" for c in calls[:8]) + (" and more." if len(calls) > 8 else "."))
+    before = request_text[: selected.start()]
+    files = [m.group("path") for m in _SHOWN_FILE_RE.finditer(before) if not m.group("path").startswith(("File", "Imports"))]
+    if files:
+        bullets.append("Comes with definitions from " + ", ".join(f"`{f}`" for f in dict.fromkeys(files)) + ".")
+    if not bullets:
+        bullets.append(f"Holds {code.count(chr(10)) + 1} line(s) of {language} with no definition, return or call the emulator can name.")
+    lead = (
+        f"The sparkls emulator read {where} ({language}). It is not a model: it names what it sees "
+        "in the code, and does not understand it."
+    )
+    return lead + "\n\n" + "\n".join(f"- {b}" for b in bullets)
 
 
 def follow_words(request_text: str, old: str, new: str, *, earlier: str | None = None) -> understanding.Followed | None:
