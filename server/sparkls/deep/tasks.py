@@ -14,7 +14,7 @@ Either way the combined change is checked (no new syntax errors, no redaction ma
 written: deep/checks.py) before a `MultiFileEdit` is returned; any failure raises
 a `SparkError` first, so the caller has the whole edit or a message, never part of
 one. Which files are shown is files.py's business; the handler turns the
-outcome into LSP (lsp/handlers/task.py).
+outcome into LSP (deep/handlers.py).
 """
 
 from __future__ import annotations

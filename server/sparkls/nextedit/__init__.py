@@ -8,6 +8,7 @@
 - `service`: per document, one debounced question at a time and the offer's life
   (accepted, dropped, expired).
 
-Nothing here knows LSP: `handlers/nextedit.py` turns suggestions into code actions,
-inline items and `sparkls/nextEdit` notifications.
+Nothing here knows LSP but the LSP face, `handlers.py` (and `followup_handlers.py`):
+it turns suggestions into code actions, inline items and `sparkls/nextEdit`
+notifications.
 """
