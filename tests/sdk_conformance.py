@@ -1,6 +1,6 @@
 """The emulator held to the official ``openai`` SDK: strict checks of what it sends.
 
-Used by tests/unit/test_emulator_sdk.py (assertions) and bench/sdk_conformance.py
+Used by tests/unit/emulator/test_emulator_sdk.py (assertions) and bench/sdk_conformance.py
 (figures). Three layers:
 
 - **validation** of one event, chunk or body against the SDK's pydantic models

@@ -1,7 +1,7 @@
 """Realistic stream variants, and one function that runs a variant through sparkls's
 real tier session (`TierSession.complete`) against the replaying peer.
 
-Shared by tests/unit/test_stream_variants.py (which asserts the outcome) and
+Shared by tests/unit/models/test_stream_variants.py (which asserts the outcome) and
 bench/stream_variants.py (which prints what the user sees and what it cost).
 """
 

@@ -512,3 +512,25 @@ def test_a_face_reaches_the_session_only_through_the_edge():
         if is_face(imp.module) and _within(imp.target, ["sparkls.lsp"]) and not _within(imp.target, FACE_MAY_IMPORT)
     ]
     assert offenders == [], _report(offenders)
+
+
+# -- the unit tests mirror the source -------------------------------------------------------
+
+UNIT = Path(__file__).resolve().parent
+# Tests of the package as a whole (its layout, its docs, its version), of the top-level
+# modules, and of what lives beside it (the VS Code client, the scripts): at the top.
+PACKAGE_WIDE = {
+    "test_layout", "test_architecture_doc", "test_docs_examples", "test_version", "test_logs", "test_endpoints",
+    "test_file_modes", "test_vscode_settings", "test_vscode_tools", "test_node_script",
+}
+
+
+def test_unit_tests_mirror_the_source_folders():
+    """Each folder of tests/unit/ is a folder of server/sparkls/ (tests/unit/context/index/ for
+    context/index/), and only the package-wide tests sit at the top."""
+    folders = sorted(
+        path.relative_to(UNIT) for path in UNIT.rglob("*") if path.is_dir() and path.name != "__pycache__"
+    )
+    strays = [str(folder) for folder in folders if not (PACKAGE / folder).is_dir()]
+    loose = sorted(path.stem for path in UNIT.glob("test_*.py") if path.stem not in PACKAGE_WIDE)
+    assert strays == [] and loose == [], f"folders with no source folder: {strays}; tests to move into theirs: {loose}"

@@ -1,6 +1,6 @@
 """pygls's LSP protocol, changed where sparkls needs it.
 
-This is the one module that reaches into pygls's internals; tests/unit/test_rpc_pygls.py
+This is the one module that reaches into pygls's internals; tests/unit/lsp/test_rpc_pygls.py
 fails when one of them changes under it. What it changes:
 
 - **Messages come in through `receive(body)`**: the gate (rpc.py) applies JSON-RPC 2.0

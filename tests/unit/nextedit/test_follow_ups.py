@@ -12,7 +12,7 @@ from sparkls.errors import NoUsableReply
 from sparkls.nextedit.elsewhere import Outward, find_sites, link_of, outward_changes, with_index
 from sparkls.nextedit.followups import FileSites, FollowUps
 from sparkls.nextedit.prompt import read_answers
-from tests.unit.nextedit_session import Session
+from tests.unit.nextedit.nextedit_session import Session
 
 SHAPES = '''class Shape:
     def __init__(self):

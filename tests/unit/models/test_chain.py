@@ -1,6 +1,6 @@
 """Continuing a response on a pool (`lanes` off): the pool keeps the socket, the session
 sends the short turn where the chain holds and the whole conversation where it is gone
-(in-process emulator). Forks on lanes: tests/unit/test_lanes.py."""
+(in-process emulator). Forks on lanes: tests/unit/models/test_lanes.py."""
 
 from __future__ import annotations
 

@@ -10,7 +10,7 @@ from sparkls.context.region import find_region
 from sparkls.documents.positions import Position
 from sparkls.documents.store import DocumentStore, TextChange
 
-FIXTURES = Path(__file__).parent.parent / "fixtures" / "languages"
+FIXTURES = Path(__file__).parents[2] / "fixtures" / "languages"
 FILES = ["greeter.py", "greeter.js", "greeter.ts", "greeting.tsx", "greeter.go", "greeter.rs"]
 LANGUAGE_IDS = ["python", "javascript", "javascriptreact", "typescript", "typescriptreact", "go", "rust"]
 

@@ -400,7 +400,7 @@ def test_docs_quote_the_line_word_for_word():
     """docs/emulator.md shows the not-understood line exactly as the emulator says it."""
     from pathlib import Path
 
-    page = (Path(__file__).resolve().parents[2] / "docs" / "emulator.md").read_text(encoding="utf-8")
+    page = (Path(__file__).resolve().parents[3] / "docs" / "emulator.md").read_text(encoding="utf-8")
     assert f"```\n{NOT_UNDERSTOOD}\n```" in page
 
 

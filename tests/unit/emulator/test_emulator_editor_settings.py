@@ -67,7 +67,7 @@ def test_emulator_md_shows_what_is_printed():
     """docs/emulator.md quotes the emulator's output for the default address word for word."""
     from pathlib import Path
 
-    page = (Path(__file__).resolve().parents[2] / "docs" / "emulator.md").read_text(encoding="utf-8")
+    page = (Path(__file__).resolve().parents[3] / "docs" / "emulator.md").read_text(encoding="utf-8")
     section = page.split("## Trying sparkls on it, with no key", 1)[1]
     quoted = section.split("```\n", 2)[1]
     assert quoted.rstrip("\n") == settings_help("http://127.0.0.1:8765/v1")

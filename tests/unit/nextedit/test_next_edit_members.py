@@ -7,7 +7,7 @@ from __future__ import annotations
 from sparkls.documents.store import DocumentStore
 from sparkls.nextedit.elsewhere import Link, find_sites, outward_changes
 from sparkls.nextedit.members import NewMembers
-from tests.unit.nextedit_session import Session
+from tests.unit.nextedit.nextedit_session import Session
 
 PY = '''from enum import Enum
 

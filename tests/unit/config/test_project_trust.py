@@ -309,7 +309,7 @@ DOC_PAGES = ["README.md", "docs/configuration.md", "docs/local-servers.md"]
 @pytest.mark.parametrize("page", DOC_PAGES)
 def test_the_docs_project_file_examples_are_not_refused(page):
     """A TOML example the docs offer as a `.sparkls.toml` passes the project file's check."""
-    root = Path(__file__).resolve().parents[2]
+    root = Path(__file__).resolve().parents[3]
     blocks = re.findall(r"```toml\n(.*?)```", (root / page).read_text(encoding="utf-8"), re.S)
     refused = {block: check_project(fold(tomllib.loads(block))) for block in blocks}
     assert {block: problems for block, problems in refused.items() if problems} == {}

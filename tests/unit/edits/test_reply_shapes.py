@@ -14,7 +14,7 @@ from sparkls.edits.reply import RegionView, new_region_text
 from sparkls.fastedit.engine import EditRequest, run_fast_edit
 from tests.sealing import environment
 from sparkls.errors import SparkError
-from tests.unit.reply_shapes_table import (
+from tests.unit.edits.reply_shapes_table import (
     DEEP_SHAPES,
     FAST_SHAPES,
     FILES,

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from tests.unit.nextedit_session import Session
+from tests.unit.nextedit.nextedit_session import Session
 
 PYTHON = '''def connect(user):
     key = AWS_ACCESS

@@ -8,7 +8,7 @@ import threading
 from sparkls.documents.background import Preparer
 from sparkls.documents.positions import Position
 from sparkls.documents.store import DocumentStore, TextChange
-from tests.unit.test_documents import _large_python
+from tests.unit.documents.test_documents import _large_python
 
 
 async def test_open_parses_and_warms_off_the_event_loop():

@@ -4,7 +4,7 @@ member access, in Python, JavaScript/TypeScript and Go."""
 
 from __future__ import annotations
 
-from tests.unit.nextedit_session import Session
+from tests.unit.nextedit.nextedit_session import Session
 
 
 # -- a renamed parameter: its own function only ------------------------------------------

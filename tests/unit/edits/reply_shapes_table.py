@@ -5,7 +5,7 @@ refusal whose message matches `refused`. The runners drive the code the server r
 `fastedit.engine.run_fast_edit` with a real `DocumentStore` and a stub session for the fast
 tier, `tasks._run_step` for a delegated step, and `deep.pipeline.edit_from_reply` for
 the deep tier; then they apply what came back to the texts. Shared by
-tests/unit/test_reply_shapes.py (asserts) and bench/reply_shapes.py (counts, times).
+tests/unit/edits/test_reply_shapes.py (asserts) and bench/reply_shapes.py (counts, times).
 """
 
 from __future__ import annotations

@@ -7,7 +7,7 @@ import pytest
 from sparkls.context.symbols import Symbol, extract_symbols
 from sparkls.documents.languages import language_id_for, new_parser
 
-FIXTURES = Path(__file__).parent.parent / "fixtures" / "languages"
+FIXTURES = Path(__file__).parents[2] / "fixtures" / "languages"
 
 
 def _parse(language_id: str, text: str):
