@@ -35,14 +35,14 @@ import time
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "server"))
-sys.path.insert(0, str(Path(__file__).resolve().parents[1]))  # for tests.keeper_server
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))  # for bench.kit.keeper_server
 
 from sparkls.context.index import SymbolIndex, prune_indexes  # noqa: E402
 from sparkls.context.index.workspace import WorkspaceIndex  # noqa: E402
 from sparkls.documents.store import DocumentStore  # noqa: E402
 from sparkls.guard.exclusions import PathFilter  # noqa: E402
 from sparkls.lsp.indexing import IndexKeeper  # noqa: E402
-from tests.keeper_server import KeeperServer  # noqa: E402
+from bench.kit.keeper_server import KeeperServer  # noqa: E402
 
 HELPER = "def helper(x):\n    return x\n"
 

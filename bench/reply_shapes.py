@@ -1,6 +1,6 @@
 """Benchmark: the reply-shape table's figures, and what reading a reply costs.
 
-1. The table of tests/unit/edits/reply_shapes_table.py run through the real code paths (fast
+1. The table of bench/kit/reply_shapes_table.py run through the real code paths (fast
    tier: `fastedit.engine.run_fast_edit` with a stub session; plan steps: `tasks._run_step`;
    deep tier: `deep.pipeline.edit_from_reply`): applied exactly / refused / corrupted
    (a result that is neither the expected texts nor the originals), per tier.
@@ -26,7 +26,7 @@ from typing import Any
 
 from common import pct  # bench/common.py
 
-sys.path.insert(0, str(Path(__file__).resolve().parent.parent))  # for tests.unit.edits.reply_shapes_table
+sys.path.insert(0, str(Path(__file__).resolve().parent.parent))  # for bench.kit.reply_shapes_table
 
 from sparkls.config import Settings  # noqa: E402
 from sparkls.deep.blocks import parse_blocks  # noqa: E402
@@ -36,7 +36,7 @@ from sparkls.edits.reply import RegionView, new_region_text  # noqa: E402
 from sparkls.edits.reply import RegionView  # noqa: E402
 from sparkls.context.prompt import prepare_context  # noqa: E402
 from sparkls.errors import SparkError  # noqa: E402
-from tests.unit.edits import reply_shapes_table as table  # noqa: E402
+from bench.kit import reply_shapes_table as table  # noqa: E402
 
 
 async def outcomes() -> dict[str, dict[str, int]]:

@@ -4,7 +4,7 @@ Runs every behaviour over every transport — WebSocket mode, Responses SSE, Res
 JSON, Chat Completions streamed and whole in each chat flavour — and every reply shape
 over WebSocket, SSE and OpenAI chat streaming, and every lanes-and-steering scenario
 (client messages and frames alike), against an in-process emulator on
-loopback, with the strict checks of tests/sdk_conformance.py (each event, chunk or body
+loopback, with the strict checks of bench/kit/sdk_conformance.py (each event, chunk or body
 validated against the SDK's pydantic models in strict mode, no undeclared key outside
 the justified allowlist, stream invariants). Prints the events validated per
 transport × behaviour, the totals, and every failure. Figures, not assertions.
@@ -22,14 +22,14 @@ import time
 from pathlib import Path
 from typing import Any
 
-sys.path.insert(0, str(Path(__file__).resolve().parents[1]))  # for tests.sdk_conformance
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))  # for bench.kit.sdk_conformance
 
 import openai  # noqa: E402
 
 from sparkls.emulator import Emulator  # noqa: E402
 from sparkls.emulator.behaviours import BEHAVIOURS  # noqa: E402
 from sparkls.emulator.shapes import REPLY_STYLES  # noqa: E402
-from tests.sdk_conformance import LANE_CASES, TRANSPORTS, CaseResult, check_case, check_lane_case  # noqa: E402
+from bench.kit.sdk_conformance import LANE_CASES, TRANSPORTS, CaseResult, check_case, check_lane_case  # noqa: E402
 
 SHAPE_TRANSPORTS = ("websocket", "sse", "chat-stream:openai")
 SHORT = {

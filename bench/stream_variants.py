@@ -1,6 +1,6 @@
 """Benchmark: realistic model streams, and what each one costs the user.
 
-Each variant of tests/peer/variants.py — streams built from the official `openai` SDK's
+Each variant of bench/kit/peer/variants.py — streams built from the official `openai` SDK's
 own types (several message items with `phase`, refusals, cut-off replies, failed
 responses, in-band 429s, the connection limit, Chat Completions as llama.cpp, vLLM and
 Ollama send them) — is replayed by an independent loopback peer (not the emulator) and
@@ -22,9 +22,9 @@ import statistics
 import sys
 from pathlib import Path
 
-sys.path.insert(0, str(Path(__file__).resolve().parents[1]))  # the repository root, for tests.peer
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))  # the repository root, for bench.kit.peer
 
-from tests.peer.variants import ANSWER, VARIANTS, run_variant  # noqa: E402
+from bench.kit.peer.variants import ANSWER, VARIANTS, run_variant  # noqa: E402
 
 
 def _seen(outcome) -> str:

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from sparkls.context.region import find_region
 from sparkls.documents.store import DocumentStore
-from tests.sealing import seal
+from bench.kit.sealing import seal
 
 SOURCE = '''import os
 

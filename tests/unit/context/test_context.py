@@ -8,7 +8,7 @@ from sparkls.context.prompt import CURSOR, REGION_END, REGION_START, render_edit
 from sparkls.context.region import find_region
 from sparkls.documents.store import DocumentStore
 from sparkls.errors import EditError
-from tests.sealing import seal
+from bench.kit.sealing import seal
 
 SOURCE = '''\
 """Module doc."""

@@ -2,7 +2,7 @@
 
 from sparkls.context.builder import build_edit_context
 from sparkls.documents.store import DocumentStore
-from tests.sealing import seal
+from bench.kit.sealing import seal
 
 LONG_BODY = "\n".join(f"    step_{i} = compute({i}) * {i} + offset" for i in range(200))
 SOURCE = f'''LIMIT = 10

@@ -23,7 +23,7 @@ Here is the plan:
 
 That is all.
 """
-from tests.sealing import seal
+from bench.kit.sealing import seal
 
 
 def test_text_plan_gives_one_step_per_file():

@@ -6,7 +6,7 @@ import json
 
 import pytest
 
-from tests.sealing import wire
+from bench.kit.sealing import wire
 from sparkls.documents.positions import LineIndex, Position, tree_bytes
 from sparkls.documents.store import DocumentStore, TextChange
 from sparkls.documents.unicode import for_the_wire, lone_surrogates, restore

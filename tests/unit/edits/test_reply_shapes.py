@@ -12,9 +12,9 @@ from sparkls.documents.store import DocumentStore
 from sparkls.edits.elision import is_elision
 from sparkls.edits.reply import RegionView, new_region_text
 from sparkls.fastedit.engine import EditRequest, run_fast_edit
-from tests.sealing import environment
+from bench.kit.sealing import environment
 from sparkls.errors import SparkError
-from tests.unit.edits.reply_shapes_table import (
+from bench.kit.reply_shapes_table import (
     DEEP_SHAPES,
     FAST_SHAPES,
     FILES,

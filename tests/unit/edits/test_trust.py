@@ -3,7 +3,7 @@
 import pytest
 
 from sparkls.guard import Draft, Section
-from tests.sealing import seal
+from bench.kit.sealing import seal
 from sparkls.documents.positions import Position
 from sparkls.documents.store import DocumentStore, TextChange
 from sparkls.edits.diff import Replacement

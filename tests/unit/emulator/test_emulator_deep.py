@@ -15,7 +15,7 @@ from sparkls.errors import SearchAmbiguous
 SHAPES = "def area(r):\n    return 3.14 * r * r\n"
 REPORT = "from shapes import area\n\nprint(area(1))\nx = 1\nprint(area(1))\n"
 FILES = [TaskFile("shapes.py", SHAPES), TaskFile("report.py", REPORT)]
-from tests.sealing import seal
+from bench.kit.sealing import seal
 
 
 def _ask(task: str, mode: str = "edit") -> str:

@@ -1,6 +1,6 @@
 """WebSocket lanes, forks and steering on a real emulator, over a raw WebSocket.
 
-Every message sent and every frame read goes through tests/sdk_conformance.py's
+Every message sent and every frame read goes through bench/kit/sdk_conformance.py's
 LaneDriver: held to the SDK's ResponsesClientEvent / ResponsesServerEvent models, and
 each lane's responses to the stream invariants. Ordering facts only, no timings."""
 
@@ -18,7 +18,7 @@ import pytest_asyncio
 from websockets.asyncio.client import connect
 
 from sparkls.emulator import Emulator, Faults, cli, lanes, streaming
-from tests.sdk_conformance import TERMINAL, LaneDriver
+from bench.kit.sdk_conformance import TERMINAL, LaneDriver
 
 EXPECTED = "```\ndef circle_area(r):\n    # r is the radius\n    return math.pi * r * r\n```"
 DISK = EXPECTED.replace("circle_area", "disk_area")

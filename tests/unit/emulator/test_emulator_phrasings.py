@@ -18,8 +18,8 @@ from sparkls.emulator import Emulator, followup
 from sparkls.emulator.model import answer, responses_request_text
 from sparkls.emulator.phrasings import NOT_UNDERSTOOD, read, user_words
 from sparkls.refine.prompt import ANSWER_AGAIN, REVISE
-from tests.sdk_conformance import check_sse_event, check_ws_event, parse_sse, response_invariants, ws_events
-from tests.sealing import seal
+from bench.kit.sdk_conformance import check_sse_event, check_ws_event, parse_sse, response_invariants, ws_events
+from bench.kit.sealing import seal
 
 AREA = "def area(radius, scale=1.0):\n    return 3.14 * radius ** 2 * scale\n"
 

@@ -16,7 +16,7 @@ from sparkls.emulator import Emulator, Faults, streaming
 from sparkls.emulator.behaviours import BEHAVIOURS, REFUSAL_TEXT
 from sparkls.emulator.chat import CHAT_FLAVOURS
 from sparkls.emulator.shapes import REPLY_STYLES
-from tests.sdk_conformance import (
+from bench.kit.sdk_conformance import (
     LANE_CASES,
     REQUEST_TEXT,
     TRANSPORTS,

@@ -10,7 +10,7 @@ from sparkls.context.region import Region
 from sparkls.emulator.model import answer, responses_request_text
 from sparkls.emulator.phrasings import NOT_UNDERSTOOD
 from sparkls.emulator.suggestions import Rename, suggested_renames
-from tests.sealing import seal
+from bench.kit.sealing import seal
 
 AREA = "function area(radius: number): number {\n  return Math.PI * raduis ** 2;\n}\n"
 

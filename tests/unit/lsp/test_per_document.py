@@ -62,7 +62,7 @@ def _outcome(doc):
     from sparkls.documents.positions import Position
     from sparkls.edits.tail import EditOutcome, PositionedEdit
     from sparkls.models.chain import Turn
-    from tests.sealing import wire
+    from bench.kit.sealing import wire
 
     edit = PositionedEdit(Position(0, 4), Position(0, 8), "surface")
     return EditOutcome(doc.uri, doc.version, [edit], "fast", "m", "websocket", 1, (0, 1), {}, (0, len(TEXT)),

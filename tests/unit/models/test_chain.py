@@ -7,7 +7,7 @@ from __future__ import annotations
 import pytest
 
 from sparkls.config import Settings
-from tests.sealing import wire
+from bench.kit.sealing import wire
 from sparkls.emulator import Emulator
 from sparkls.models.chain import Chain, FollowUp
 from sparkls.models.session import TierSession

@@ -22,7 +22,7 @@ from sparkls.models.explain import api_root, connect_failure, missing_v1, not_fo
 from sparkls.models.http import HTTPStreamer
 from sparkls.models.session import INTERACTIVE_RATE_LIMIT_WAIT, TierSession
 from sparkls.models.websocket import dial
-from tests.sealing import wire
+from bench.kit.sealing import wire
 
 WHERE = Where("fast", "127.0.0.1", "m")
 PROMPT = wire("Edit.", "<|editable_region_start|>\nx = 1\n<|editable_region_end|>\nREPLACE 1 WITH 2")

@@ -15,7 +15,7 @@ from sparkls.errors import ApiError
 from sparkls.models.chain import FollowUp
 from sparkls.models.session import TierSession
 from sparkls.models.steering import Steering
-from tests.sealing import wire
+from bench.kit.sealing import wire
 
 KEY = "sk-unit"
 

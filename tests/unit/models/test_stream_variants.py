@@ -1,4 +1,4 @@
-"""The tier session against streams built from the official SDK's types (tests/peer/).
+"""The tier session against streams built from the official SDK's types (bench/kit/peer/).
 
 Each realistic variant (several message items with `phase`, refusals, cut-off replies,
 failed responses, in-band 429s, the connection limit, local servers' chat chunks)
@@ -13,10 +13,10 @@ import dataclasses
 import pytest
 
 from sparkls.models.session import TierSession
-from tests.peer.server import Peer
-from tests.peer.streams import ResponseStream
-from tests.sealing import wire
-from tests.peer.variants import ANSWER, PROMPT, REFUSAL, VARIANTS, Variant, answer, run_variant, settings_for
+from bench.kit.peer.server import Peer
+from bench.kit.peer.streams import ResponseStream
+from bench.kit.sealing import wire
+from bench.kit.peer.variants import ANSWER, PROMPT, REFUSAL, VARIANTS, Variant, answer, run_variant, settings_for
 
 
 @pytest.mark.parametrize("variant", VARIANTS, ids=[v.name for v in VARIANTS])

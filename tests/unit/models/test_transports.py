@@ -6,7 +6,7 @@ import asyncio
 
 import pytest
 
-from tests.sealing import wire
+from bench.kit.sealing import wire
 from sparkls.emulator import Emulator, Faults
 from sparkls.errors import AuthError, HandshakeRefused
 from sparkls.models.events import Completed, TextDelta, Where, chat_body, response_create, responses_body

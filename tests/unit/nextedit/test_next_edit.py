@@ -16,7 +16,7 @@ from sparkls.edits.diff import Replacement
 from sparkls.errors import NoUsableReply
 from sparkls.guard import Guard
 from sparkls.nextedit.ask import Suggestion, _shown
-from tests.sealing import seal
+from bench.kit.sealing import seal
 from sparkls.nextedit.candidates import WINDOW_LINES, find_candidates
 from sparkls.nextedit.history import EditHistory, added_names, renames
 from sparkls.nextedit.prompt import NO_EDIT, RECENT_EDITS, read_answer, render_next_edit_prompt

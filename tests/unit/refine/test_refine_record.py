@@ -9,7 +9,7 @@ from sparkls.errors import NothingToRefine
 from sparkls.guard import Draft, FromFile
 from sparkls.refine.prompt import refine_drafts, refine_sections
 from sparkls.refine.record import KEPT_TURNS, LastEdit, conversation, follow, locate, settled
-from tests.sealing import seal
+from bench.kit.sealing import seal
 
 BEFORE = "x = 1\ndef f():\n    return 😀 + 1\ny = 2\n"
 START = BEFORE.index("def")

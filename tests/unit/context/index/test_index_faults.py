@@ -19,7 +19,7 @@ from sparkls.context.index.workspace import WorkspaceIndex
 from sparkls.documents.store import DocumentStore
 from sparkls.guard.exclusions import PathFilter, iter_files
 from sparkls.lsp.indexing import IndexKeeper
-from tests.keeper_server import KeeperServer
+from bench.kit.keeper_server import KeeperServer
 
 HELPER = "def helper(x):\n    return x\n"
 

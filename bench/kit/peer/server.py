@@ -24,7 +24,7 @@ from typing import Any
 from websockets.asyncio.server import ServerConnection, serve
 from websockets.exceptions import ConnectionClosed
 
-from tests.peer.streams import ResponseStream, ws_error
+from bench.kit.peer.streams import ResponseStream, ws_error
 
 Step = Any
 

@@ -13,12 +13,12 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from sparkls.config import Settings, TierSettings
-from tests.sealing import wire
+from bench.kit.sealing import wire
 from sparkls.errors import SparkError
 from sparkls.models import progress as progress_module
 from sparkls.models.session import TierSession, TierStatus
-from tests.peer.server import Peer
-from tests.peer.streams import ResponseStream, chat_stream, ws_error
+from bench.kit.peer.server import Peer
+from bench.kit.peer.streams import ResponseStream, chat_stream, ws_error
 
 ANSWER = "```python\ndef area(radius):\n    return math.pi * radius ** 2\n```"
 COMMENTARY = "I'll fix the misspelt name `raduis` and keep the signature as it is."

@@ -27,7 +27,7 @@ from sparkls.fastedit.engine import EditRequest, run_fast_edit
 from sparkls.errors import SparkError
 from sparkls.models.session import Reply
 from sparkls.deep.tasks import TaskEnv, _run_step
-from tests.sealing import environment
+from bench.kit.sealing import environment
 
 # ---------------------------------------------------------------- fast-tier documents
 

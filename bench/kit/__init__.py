@@ -1,0 +1,7 @@
+"""What the benchmarks and the tests share, so that bench/ imports nothing from tests/:
+the guard's seal over a script's own words (sealing.py), a model peer and its stream
+variants (peer/), the emulator held to the official SDK (sdk_conformance.py), the
+table of reply shapes real models produce (reply_shapes_table.py), a server that keeps
+the index (keeper_server.py), and the drivers of real editors (editors/). Tests import
+these; none of them asserts anything by itself.
+"""
