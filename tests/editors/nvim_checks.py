@@ -6,8 +6,8 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
-from tests.editors.driver import EditorRun
-from tests.editors.nvim_driver import (
+from bench.kit.editors.driver import EditorRun
+from bench.kit.editors.nvim_driver import (
     CLOSED_FILE,
     CLOSED_TEXT,
     FOLLOW_UPS_TITLE,
@@ -18,7 +18,7 @@ from tests.editors.nvim_driver import (
     WARNING,
     lsp_log,
 )
-from tests.editors.workspace import REFINED, lines_range
+from bench.kit.editors.workspace import REFINED, lines_range
 
 BUSY = {"sparkls.edit": "Spark: editing…", "sparkls.refine": "Spark: refining…", "sparkls.task": "Spark: running the task…"}
 WARN = 3  # vim.log.levels.WARN

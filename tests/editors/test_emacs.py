@@ -6,9 +6,9 @@ import subprocess
 
 import pytest
 
-from tests.editors.docs import code_blocks
-from tests.editors.driver import require, unavailable
-from tests.editors.emacs_driver import (
+from bench.kit.editors.docs import code_blocks
+from bench.kit.editors.driver import require, unavailable
+from bench.kit.editors.emacs_driver import (
     CLOSED_FILE,
     CLOSED_FOLLOWED,
     CLOSED_TEXT,
@@ -22,7 +22,7 @@ from tests.editors.emacs_driver import (
     run_flow,
     slow_flow,
 )
-from tests.editors.workspace import (
+from bench.kit.editors.workspace import (
     EDIT_NAME,
     REFINED,
     QUICK_FIX_TITLE,

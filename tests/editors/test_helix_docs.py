@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import tomllib
 
-from tests.editors.docs import block
+from bench.kit.editors.docs import block
 
 # Helix's language names, and the server it runs for each by default.
 USUAL = {

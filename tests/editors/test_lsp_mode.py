@@ -5,9 +5,9 @@ from __future__ import annotations
 
 import pytest
 
-from tests.editors.docs import block
-from tests.editors.driver import require, unavailable
-from tests.editors.lsp_mode_driver import (
+from bench.kit.editors.docs import block
+from bench.kit.editors.driver import require, unavailable
+from bench.kit.editors.lsp_mode_driver import (
     CLOSED_FILE,
     CLOSED_FOLLOWED,
     CLOSED_TEXT,
@@ -20,7 +20,7 @@ from tests.editors.lsp_mode_driver import (
     lsp_mode_available,
     run_flow,
 )
-from tests.editors.workspace import DIAGNOSTIC, EDIT_NAME, QUICK_FIX_TITLE, SAMPLE
+from bench.kit.editors.workspace import DIAGNOSTIC, EDIT_NAME, QUICK_FIX_TITLE, SAMPLE
 
 FINAL = SAMPLE.replace("raduis", "radius").replace("+ nme", "+ name.strip()")
 

@@ -8,10 +8,10 @@ import subprocess
 import pytest
 
 from tests.editors import nvim_checks
-from tests.editors.docs import code_blocks
-from tests.editors.driver import unavailable
-from tests.editors.nvim_driver import NVIM_07, debian_nvim, run_flow
-from tests.editors.workspace import (
+from bench.kit.editors.docs import code_blocks
+from bench.kit.editors.driver import unavailable
+from bench.kit.editors.nvim_driver import NVIM_07, debian_nvim, run_flow
+from bench.kit.editors.workspace import (
     EDIT_NAME,
     NEXT_EDIT_KEYS,
     QUICK_FIX_TITLE,
@@ -30,7 +30,7 @@ def nvim() -> str:
 
 @pytest.fixture(scope="module")
 def run(nvim, keyless_emulator_process, tmp_path_factory):
-    """One run of the user's flow (tests/editors/nvim_driver.py): quick fix, edits, refine,
+    """One run of the user's flow (bench/kit/editors/nvim_driver.py): quick fix, edits, refine,
     write, multi-file task, next edit, an edit with a warning, the context view, follow-ups
     in other files."""
     keyless_emulator_process.reset()
@@ -189,7 +189,7 @@ def test_a_typed_rename_offers_the_next_edit(flow):
 def test_every_set_up_asks_for_the_notifications_the_commands_handle(heading):
     """The commands block handles sparkls/status and sparkls/nextEdit, which sparkls sends
     only when asked: each set-up asks, and keeps the emulator's line."""
-    from tests.editors.docs import block
+    from bench.kit.editors.docs import block
 
     text = block("neovim.md", "lua", heading)
     assert "notifications = { 'status', 'nextEdit' }" in text

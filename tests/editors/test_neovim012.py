@@ -8,8 +8,8 @@ import os
 import pytest
 
 from tests.editors import nvim_checks
-from tests.editors.nvim_driver import NVIM_012, pypi_nvim, run_flow
-from tests.editors.workspace import QUICK_FIX_TITLE, REFINED
+from bench.kit.editors.nvim_driver import NVIM_012, pypi_nvim, run_flow
+from bench.kit.editors.workspace import QUICK_FIX_TITLE, REFINED
 
 
 @pytest.fixture(scope="module")
@@ -26,7 +26,7 @@ def nvim() -> str:
 
 @pytest.fixture(scope="module")
 def run(nvim, keyless_emulator_process, tmp_path_factory):
-    """One run of the user's flow (tests/editors/nvim_driver.py): quick fix, edits, refine,
+    """One run of the user's flow (bench/kit/editors/nvim_driver.py): quick fix, edits, refine,
     write, multi-file task, next edit, an edit with a warning, the context view, inline completion,
     follow-ups in other files."""
     keyless_emulator_process.reset()

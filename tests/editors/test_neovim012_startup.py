@@ -11,8 +11,8 @@ import json
 
 import pytest
 
-from tests.editors.driver import editor_env, run_editor
-from tests.editors.nvim_driver import HERE, pypi_nvim
+from bench.kit.editors.driver import editor_env, run_editor
+from bench.kit.editors.nvim_driver import HERE, pypi_nvim
 
 SAMPLE = "def area(radius):\n    return 3.14 * raduis ** 2\n"
 

@@ -534,3 +534,15 @@ def test_unit_tests_mirror_the_source_folders():
     strays = [str(folder) for folder in folders if not (PACKAGE / folder).is_dir()]
     loose = sorted(path.stem for path in UNIT.glob("test_*.py") if path.stem not in PACKAGE_WIDE)
     assert strays == [] and loose == [], f"folders with no source folder: {strays}; tests to move into theirs: {loose}"
+
+
+def test_bench_imports_nothing_from_tests():
+    """bench/ (its scripts and the kit it shares with the tests) imports nothing from tests/."""
+    bench = PACKAGE.parents[1] / "bench"
+    offenders = []
+    for path in sorted(bench.rglob("*.py")):
+        for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+            names = [a.name for a in node.names] if isinstance(node, ast.Import) else (
+                [node.module or ""] if isinstance(node, ast.ImportFrom) and not node.level else [])
+            offenders += [f"{path.relative_to(bench.parent)}:{node.lineno} imports {n}" for n in names if _within(n, ["tests"])]
+    assert offenders == [], _report(offenders)

@@ -2,7 +2,7 @@
 
 ;; Run as `emacs --batch -q -l lsp_mode_flow.el' (Debian's lsp-mode loads after
 ;; `package-initialize', as for a user).  sparkls runs as the documented add-on beside
-;; a tiny linter (tests/editors/tiny_linter.py) registered as the buffer's main server.
+;; a tiny linter (bench/kit/editors/tiny_linter.py) registered as the buffer's main server.
 ;; Parameters come from environment variables:
 ;;   SPARKLS_EMACS_DOCS     Elisp file: the blocks of docs/editors/lsp-mode.md under test
 ;;   SPARKLS_EMACS_FILE     the Python file to open

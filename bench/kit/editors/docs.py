@@ -9,7 +9,7 @@ from __future__ import annotations
 import re
 from pathlib import Path
 
-DOCS = Path(__file__).resolve().parents[2] / "docs" / "editors"
+DOCS = Path(__file__).resolve().parents[3] / "docs" / "editors"
 _HEADING = re.compile(r"^(#{1,6}) (.+?)\s*$")
 _FENCE = re.compile(r"^```(\w*)\s*$")
 

@@ -61,7 +61,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from tests.editors.helix_values import LANGUAGE_IDS, VERSION, WIDTH, capabilities, priority, traverse
+from bench.kit.editors.helix_values import LANGUAGE_IDS, VERSION, WIDTH, capabilities, priority, traverse
 
 @dataclass
 class Doc:

@@ -1,6 +1,6 @@
 """The Neovim flows: headless Neovim, the documented set-up, real sparkls, the emulator.
 
-`run_flow` writes the workspace (tests/editors/workspace.py, a second file opened in
+`run_flow` writes the workspace (bench/kit/editors/workspace.py, a second file opened in
 the flow, a third never opened), extracts this version's blocks from
 docs/editors/neovim.md, and runs `nvim_flow.lua` in headless Neovim. Two Neovims are driven: Debian's 0.7 (`NVIM_07`, the 0.7 set-up)
 and the pinned 0.12 from PyPI (`NVIM_012`, the 0.11+ set-up, the quick-fix keymap
@@ -17,9 +17,9 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from tests.editors.docs import block
-from tests.editors.driver import SPARKLS_BIN, EditorRun, editor_env, run_editor
-from tests.editors.workspace import (
+from bench.kit.editors.docs import block
+from bench.kit.editors.driver import SPARKLS_BIN, EditorRun, editor_env, run_editor
+from bench.kit.editors.workspace import (
     DIAGNOSTIC,
     EDIT_NAME,
     EDIT_PARAMETER,

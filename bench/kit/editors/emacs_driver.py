@@ -1,6 +1,6 @@
 """The Emacs flow: Emacs in batch mode, eglot, the documented set-up, real sparkls.
 
-`run_flow` writes the workspace (tests/editors/workspace.py), extracts the
+`run_flow` writes the workspace (bench/kit/editors/workspace.py), extracts the
 standalone set-up and the commands from docs/editors/emacs.md, and runs
 `eglot_flow.el` in `emacs --batch`.
 """
@@ -11,9 +11,9 @@ import json
 import subprocess
 from pathlib import Path
 
-from tests.editors.docs import block
-from tests.editors.driver import EditorRun, editor_env, run_editor
-from tests.editors.workspace import (
+from bench.kit.editors.docs import block
+from bench.kit.editors.driver import EditorRun, editor_env, run_editor
+from bench.kit.editors.workspace import (
     DIAGNOSTIC,
     EDIT_NAME,
     EDIT_PARAMETER,

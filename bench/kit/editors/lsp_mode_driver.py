@@ -1,7 +1,7 @@
 """The lsp-mode flow: Emacs in batch mode, Debian's lsp-mode, the documented set-up, real
 sparkls as an add-on beside a tiny linter (tiny_linter.py) as the buffer's main server.
 
-`run_flow` writes the workspace (tests/editors/workspace.py) without its
+`run_flow` writes the workspace (bench/kit/editors/workspace.py) without its
 `.sparkls.toml`, so the emulator is reached through the documented keyless variant
 (its `localBaseUrl` replaced by the test emulator's), extracts the commands from
 docs/editors/lsp-mode.md, and runs `lsp_mode_flow.el` in `emacs --batch`.
@@ -14,9 +14,9 @@ import subprocess
 import sys
 from pathlib import Path
 
-from tests.editors.docs import block
-from tests.editors.driver import EditorRun, editor_env, run_editor
-from tests.editors.workspace import DIAGNOSTIC, EDIT_NAME, QUICK_FIX_TITLE, write_workspace
+from bench.kit.editors.docs import block
+from bench.kit.editors.driver import EditorRun, editor_env, run_editor
+from bench.kit.editors.workspace import DIAGNOSTIC, EDIT_NAME, QUICK_FIX_TITLE, write_workspace
 
 HERE = Path(__file__).resolve().parent
 PAGE = "lsp-mode.md"

@@ -7,7 +7,7 @@
 --                          quick-fix and inline-completion blocks)
 --   SPARKLS_NVIM_LINTER    JSON cmd of the stand-in for ruff (0.11+ flow), or unset
 --   SPARKLS_NVIM_FILE      the Python file to open (a second one, `other`, is in the flow)
---   SPARKLS_NVIM_FLOW      JSON: the steps, each optional (see tests/editors/nvim_driver.py)
+--   SPARKLS_NVIM_FLOW      JSON: the steps, each optional (see bench/kit/editors/nvim_driver.py)
 --   SPARKLS_NVIM_RESULT    where to write the JSON result
 --   SPARKLS_NVIM_TIMEOUT_MS  the bound on each wait (default 20000)
 -- The result holds the timings (server spawn -> initialize result -> fast tier
