@@ -88,7 +88,7 @@ async def ask_model(env: RequestEnv, doc: Document, offset: int) -> Completion |
     )
     ctx = cursor_line_only(doc, ctx, offset)
     view = RegionView.of(ctx, doc.text, doc.language_id)
-    reply = await env.fast.complete(env.seal(render_edit_prompt(ctx, COMPLETION_INSTRUCTION)))
+    reply = await env.fast.complete(await env.seal(render_edit_prompt(ctx, COMPLETION_INSTRUCTION)))
     new_region = read_region(reply.text, view, ctx.path)  # as an edit reads it
     found = completion_at_cursor(ctx.region_text, new_region, offset - ctx.region.start)
     return found.shifted(ctx.region.start) if found is not None else None

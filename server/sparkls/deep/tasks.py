@@ -140,7 +140,7 @@ async def run_task(env: TaskEnv, request: TaskRequest) -> TaskOutcome:
     shown = await gather_files(env, request)
     route = choose_tier(RouteRequest(files=len(shown.files), deep_requested=True))
     delegate = env.settings.deep.delegate
-    prompt = env.request.seal(
+    prompt = await env.request.seal(
         render_task_prompt(shown.files, request.instruction, mode="plan" if delegate else "edit", selection=shown.selection)
     )
     gathered = time.perf_counter()
@@ -239,7 +239,7 @@ async def _run_step(env: TaskEnv, step: PlanStep, path: ResolvedPath, state: Fil
     doc = Document(path.uri, text, 0, language_id_for(path.absolute), env.encoding)
     where = f"Plan step {step.number} ({path.display})"
     try:
-        ctx, prompt = prepare_edit(
+        ctx, prompt = await prepare_edit(
             doc, 0, len(text), guard=env.request.guard, settings=env.settings, instruction=step.instruction,
             lookup=env.lookup,
         )

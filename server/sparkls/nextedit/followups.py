@@ -347,7 +347,7 @@ async def _ask_file(env: RequestEnv, follow_ups: FollowUps, file: FileSites, gat
     draft = render_follow_up_prompt(
         follow_ups.path, list(follow_ups.diffs), follow_ups.uri, file.path, uri, file.language_id, [r for r, _ in shown]
     )
-    wire = env.seal(draft)
+    wire = await env.seal(draft)
     async with gate:
         reply = await env.fast.complete(wire)
     pieces, at, rewritten = [], 0, 0
