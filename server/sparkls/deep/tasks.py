@@ -140,9 +140,11 @@ async def run_task(env: TaskEnv, request: TaskRequest) -> TaskOutcome:
     shown = await gather_files(env, request)
     route = choose_tier(RouteRequest(files=len(shown.files), deep_requested=True))
     delegate = env.settings.deep.delegate
-    prompt = await env.request.seal(
-        render_task_prompt(shown.files, request.instruction, mode="plan" if delegate else "edit", selection=shown.selection)
+    # Whole files: rendered (line breaks, fences) in a worker thread, sealed in one when big.
+    draft = await asyncio.to_thread(
+        render_task_prompt, shown.files, request.instruction, mode="plan" if delegate else "edit", selection=shown.selection
     )
+    prompt = await env.request.seal(draft)
     gathered = time.perf_counter()
     env.phase(f"{'planning' if delegate else 'writing the edit'} on the deep tier ({_files(len(shown.files))} shown)")
     reply = await env.deep.complete(prompt, notify=env.notify)
