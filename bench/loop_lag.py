@@ -1,27 +1,36 @@
 """Benchmark: no request waits behind another file's redaction or a huge one-line file.
 
-Three parts, figures only:
+Four parts, figures only:
 
-1. **Redaction at 1 MB**, in this process: `redact` (the guard's, the one every request
-   goes through) on 1 MB of each input of `INPUTS`: ordinary code, one long line of
-   words, and the adversarial ones (minified `{token:a,secret:b,...}`, `password=`
-   repeated, `Bearer ` repeated, a URL's userinfo repeated, quotes, private-key
-   markers...). Each runs in a child process with a time limit (`--redact-limit`, s):
-   an input that takes longer is printed as over it. The worst one is the figure.
-2. **A code action while a task reads a 200 KB minified line**: a real `sparkls
+1. **Redaction at 1 MB**, in this process: `redact` (what the guard runs on every
+   part) on 1 MB of each input of `INPUTS`: ordinary code, one long line of words, and
+   the adversarial ones (minified `{token:a,secret:b,...}`, `password=` repeated,
+   `Bearer ` repeated, a URL's userinfo repeated, quotes, private-key markers...). Each
+   runs in a child process with a time limit (`--redact-limit`, s): an input that takes
+   longer is printed as over it. The worst one is the figure.
+2. **The event loop while a big draft is sealed**: `Guard.seal_async` of a 1 MB and a
+   50 MB draft (ordinary code, and the minified line), which redacts in a worker thread,
+   with a probe on the loop (a task that sleeps 1 ms and records how long each sleep
+   really took): the seal's time and the loop's longest wait. The loop gets the GIL
+   back only between two calls into the regex engine: this says how long one call holds it.
+3. **A code action while a task reads a 200 KB minified line**: a real `sparkls
    --stdio` under `loop_probe.py` (every event-loop callback of `--threshold-ms` or
-   more is recorded), against the unpaced emulator, a workspace with a small open
-   Python file A, `min.js` (one line of 200 KB of minified `{token:a,secret:b,...}`)
-   and `huge.js` (one line of 50 MB). `textDocument/codeAction` on A idle, then
-   one after another while a `sparkls.task` naming `min.js` runs, from its sending to
-   its answer (so they meet its reading, redaction and sending): p50 / p95 / max ms,
-   and the longest loop callback meanwhile. The same while a task names `huge.js`.
-3. **A 50 MB one-line open document**: `didOpen` of `huge.js` with a code action on A
-   right behind it; a one-character `didChange` in it (likewise); then, on its line,
-   `codeAction`, `inlineCompletion`, `sparkls.edit`, and a task naming it: each
-   one's latency and what it answered, and the longest loop callback of each step.
+   more is recorded), against the unpaced emulator, with its defaults (next edits on,
+   the workspace index on), a workspace with a small open Python file A, `min.js`
+   (one line of 200 KB of minified JavaScript: the issue's `{token:a,secret:b,...}`
+   and, apart, plain `{k0:0,k1:1,...}`) and `huge.js` (one line of 50 MB).
+   `textDocument/codeAction` on A idle, then one after another while a `sparkls.task`
+   naming `min.js` runs, from its sending to its answer (so they meet its reading,
+   redaction and sending): p50 / p95 / max ms, and the longest loop callback
+   meanwhile. The same while a task names `huge.js`.
+4. **A 50 MB one-line open document**: `didOpen` of `huge.js` with a code action on A
+   right behind it; a one-character `didChange` in it (likewise: its next-edit question
+   follows); then, on its line, `codeAction`, `inlineCompletion`, `sparkls.edit`, and a
+   task naming it: each one's latency and what it answered, and the longest loop
+   callback of each step until the server is quiet.
 
-    python bench/loop_lag.py [--rounds 1] [--actions 40] [--threshold-ms 5] [--redact-limit 20] [--skip-redact] [--json out.json]
+    python bench/loop_lag.py [--rounds 1] [--actions 40] [--minified token,plain] [--threshold-ms 5]
+                             [--redact-limit 20] [--skip-redact] [--skip-seal] [--json out.json]
 
 Timings on a shared machine move with its load; the longest callback is the figure
 that says whether a request can wait behind the work.
@@ -59,9 +68,16 @@ def repeated(piece: str, size: int) -> str:
     return (piece * (size // len(piece) + 1))[:size]
 
 
-def minified(size: int) -> str:
-    """One line of minified JavaScript: an object of `token`/`secret` keys (the issue's input)."""
-    return "window.cfg={" + repeated("token:a,secret:b,", size - 14) + "};"
+def minified(size: int, kind: str = "token") -> str:
+    """One line of minified JavaScript: an object of `token`/`secret` keys (the issue's
+    input, `kind="token"`), or of plain keys (`"plain"`)."""
+    if kind == "token":
+        return "window.cfg={" + repeated("token:a,secret:b,", size - 14) + "};"
+    pairs, total, n = [], 0, 0
+    while total < size:
+        pairs.append(f"k{n}:{n}")
+        total, n = total + len(pairs[-1]) + 1, n + 1
+    return "window.cfg={" + ",".join(pairs) + "};"
 
 
 def huge_line(size: int) -> str:
@@ -125,13 +141,55 @@ def redaction(limit: float) -> dict[str, float | None]:
     return found
 
 
+async def seal_lag(text: str) -> tuple[float, float]:
+    """(ms to seal a draft of `text` with `Guard.seal_async`, the loop's longest wait
+    meanwhile in ms), with a 1 ms ticker on the loop as the probe."""
+    from sparkls.guard import Draft, FromUser, Guard, Section
+
+    draft = Draft("Instructions.", (Section.of("Task: ", FromUser(text)),))
+    guard = Guard(None)
+    waits: list[float] = []
+    done = asyncio.Event()
+
+    async def ticker() -> None:
+        last = time.perf_counter()
+        while not done.is_set():
+            await asyncio.sleep(0.001)
+            now = time.perf_counter()
+            waits.append(now - last)
+            last = now
+
+    probe = asyncio.ensure_future(ticker())
+    await asyncio.sleep(0.02)
+    waits.clear()
+    started = time.perf_counter()
+    await guard.seal_async(draft)
+    took = time.perf_counter() - started
+    done.set()
+    await probe
+    return took * 1000, max(waits, default=0.0) * 1000
+
+
+async def sealing(figures: dict[str, Any]) -> None:
+    sys.setswitchinterval(0.001)  # as the server sets it
+    code = _input("ordinary code (this repository's Python)", MB)
+    for size in (MB, 50 * MB):
+        for label, text in (("ordinary code", repeated(code, size)), ("plain minified line", minified(size, "plain"))):
+            took, wait = await seal_lag(text)
+            name = f"seal_async of {size // MB} MB of {label}"
+            figures[name] = {"seal_ms": took, "longest_loop_wait_ms": wait}
+            print(f"  {name}: {took:,.1f} ms; the loop's longest wait meanwhile {wait:,.1f} ms", flush=True)
+    _, idle = await seal_lag("x")
+    figures["idle loop's longest wait"] = idle
+    print(f"  (a tiny draft, sealed inline: the loop's longest wait {idle:,.1f} ms)", flush=True)
+
+
 async def start(root: Path, url: str, report: Path, threshold_ms: float) -> LspProcess:
     command = [sys.executable, str(Path(__file__).with_name("loop_probe.py")), str(report), str(threshold_ms),
                "--stdio", "--log-level", "WARNING"]
-    server = await LspProcess.spawn(command)
+    server = await LspProcess.spawn(command, env={"XDG_CACHE_HOME": str(root.parent / "cache")})  # its own index
     deep = {"baseUrl": url, "apiKey": KEY, "transport": "http"}
-    options = {"fast": {"baseUrl": url, "apiKey": KEY}, "deep": deep, "context": {"index": False},
-               "next_edit": {"enabled": False}}
+    options = {"fast": {"baseUrl": url, "apiKey": KEY}, "deep": deep}  # next edits and the index: on, as by default here
     await server.initialize(root, options, CAPABILITIES)
     return server
 
@@ -193,14 +251,16 @@ async def step(server: LspProcess, report: Path, label: str, send: Any, lightbul
 
 async def one_round(url: str, args: argparse.Namespace, figures: dict[str, Any]) -> None:
     with tempfile.TemporaryDirectory() as folder:
-        root = Path(folder)
+        root = Path(folder) / "ws"
+        root.mkdir()
         (root / "a.py").write_text(SMALL)
-        (root / "min.js").write_text(minified(200_000))
+        for kind in args.minified.split(","):
+            (root / f"min_{kind}.js").write_text(minified(200_000, kind))
         huge = huge_line(50 * MB)
         (root / "huge.js").write_text(huge)
-        report = root / "probe.jsonl"
+        report = Path(folder) / "probe.jsonl"
         server = await start(root, url, report, args.threshold_ms)
-        a_uri, min_uri, huge_uri = ((root / n).as_uri() for n in ("a.py", "min.js", "huge.js"))
+        a_uri, huge_uri = (root / "a.py").as_uri(), (root / "huge.js").as_uri()
         lightbulb = code_action(a_uri, 3, trigger=1)
         try:
             server.did_open(a_uri, SMALL)
@@ -208,7 +268,8 @@ async def one_round(url: str, args: argparse.Namespace, figures: dict[str, Any])
                 await server.timed("textDocument/codeAction", lightbulb)
             idle = [await server.timed("textDocument/codeAction", lightbulb) for _ in range(args.actions)]
             figures.setdefault("codeAction on A, idle", []).extend(idle)
-            for label, uri in (("200 KB minified line", min_uri), ("50 MB one-line file", huge_uri)):
+            named = [(f"200 KB minified line ({kind})", (root / f"min_{kind}.js").as_uri()) for kind in args.minified.split(",")]
+            for label, uri in (*named, ("50 MB one-line file", huge_uri)):
                 since = time.monotonic()
                 pending = server.send("workspace/executeCommand", task(uri))
                 during = await actions_while(server, lightbulb, pending)
@@ -260,7 +321,9 @@ async def main() -> None:
     parser.add_argument("--actions", type=int, default=40, help="idle code actions per round")
     parser.add_argument("--threshold-ms", type=float, default=5.0, help="loop callbacks recorded from this long")
     parser.add_argument("--redact-limit", type=float, default=20.0, help="seconds before a redaction counts as over")
+    parser.add_argument("--minified", default="token,plain", help="the 200 KB lines a task reads: token, plain")
     parser.add_argument("--skip-redact", action="store_true")
+    parser.add_argument("--skip-seal", action="store_true")
     parser.add_argument("--json", type=Path)
     args = parser.parse_args()
     report: dict[str, Any] = {}
@@ -271,6 +334,10 @@ async def main() -> None:
         over = [k for k, v in report["redact_ms"].items() if v is None]
         worst = max(done.items(), key=lambda kv: kv[1]) if done else None
         print(f"  worst: {over[0] + f' (over {args.redact_limit:g} s)' if over else f'{worst[1]:,.1f} ms ({worst[0]})'}")
+    if not args.skip_seal:
+        print("\nSealing a big draft (off the loop), with a probe on the loop:")
+        report["seal"] = {}
+        await sealing(report["seal"])
     figures: dict[str, Any] = {}
     with emulator("--api-key", KEY) as emu:
         for n in range(args.rounds):
