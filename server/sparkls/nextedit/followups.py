@@ -34,6 +34,7 @@ from typing import TYPE_CHECKING
 
 from pygls.uris import from_fs_path
 
+from sparkls.context.region import MAX_REGION_CHARS
 from sparkls.documents.document import Document
 from sparkls.documents.languages import language_id_for
 from sparkls.edits.reply import RegionView
@@ -319,6 +320,8 @@ def _shown(file: FileSites, doc: Document, holds_secret: Callable[[str], bool]) 
     for first, last, reason in file.sites:
         start = lines.starts[first]
         end = lines.starts[last + 1] if last + 1 < lines.line_count else len(text)
+        if end - start > MAX_REGION_CHARS:
+            continue  # a minified line: not read, not shown
         region = text[start:end]
         if holds_secret(region):
             continue
