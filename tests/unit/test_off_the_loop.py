@@ -128,19 +128,23 @@ def test_positions_in_a_long_line_are_those_of_the_whole_line(encoding):
     assert ascii_index.byte_point(10_003) == (10_003, (1, 2))
 
 
-async def test_no_next_edit_question_is_made_for_an_edit_in_a_long_line():
-    """A rename typed in a line longer than a region may be asks nothing; the same rename on short lines asks."""
-    from sparkls.nextedit.ask import prepare_question
+async def test_no_next_edit_question_is_made_for_an_edit_in_a_minified_line():
+    """A rename typed in a minified line asks nothing (its words are never compared), nor one whose use lies in a
+    line too long to show; the same rename on short lines asks."""
+    from sparkls.nextedit.ask import MAX_LINE_CHARS, prepare_question
     from tests.sealing import environment
     from tests.unit.nextedit_session import Session
 
     code = "def area(raduis):\n    return 3.14 * raduis ** 2{}\n"
-    for tail, asked in (("", True), ("  # " + "z" * MAX_REGION_CHARS, False)):
+
+    async def asked(tail: str, line: int) -> bool:
         session = Session(code.format(tail), "file:///w/a.py", "python")
-        session.rename_on(0, "raduis", "radius")
+        session.rename_on(line, "raduis", "radius")
         env = environment(session.store, None, root=ROOT)
-        question = await prepare_question(env, session.doc, session.history.edits)
-        assert (question is not None) is asked
-        if tail:  # the use in the long line is a candidate, but never shown
-            session.rename_on(1, "raduis", "radius")
-            assert await prepare_question(env, session.doc, session.history.edits) is None
+        return await prepare_question(env, session.doc, session.history.edits) is not None
+
+    assert await asked("", 0) and await asked("", 1)
+    minified = "  # " + "z " * (MAX_LINE_CHARS // 2)
+    assert await asked(minified, 0)  # its use, in a line of 4,000 characters, is shown
+    assert not await asked(minified, 1)  # typed in that line: nothing asked
+    assert not await asked("  # " + "z " * (MAX_REGION_CHARS // 2), 0)  # its use too long to show

@@ -66,6 +66,21 @@ def lines_weight(doc: Document, start: int, end: int) -> tuple[int, int, int]:
     return first, last, stop - lines.start(first)
 
 
+def has_line_over(doc: Document, start: int, end: int, limit: int, *, most_lines: int = 2_000) -> bool:
+    """Whether a line that text[start:end] touches is longer than `limit` characters
+    (its break included), from the line index alone; a span of more than `most_lines`
+    lines counts as one that has."""
+    first, last, chars = lines_weight(doc, start, end)
+    if chars <= limit:
+        return False
+    if last - first >= most_lines:
+        return True
+    lines = doc.lines
+    stop = lines.start(last + 1) if last + 1 < lines.line_count else len(doc.text)
+    starts = [lines.start(n) for n in range(first, last + 1)] + [stop]
+    return any(b - a > limit for a, b in zip(starts, starts[1:]))
+
+
 def refuse_long_lines(first: int, last: int, chars: int, path: str) -> None:
     """`RegionTooLong` when lines `first`..`last` (`chars` characters) of `path` weigh
     more than the fast tier is sent: at once, the text unread, with what to do instead."""

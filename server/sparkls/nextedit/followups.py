@@ -41,6 +41,7 @@ from sparkls.edits.reply import RegionView
 from sparkls.edits.tail import read_region, rewrite
 from sparkls.edits.workspace import FileChange, FileSource, MultiFileEdit, build_workspace_edit
 from sparkls.errors import SparkError
+from sparkls.nextedit.ask import in_long_lines
 from sparkls.nextedit.candidates import WINDOW_LINES, in_code, word_pattern
 from sparkls.nextedit.elsewhere import (
     Leads, Outward, far_sites, find_sites, leads_through, link_of, outward_changes, with_index,
@@ -190,6 +191,8 @@ async def look(
     next-edit suggestions do not reach. `previous`, the document's last ones: when the
     same changes are asked of the same other files, those are taken again without a
     search (typing elsewhere in the file); the document itself is searched again."""
+    if in_long_lines(doc, edits):
+        return None  # a minified line: its words are not read (nextedit/ask.py)
     changes = outward_changes(doc, edits)  # this document's tree: on the event loop
     if not changes:
         return None
