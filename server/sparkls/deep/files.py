@@ -97,12 +97,14 @@ def _rel_to_root(absolute: str, root: Path | None) -> str | None:
 @dataclass(frozen=True, slots=True)
 class _Named:
     """A named file that may be read: its URI, how it is shown, its path on disk, and
-    its open document (None: it is read from disk, in a worker thread)."""
+    its open document and that document's text as it was when checked (None: it is
+    read from disk, in a worker thread)."""
 
     uri: str
     path: str
     absolute: str
     doc: Document | None
+    text: str | None
 
 
 async def gather_files(env: TaskEnv, request: TaskRequest) -> ShownFiles:
@@ -156,7 +158,7 @@ async def _add_relevant(
     for rel, text in mentions[1].items():
         texts.setdefault(rel, text)
     where = _Where(env.root, tuple(env.folders), env.path_filter, confine)
-    candidates, relevant, chosen = await asyncio.to_thread(_choose_relevant, where, found, texts, files)
+    candidates, chosen = await asyncio.to_thread(_choose_relevant, where, found, texts, files)
     for path in chosen.paths:
         files[path] = candidates[path]
         shown.order.append(path)
@@ -176,7 +178,7 @@ class _Where:
 
 def _choose_relevant(
     where: _Where, found: list[context.Relevant], texts: dict[str, str], files: dict[str, TaskFile]
-) -> tuple[dict[str, TaskFile], list[context.Relevant], context.Chosen]:
+) -> tuple[dict[str, TaskFile], context.Chosen]:
     """In a worker thread: the relevant files' texts (`texts`, else the disk), weighed,
     and those that fit beside the named `files`."""
     candidates: dict[str, TaskFile] = {}  # displayed path -> the file
@@ -191,8 +193,7 @@ def _choose_relevant(
             candidates[display] = TaskFile(display, text, uri=from_fs_path(os.path.normpath(where.root / r.path)))
             relevant.append(replace(r, path=display, rank=(*r.rank[:2], display)))
     sizes = {p: context.size_of(f.text) for p, f in candidates.items()}
-    chosen = context.choose(relevant, sizes, sum(context.size_of(f.text) for f in files.values()))
-    return candidates, relevant, chosen
+    return candidates, context.choose(relevant, sizes, sum(context.size_of(f.text) for f in files.values()))
 
 
 def _buffer_text(env: TaskEnv, rel: str) -> str | None:
@@ -217,14 +218,15 @@ def _named_file(env: TaskEnv, confine: Confinement, uri: str, limit: int | None)
     if (reason := _never_sent(env, absolute, path)) is not None:
         return f"sparkls does not send {path} ({reason}); not sent."
     doc = env.store.get(uri) if env.store.has(uri) else None
+    text = doc.text if doc is not None else None
     if limit is not None:
-        size = _size(doc.text if doc is not None else None, absolute, limit)
+        size = _size(text, absolute, limit)
         if size is not None and size > limit:
             return (
                 f"{path} is {size / 1e6:,.1f} MB, more than a task shows the deep tier (context.max_file_bytes, "
                 f"{limit / 1e6:g} MB); not sent."
             )
-    return _Named(uri, path, absolute, doc)
+    return _Named(uri, path, absolute, doc, text)
 
 
 def _size(text: str | None, absolute: str, limit: int) -> int | None:
@@ -251,8 +253,8 @@ def _read_named(
         if isinstance(entry, str):
             out.append(entry)
             continue
-        if entry.doc is not None:
-            out.append((TaskFile(entry.path, entry.doc.text, uri=entry.uri), entry.doc))
+        if entry.doc is not None and entry.text is not None:
+            out.append((TaskFile(entry.path, entry.text, uri=entry.uri), entry.doc))
             continue
         text = confine.read_text(entry.absolute)
         if text is None:
