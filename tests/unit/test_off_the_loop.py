@@ -122,6 +122,13 @@ def test_positions_in_a_long_line_are_those_of_the_whole_line(encoding):
     for at in (0, 4999, 5000, 5001, 8001, 8002, len(line), len(line) + 1):  # + 1: between \r and \n
         offset = start + at
         assert index.position(offset, encoding) == Position(1, index_to_column(line, min(at, len(line)), encoding)), at
+    inside_emoji = {"utf-16": (5001, 5000), "utf-8": (5003, 5000), "utf-32": (5001, 5001)}[encoding]
+    assert index.offset(Position(1, inside_emoji[0]), encoding) == start + inside_emoji[1]  # moves to its start
+    after_cjk = {"utf-16": 8003, "utf-8": 8007, "utf-32": 8002}[encoding]
+    assert index.offset(Position(1, after_cjk), encoding) == start + 8002
+    assert index.position(start + 8002, encoding) == Position(1, after_cjk)
+    halves = LineIndex("a\ud83d\ude00b" * 3)  # lone surrogates (half emoji each): one unit each, never joined
+    assert [halves.offset(Position(0, c), "utf-16") for c in (1, 2, 3, 4)] == [1, 2, 3, 4]
     ascii_index = LineIndex("x" * 10_000 + "\n" + "y" * 3)
     assert ascii_index.offset(Position(0, 10**9), encoding) == 10_000
     assert ascii_index.position(10_000, encoding) == Position(0, 10_000)
