@@ -75,6 +75,20 @@ def _result(task: asyncio.Task[Completion | None]) -> Completion | None:
     return None
 
 
+async def _refused(edge: Edge, doc: Document, offset: int, *, invoked: bool) -> bool:
+    """True when no completion can be asked at `offset` (its line is too long to be
+    shown), decided at once; the user is told the first time per document, and
+    whenever they asked for one themselves."""
+    completions = edge.store(COMPLETIONS)
+    refusal = completions.too_long(doc, offset, (await edge.environment()).path(doc.uri))
+    if refusal is None:
+        return False
+    logger.info("no inline completion: %s", refusal)
+    if invoked or completions.first_refusal(doc.uri):
+        edge.notify_user(f"no inline completion here. {refusal}", types.MessageType.Info)
+    return True
+
+
 def _document(edge: Edge, uri: str) -> Document | None:
     if not edge.settings.completion.enabled or not edge.documents.has(uri):
         return None
@@ -126,6 +140,8 @@ async def _completion(edge: Edge, params: types.CompletionParams) -> types.Compl
     completions = edge.store(COMPLETIONS)
     found = completions.cached(doc, offset)
     if found is None:
+        if await _refused(edge, doc, offset, invoked=False):  # a menu asks at every key: told once
+            return types.CompletionList(is_incomplete=True, items=[])
         task = completions.start(doc, offset, _asker(edge), delay=settings.debounce_ms / 1000)
         # Never cancelled from here: a late answer still lands in the cache.
         done, _ = await asyncio.wait({task}, timeout=settings.completion_item_wait_ms / 1000)
@@ -146,6 +162,8 @@ async def ghost_text(edge: Edge, doc: Document, offset: int, params: types.Inlin
         from sparkls.request.latest import outcome
 
         invoked = params.context.trigger_kind == types.InlineCompletionTriggerKind.Invoked
+        if await _refused(edge, doc, offset, invoked=invoked):
+            return None
         delay = 0.0 if invoked else edge.settings.completion.debounce_ms / 1000
         task = completions.start(doc, offset, _asker(edge), delay=delay)
         with contextlib.suppress(Exception):  # a failure is logged by _result

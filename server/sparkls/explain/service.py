@@ -4,7 +4,7 @@
 function or block when nothing is selected) with what an edit there would send
 around it: the file's imports and the definitions the code uses, from this file and,
 through the index, from others (`context/prompt.prepare_context`). It is a `Draft`
-of typed parts, sealed by the guard: the selection is a file part the model reads,
+of typed parts, sealed by the guard (`await env.seal`): the selection is a file part the model reads,
 not one it rewrites, so a secret in it is redacted rather than refusing the request;
 another file's definitions are left out when that file may not be sent. The answer
 is the reply's text as it comes (`Explanation`), not read as an edit.
@@ -16,7 +16,8 @@ import time
 from dataclasses import dataclass
 
 from sparkls.context.builder import EditContext
-from sparkls.context.prompt import MAX_REGION_CHARS, PIECE_SEPARATOR, fence_tag, prepare_context
+from sparkls.context.prompt import PIECE_SEPARATOR, fence_tag, prepare_context
+from sparkls.context.region import refuse_long_lines
 from sparkls.context.snippet import DEFINITION_KINDS, Snippet
 from sparkls.documents.store import Document
 from sparkls.errors import EditError
@@ -96,14 +97,11 @@ async def explain(env: RequestEnv, uri: str, start: int, end: int) -> Explanatio
     ctx = prepare_context(doc, start, end, path=path, settings=env.settings, lookup=env.lookup)
     first, last = selected_lines(doc, start, end, ctx)
     lines = doc.lines
-    text = doc.text[lines.starts[first] : lines.starts[last + 1] if last + 1 < lines.line_count else len(doc.text)]
-    if len(text) > MAX_REGION_CHARS:
-        raise EditError(
-            f"Lines {first + 1}-{last + 1} of {path} are {len(text):,} characters, more than sparkls sends to the "
-            f"fast tier ({MAX_REGION_CHARS:,}); select less. Nothing was sent."
-        )
+    stop = lines.start(last + 1) if last + 1 < lines.line_count else len(doc.text)
+    refuse_long_lines(first, last, stop - lines.start(first), path)  # a minified line: refused unread
+    text = doc.text[lines.start(first) : stop]
     selection = FromFile(text.removesuffix("\n").removesuffix("\r"), path, uri, (first, last))
-    wire = env.seal(explain_draft(ctx, selection))
+    wire = await env.seal(explain_draft(ctx, selection))
     asked = time.perf_counter()
     reply = await env.fast.complete(wire, notify=env.notify)
     if not reply.text.strip():

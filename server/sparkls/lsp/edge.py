@@ -186,11 +186,15 @@ class Edge:
 
         return await checked_edit(self._ls, edit, what=what)
 
-    async def apply_edit(self, edit: types.WorkspaceEdit, label: str, *, what: str = "the edit") -> None:
+    async def apply_edit(
+        self, edit: types.WorkspaceEdit, label: str, *, what: str = "the edit", checked: bool = False
+    ) -> None:
         """`workspace/applyEdit`, or EditRejected when the editor refuses it, by a result
         (`applied: false`) or by an error (eglot: "Edits on X require version N"), or when
-        it writes where it may not (lsp/writes.py: checked first, every time)."""
-        edit = await self.checked_edit(edit, what=what)  # a git directory: never; a protected file: asked
+        it writes where it may not (lsp/writes.py: checked first, unless the caller has
+        just done so, `checked`)."""
+        if not checked:  # a git directory: never; a protected file: asked (lsp/writes.py)
+            edit = await self.checked_edit(edit, what=what)
         params = types.ApplyWorkspaceEditParams(edit=edit, label=label)
         try:
             # Shielded: a $/cancelRequest meanwhile ends this command, and the editor's

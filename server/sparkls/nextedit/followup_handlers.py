@@ -84,7 +84,7 @@ async def look(edge: Edge, env: RequestEnv, doc: Document, edits: list[Edit]) ->
         return  # typed on meanwhile: the next question looks again
     followers = book.keep(doc.uri, found, ahead=(lambda f: _ask_ahead(edge, env, f)) if mode == "ahead" else None)
     if found is not None:
-        _suggest_in_open_documents(edge, env, found, followers)
+        await _suggest_in_open_documents(edge, env, found, followers)
 
 
 def _ask_ahead(edge: Edge, env: RequestEnv, found: FollowUps) -> asyncio.Task[Answered]:
@@ -99,7 +99,7 @@ def _ask_ahead(edge: Edge, env: RequestEnv, found: FollowUps) -> asyncio.Task[An
     return task
 
 
-def _suggest_in_open_documents(edge: Edge, env: RequestEnv, found: FollowUps, followers: list[FileSites]) -> None:
+async def _suggest_in_open_documents(edge: Edge, env: RequestEnv, found: FollowUps, followers: list[FileSites]) -> None:
     """Each other open document that follows gets its next edit, as the edited one does
     (at most `MAX_OPEN_DOCUMENTS`)."""
     from sparkls.nextedit.ask import ask_follow_up, prepare_follow_up
@@ -110,14 +110,14 @@ def _suggest_in_open_documents(edge: Edge, env: RequestEnv, found: FollowUps, fo
             continue
         other = edge.documents.get(file.uri)
         try:
-            question = prepare_follow_up(
+            question = await prepare_follow_up(
                 env, other, (found.path, found.uri), list(found.diffs), list(file.sites), limit=settings.max_candidates
             )
         except SparkError as exc:  # not to be sent (the guard): that document gets no suggestion
             logger.info("no next edit in %s: %s", file.path, exc)
             continue
-        if question is None:
-            continue
+        if question is None or not edge.documents.is_open(file.uri, other) or other.version != question.version:
+            continue  # nothing to ask, or typed on while the question was sealed: its own typing asks anew
 
         async def ask_it(asking, other=other, question=question):
             edge.hold(env)  # asked later, on this request's sessions

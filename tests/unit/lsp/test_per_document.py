@@ -34,6 +34,7 @@ async def test_closing_every_document_empties_every_per_document_store():
         server.store(NEXT_EDITS).record(doc, TEXT, 1)  # a history
         server.store(COMPLETIONS).cache.remember(uri, TEXT, Completion(len(TEXT), "x", 0))  # a suggestion
         server.store(COMPLETIONS).scheduler.submit(uri, n, lambda: asyncio.sleep(60), delay=30)  # work going
+        server.store(COMPLETIONS).first_refusal(uri)  # told why a completion was refused (a minified line)
         server.store(SPECULATION).start(_key(uri), lambda: asyncio.sleep(60), ttl=30, capacity=10)  # a quick fix ahead
         server.store(REFINES).remember(server.documents, _outcome(doc), _Session(), "m.py")  # a last edit to refine
         server.store(IN_FLIGHT).begin(uri)  # an edit still streaming, for a refine to steer

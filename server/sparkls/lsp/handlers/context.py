@@ -70,7 +70,7 @@ async def show_context(edge: Edge, *args: Any) -> dict[str, Any]:
         env.guard.check_document(request.uri)
         doc = env.document(request.uri)
         start, end = sorted((doc.offset(request.start), doc.offset(request.end)))
-        ctx, prompt = prepare_edit(
+        ctx, prompt = await prepare_edit(
             doc, start, end, guard=env.guard, settings=env.settings,
             instruction=request.instruction, diagnostics=request.diagnostic_infos(), lookup=env.lookup,
         )

@@ -32,10 +32,13 @@ async def send_multi_file_edit(
     support = client_edit_support(edge.client_capabilities)
     if (reason := unsupported_reason(edit, support)) is not None:
         raise EditRejected(f"{what[0].upper()}{what[1:]} was not sent: {reason}. Nothing was changed.")
+    lsp_edit = lsp_workspace_edit(edit, annotations=support.change_annotations, document_changes=support.document_changes)
+    # What it writes is checked (and a protected file asked for) first: a file may
+    # change while the user reads the question, so what moved is checked after it.
+    lsp_edit = await edge.checked_edit(lsp_edit, what=what)
     if (moved := moved_file(edit, lambda uri: open_document(edge, uri), disk_text)) is not None:
         raise EditRejected(f"{moved} changed {during}; nothing was applied; {again}.")
-    lsp_edit = lsp_workspace_edit(edit, annotations=support.change_annotations, document_changes=support.document_changes)
-    await edge.apply_edit(lsp_edit, label, what=what)
+    await edge.apply_edit(lsp_edit, label, what=what, checked=True)
 
 
 def open_document(edge: Edge, uri: str) -> tuple[int, str] | None:
