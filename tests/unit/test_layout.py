@@ -514,6 +514,18 @@ def test_a_face_reaches_the_session_only_through_the_edge():
     assert offenders == [], _report(offenders)
 
 
+def test_a_capability_never_reaches_behind_the_edge():
+    """No module of a capability reads the server an `Edge` wraps (`edge._ls`): what a feature
+    may use of the session is the edge's toolkit and the request environment."""
+    offenders = [
+        f"{_path(module)}:{node.lineno} reads .{node.attr}"
+        for module in modules() if area(module) in CAPABILITIES
+        for node in ast.walk(ast.parse(modules()[module].read_text(encoding="utf-8")))
+        if isinstance(node, ast.Attribute) and node.attr == "_ls"
+    ]
+    assert offenders == [], _report(offenders)
+
+
 # -- the unit tests mirror the source -------------------------------------------------------
 
 UNIT = Path(__file__).resolve().parent

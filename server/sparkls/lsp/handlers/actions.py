@@ -24,6 +24,7 @@ if TYPE_CHECKING:
     from sparkls.lsp.feature import Contribution
     from sparkls.lsp.server import SparkServer
 
+
 def wanted(kind: str, only: list[str] | None) -> bool:
     return not only or any(kind == k or kind.startswith(k + ".") for k in only)
 
