@@ -23,7 +23,9 @@
     └── EditError                 the reply could not become a safe edit
         ├── NoUsableReply         no usable code block: none, unclosed, empty, or a part only
         │   ├── AmbiguousReply    the reply could mean several edits (blocks, diff hunk places)
-        │   └── CodeLeftOut       the reply stands in for code it left out ("# ... rest unchanged")
+        │   ├── CodeLeftOut       the reply stands in for code it left out ("# ... rest unchanged")
+        │   └── PatchRefused      a patch that cannot be applied whole to the region (a hunk
+        │                         not found or found twice, malformed, another file's)
         ├── InvalidEdit           the new text does not parse where the old did
         ├── DocumentClosed        the document was closed while the model answered
         ├── DocumentChanged       the document changed in a way the edit cannot follow
@@ -233,3 +235,12 @@ class CodeLeftOut(NoUsableReply):
     ("# ... rest unchanged"): applying it would delete that code."""
 
     code = "code_left_out"
+
+
+class PatchRefused(NoUsableReply):
+    """A patch (the `apply_patch` tool's, or one written as text) that cannot be applied
+    whole to the region: a hunk found nowhere or at several places, hunks that overlap,
+    a malformed or cut-off patch, a patch for another file. Nothing of it is applied; the
+    edit may be asked again as the whole region."""
+
+    code = "patch_refused"
