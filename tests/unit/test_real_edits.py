@@ -2,7 +2,8 @@
 
 The corpus (tests/real_edits.py) holds small edits from public projects' histories;
 each one, answered with its true new region as the protocol asks, must come out of the
-rewrite tail's reader byte for byte, and parse. The shapes below are the ones the
+rewrite tail's reader byte for byte, and parse; answered as a patch (the apply_patch
+tool's diff, or V4A text), it must be applied byte for byte. The shapes below are the ones the
 checks once refused (a function split in two, a deletion at the region's first line,
 new code above or below the region that shares a few lines with its neighbours), and
 beside them what the checks still refuse.
@@ -16,8 +17,10 @@ from collections import Counter
 import pytest
 
 from sparkls.context.prompt import fence_tag
+from sparkls.edits.patch import region_from_diff, region_from_reply
 from sparkls.edits.reply import RegionView, new_region_text
 from sparkls.edits.tail import read_region, rewrite
+from sparkls.emulator.patches import v4a_diff, v4a_text
 from sparkls.errors import NoUsableReply
 from tests.real_edits import STRATA, RealEdit, load
 
@@ -202,3 +205,17 @@ def test_a_real_edit_answered_whole_is_applied_exactly(edit: RealEdit):
     new = read_region(whole_region_reply(edit.new_region, edit.language_id), view, edit.path)
     assert new == edit.new_region
     rewrite(edit.document(), edit.region[0], edit.old_region, new)
+
+
+@pytest.mark.parametrize("edit", [e for e in load() if e.old_region.strip()], ids=lambda e: e.name)
+def test_a_real_edit_answered_as_a_patch_is_applied_exactly(edit: RealEdit):
+    """The true edit as the apply_patch tool's diff and as V4A text, with 3 quoted lines
+    each side and with the fewest that place it, is applied byte for byte."""
+    view = RegionView(edit.text, *edit.region, edit.language_id)
+    for context in (3, 0):
+        diff = v4a_diff(edit.old_region, edit.new_region, context)
+        assert diff is not None
+        assert region_from_diff(diff, view, path=edit.path, named=edit.path) == edit.new_region
+        text = v4a_text(edit.path, edit.old_region, edit.new_region, context)
+        assert text is not None
+        assert region_from_reply(text, view, path=edit.path) == edit.new_region
