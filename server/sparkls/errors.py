@@ -239,8 +239,23 @@ class CodeLeftOut(NoUsableReply):
 
 class PatchRefused(NoUsableReply):
     """A patch (the `apply_patch` tool's, or one written as text) that cannot be applied
-    whole to the region: a hunk found nowhere or at several places, hunks that overlap,
-    a malformed or cut-off patch, a patch for another file. Nothing of it is applied; the
-    edit may be asked again as the whole region."""
+    whole to the region. Nothing of it is applied; the edit may be asked again as the
+    whole region. `reason` says why in a word, `hunk` which hunk (1-based) when one is
+    to blame:
+
+    - ``malformed``: a line that is no patch line, an empty hunk, no hunk, no file named;
+    - ``cut_off``: an envelope without its ``*** End Patch``;
+    - ``files``: several patches or files, a file added, deleted or moved;
+    - ``other_file``: a patch of another file than the one edited;
+    - ``not_found`` / ``ambiguous``: a hunk whose lines are nowhere / at several places
+      in the region; ``overlap``: two hunks over the same lines;
+    - ``unplaced``: a hunk of added lines only, with no anchor found once to put them after;
+    - ``elided``: an added line standing in for code ("# ... rest unchanged").
+    """
 
     code = "patch_refused"
+
+    def __init__(self, message: str, *, reason: str, hunk: int | None = None) -> None:
+        super().__init__(message)
+        self.reason = reason
+        self.hunk = hunk

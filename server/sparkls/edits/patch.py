@@ -12,7 +12,8 @@ at exactly one place and no two overlap:
   would then put it in the wrong place; the edit is asked again as a whole region;
 - a hunk with no old lines (only added lines) goes right after its anchor, found at
   one place in the region (the innermost of stacked anchors, each searched from the
-  one before), and is refused without one;
+  one before; an outer one may lie outside the region, none may be found twice), and
+  is refused without one;
 - hunks may come in any order: each is placed on its own, and a hunk found twice is
   refused, never taken from its order;
 - context lines keep the region's text (the patch's copy of them may differ in
@@ -51,8 +52,8 @@ class _Placed:
     match: Match
 
 
-def _refused(why: str) -> PatchRefused:
-    return PatchRefused(f"The model's patch {why}, so nothing was changed.")
+def _refused(why: str, reason: str, hunk: int | None = None) -> PatchRefused:
+    return PatchRefused(f"The model's patch {why}, so nothing was changed.", reason=reason, hunk=hunk)
 
 
 def _first(lines: Sequence[str]) -> str:
@@ -79,14 +80,18 @@ def _in_file_style(hunks: list[Hunk], old: Sequence[str]) -> list[Hunk]:
 
 
 def _anchor_start(anchors: Sequence[str], old: Sequence[str]) -> int | None:
-    """Where the hunk's anchors put it: the line of its innermost anchor found at one
-    place (each searched from the one before); None when no anchor is found so."""
-    at: int | None = None
-    for anchor in anchors:
-        found = find_lines(old, [anchor], lo=at or 0)
+    """The line of the hunk's innermost anchor, found at exactly one place (each anchor
+    searched from the one before it); None when it is not, or when an outer anchor is
+    found at several places. An outer anchor found nowhere is outside the region (the
+    class around the method): passed over."""
+    at, place = 0, None
+    for i, anchor in enumerate(anchors):
+        found = find_lines(old, [anchor], lo=at)
         if len(found) == 1:
-            at = found[0].start
-    return at
+            at = place = found[0].start
+        elif found or i == len(anchors) - 1:
+            return None
+    return place
 
 
 def _place(hunk: Hunk, old: Sequence[str]) -> _Placed:
@@ -94,17 +99,21 @@ def _place(hunk: Hunk, old: Sequence[str]) -> _Placed:
     if not any(line.strip() for line in wanted):
         anchored = None if wanted else _anchor_start(hunk.anchors, old)
         if anchored is None:
-            raise _refused(f"has a hunk ({hunk.number}) with no code of the region to place it by")
+            raise _refused(
+                f"has a hunk ({hunk.number}) with no code of the region to place it by", "unplaced", hunk.number
+            )
         return _Placed(hunk, Match(anchored + 1, anchored + 1, "anchor"))
     found = find_lines(old, wanted)
     if not found:
         raise _refused(
-            f"has a hunk ({hunk.number}) whose lines are not in the region (it expects {_first(wanted)[:60]!r})"
+            f"has a hunk ({hunk.number}) whose lines are not in the region (it expects {_first(wanted)[:60]!r})",
+            "not_found", hunk.number,
         )
     if len(found) > 1:
         where = ", ".join(str(m.start + 1) for m in found[:5])
         raise _refused(
-            f"has a hunk ({hunk.number}) that fits {len(found)} places in the region (its lines {where})"
+            f"has a hunk ({hunk.number}) that fits {len(found)} places in the region (its lines {where})",
+            "ambiguous", hunk.number,
         )
     return _Placed(hunk, found[0])
 
@@ -132,12 +141,14 @@ def apply_hunks(old_text: str, hunks: Sequence[Hunk], *, ending: str = "\n", lan
     for hunk in cleaned:
         if (elided := first_elision(hunk.added, old, language_id)) is not None:
             raise _refused(
-                f"writes {elided[1].strip()!r} (in hunk {hunk.number}) instead of the code it stands for"
+                f"writes {elided[1].strip()!r} (in hunk {hunk.number}) instead of the code it stands for",
+                "elided", hunk.number,
             )
     placed = sorted((_place(h, old) for h in cleaned), key=lambda p: (p.match.start, p.match.end))
     for before, after in zip(placed, placed[1:]):
         if after.match.start < before.match.end or before.match == after.match:
-            raise _refused(f"has hunks ({before.hunk.number} and {after.hunk.number}) that overlap")
+            raise _refused(f"has hunks ({before.hunk.number} and {after.hunk.number}) that overlap", "overlap",
+                          after.hunk.number)
     new: list[str] = []
     at = 0
     for p in placed:
@@ -151,7 +162,7 @@ def apply_hunks(old_text: str, hunks: Sequence[Hunk], *, ending: str = "\n", lan
 
 def _checked(patch: FilePatch, path: str) -> FilePatch:
     if patch.path is not None and not same_file(patch.path, path):
-        raise _refused(f"is for {patch.path!r}, not for {path}, the file being edited")
+        raise _refused(f"is for {patch.path!r}, not for {path}, the file being edited", "other_file")
     return patch
 
 

@@ -70,8 +70,8 @@ class FilePatch:
     hunks: tuple[Hunk, ...]
 
 
-def _refused(why: str) -> PatchRefused:
-    return PatchRefused(f"The model's patch {why}, so nothing was changed.")
+def _refused(why: str, reason: str, hunk: int | None = None) -> PatchRefused:
+    return PatchRefused(f"The model's patch {why}, so nothing was changed.", reason=reason, hunk=hunk)
 
 
 def _anchor(header: str) -> str:
@@ -107,7 +107,7 @@ def parse_diff(diff: str, *, first_line: int = 1) -> list[Hunk]:
             continue
         if line.strip() == END_OF_FILE:
             if not body:
-                raise _refused(f"has an empty hunk (its line {where})")
+                raise _refused(f"has an empty hunk (its line {where})", "malformed", len(hunks) + 1)
             close()
             continue
         if not hunks and not body and line.startswith(("--- ", "+++ ")) and _is_file_header(lines, i):
@@ -121,13 +121,14 @@ def parse_diff(diff: str, *, first_line: int = 1) -> list[Hunk]:
         else:
             raise _refused(
                 f"has a line that is neither context (' '), removed ('-') nor added ('+'): its line {where}, "
-                f"{line.strip()[:60]!r}"
+                f"{line.strip()[:60]!r}",
+                "malformed", len(hunks) + 1,
             )
     if anchors and not body:
-        raise _refused("ends with a hunk header and no lines under it")
+        raise _refused("ends with a hunk header and no lines under it", "malformed", len(hunks) + 1)
     close()
     if not hunks:
-        raise _refused("has no hunk")
+        raise _refused("has no hunk", "malformed")
     return hunks
 
 
@@ -157,13 +158,13 @@ def find_envelope(reply: str) -> tuple[int, int] | None:
     ends = [i for i, ln in enumerate(lines) if ln.strip() == END]
     updates = [i for i, ln in enumerate(lines) if _marker(ln, UPDATE) is not None]
     if len(begins) > 1 or len(ends) > 1:
-        raise _refused("holds several patches (several '*** Begin Patch' or '*** End Patch' lines)")
+        raise _refused("holds several patches (several '*** Begin Patch' or '*** End Patch' lines)", "files")
     if not begins and not updates:
         return None
     first = begins[0] if begins else updates[0]
     if not ends or ends[0] < first:
         raise _refused(
-            "has no '*** End Patch' line after its '*** Begin Patch': it may have been cut off"
+            "has no '*** End Patch' line after its '*** Begin Patch': it may have been cut off", "cut_off"
         )
     return first, ends[0]
 
@@ -184,16 +185,18 @@ def parse_patch(reply: str) -> FilePatch | None:
             continue
         for marker, what in ((ADD, "adds a file"), (DELETE, "deletes a file"), (MOVE, "moves the file")):
             if _marker(line, marker) is not None:
-                raise _refused(f"{what} ({line.strip()[:80]!r}); sparkls edits only the region shown")
+                raise _refused(f"{what} ({line.strip()[:80]!r}); sparkls edits only the region shown", "files")
         named = _marker(line, UPDATE)
         if named is not None:
             if start is not None or not named:
-                raise _refused("updates several files" if named else "names no file to update")
+                if named:
+                    raise _refused("updates several files", "files")
+                raise _refused("names no file to update", "malformed")
             path, start = named, i + 1
         elif start is None and line.strip():
-            raise _refused(f"has {line.strip()[:60]!r} before its '*** Update File:' line")
+            raise _refused(f"has {line.strip()[:60]!r} before its '*** Update File:' line", "malformed")
     if start is None:
-        raise _refused("names no file to update ('*** Update File: path')")
+        raise _refused("names no file to update ('*** Update File: path')", "malformed")
     diff = body[start:]
     while diff and _FENCE.match(diff[-1]):
         diff.pop()  # a fence closing inside the envelope, before "*** End Patch"
