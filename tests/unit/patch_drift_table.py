@@ -80,6 +80,19 @@ def dedent4(diff: str) -> str:
     return "".join(out)
 
 
+def deeper4(diff: str) -> str:
+    """Every hunk line moved 4 spaces right (the whole hunk written one level deeper)."""
+    return "".join(line[0] + "    " + line[1:] if line[:1] in " +-" and line[1:].strip() else line
+                   for line in diff.splitlines(keepends=True))
+
+
+GO_DOC = "package shapes\n\nfunc Area(r float64) float64 {\n\tif r < 0 {\n\t\treturn 0\n\t}\n\treturn 3.14 * r * r\n}\n"
+GO_OLD = GO_DOC[GO_DOC.index("func Area") :]
+GO_NEW = GO_OLD.replace("3.14 * r * r", "math.Pi * r * r")
+WIDE_DOC = "def label():\n    name\u00a0=\u00a0\"ｓｈａｐｅ\"\n    return name\n"  # a no-break space, fullwidth letters
+WIDE_NEW = WIDE_DOC.replace("return name", "return name.upper()")
+
+
 def tabbed(diff: str) -> str:
     """Every hunk line indented with a tab per four spaces."""
     out = []
@@ -192,4 +205,16 @@ DRIFTS = [
           "@@ -9,2 +9,2 @@\n             return 0\n-        return total * scale\n+        return round(total * scale, 2)\n```\n", True),
     Drift("an empty reply", "", False),
     Drift("a patch in words", "I would replace 3.14 with math.pi and round the result.", False),
+    Drift("whole hunks one level deeper", envelope(deeper4(DIFF)), True),
+    Drift("spaces for the file's tabs", envelope("@@\n     if r < 0 {\n         return 0\n     }\n-    return 3.14 * r * r\n"
+                                                 "+    return math.Pi * r * r\n", "area.go"), True,
+          doc=GO_DOC, old=GO_OLD, new=GO_NEW, named="area.go"),
+    Drift("a repeated line made unique by its context",
+          envelope('@@\n         if unit == "mm":\n-            return 0\n+            return None\n'), True,
+          new=OLD.replace('if unit == "mm":\n            return 0', 'if unit == "mm":\n            return None')),
+    Drift("a hunk at the region's last line", envelope("@@\n     text = f\"{name} – shape\"\n-    return text\n", "label.py"), True,
+          doc=QUOTED_DOC, old=QUOTED_DOC, new=QUOTED_DOC.replace("    return text\n", ""), named="label.py"),
+    Drift("NFKC: ASCII for fullwidth letters and a no-break space",
+          envelope('@@\n     name = "shape"\n-    return name\n+    return name.upper()\n', "label.py"), True,
+          doc=WIDE_DOC, old=WIDE_DOC, new=WIDE_NEW, named="label.py"),
 ]
