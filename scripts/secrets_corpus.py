@@ -72,10 +72,14 @@ def git_reader(repo: str, commit: str):
 # -- gitleaks --------------------------------------------------------------------------------
 
 
-def _captured(regex: re.Pattern[str], text: str) -> str | None:
+def _captured(regex: re.Pattern[str], text: str, group: int = 0) -> str | None:
+    """The secret a rule captures in `text`, as gitleaks takes it (`detect/detect.go`:
+    the rule's SecretGroup, else the first capture group that matched)."""
     match = regex.search(text)
     if match is None:
         return None
+    if group:
+        return match.group(group)
     groups = [g for g in match.groups() if g]
     return groups[0] if groups else match.group()
 
@@ -99,7 +103,7 @@ def from_gitleaks(repo: str) -> tuple[list[dict[str, Any]], list[dict[str, Any]]
             continue
         stats["rules"] += 1
         for text, secret in rule.tps:
-            captured = _captured(regex, text)
+            captured = _captured(regex, text, rule.secret_group)
             if captured is None:
                 stats["unmatched"] += 1
                 continue
@@ -115,7 +119,7 @@ def from_gitleaks(repo: str) -> tuple[list[dict[str, Any]], list[dict[str, Any]]
 # -- detect-secrets ------------------------------------------------------------------------------
 
 _URL_PASSWORD = re.compile(r"://[^:/@\s]+:([^@\s/]+)@")
-_LONGEST = re.compile(r"[A-Za-z0-9_\-+/=.~:\\]{8,}")
+_LONGEST = re.compile(r"[A-Za-z0-9_\-+/.~\\]{8,}")
 
 
 def _ds_secret(plugin: str, text: str) -> str | None:
@@ -261,6 +265,9 @@ FORMATS: dict[str, list[str]] = {
     "terraform": ['{n} = "{v}"\n'],
     "notebook": ["NOTEBOOK"],
 }
+# A random word in prose under an innocent name: nothing says it is a secret (the
+# entropy net reads quoted strings and configuration values, not prose).
+PROSE_UNSEEN = {"high entropy"}
 # Shapes whose value has spaces: only where a value may hold spaces (a quoted string).
 SPACED = {"dsn password", "basic authorization", "bearer authorization", "token authorization"}
 UNQUOTED = ("{n}: {v}\n", "{n} = {v}\n", "{n}={v}\n", "{N}={v}\n", "export {n}={v}\n", "app.{n}={v}\n", "app.{n}: {v}\n",
@@ -292,6 +299,8 @@ def from_shapes() -> list[dict[str, Any]]:
             continue
         for fmt, templates in FORMATS.items():
             for template in templates:
+                if template.startswith("def setup") and shape in PROSE_UNSEEN:
+                    continue
                 if template == "NOTEBOOK":
                     text = _notebook(name, value)
                 elif shape in SPACED and template in UNQUOTED and fmt not in ("yaml", "ini", "properties", "env"):

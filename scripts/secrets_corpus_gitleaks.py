@@ -285,6 +285,7 @@ class Rule:
     id: str
     regex: str | None
     keywords: list[str]
+    secret_group: int = 0  # the capture group holding the secret; 0: the first that matched
     tps: list[tuple[str, str | None]] = field(default_factory=list)  # (text, the secret when known)
     fps: list[str] = field(default_factory=list)
 
@@ -522,12 +523,12 @@ def _rule_of(path: str, body: list[Tok], helpers: Helpers, rng: random.Random, g
             values: dict[str, Any] = {}
             for item in fields:
                 key = item[0].text
-                if key in ("RuleID", "Regex", "Keywords"):
+                if key in ("RuleID", "Regex", "Keywords", "SecretGroup"):
                     try:
                         values[key] = evaluator._one(item[2:])
                     except (Unknown, StopIteration, ValueError, IndexError, TypeError):
                         values[key] = None
-            rule = Rule(path, values.get("RuleID") or "", values.get("Regex"), values.get("Keywords") or [])
+            rule = Rule(path, values.get("RuleID") or "", values.get("Regex"), values.get("Keywords") or [], values.get("SecretGroup") or 0)
             continue
         if len(stmt) > 2 and stmt[0].kind == "name" and texts[1] in (":=", "="):
             try:

@@ -1,0 +1,307 @@
+"""Values given to names that mean a secret, in every assignment syntax.
+
+A name counts by its last word (snake, kebab, dotted, camel or upper case), allowing
+a few trailing words that change nothing (`_value`, `_prod`, `_2`): strong words
+(`password`, `passwd`, `pwd`, `passphrase`, `pass`, `secret`, `token`, `credential(s)`,
+`creds`, and `key` after `api`, `access`, `secret`, `private`, `signing`, `client`...)
+take any value the false-positive rules let through (values.py); weak ones (`key`,
+`key_id`, `salt`, `auth`, `dsn`, `webhook`) only a value that reads as generated.
+`pass`, `pwd`, `key`, `salt`, `auth` and `dsn` must start a word (`apiKey` yes,
+`monkey` no); `public`/`publishable` keys are not secrets. Only the value goes:
+`password = "[REDACTED]"`.
+
+Forms (the operator after the name, then the value):
+
+- quoted values (`"v"`, `'v'`, `` `v` ``, `\\"v\\"` inside a JSON string, as a
+  notebook's cells hold code; `b"v"`, `@"v"`; never a raw `r"v"`, in practice a
+  regex or a path) after `=`, `:`, `:=`, `::=`, `?=`, `.=`, `+=`, `=>`, `||`, `??`,
+  `==`, `!=`, `===`, `!==`, a type (`password: str =`, `var token string =`), a
+  quoted name and a comma (`setProperty("API_TOKEN", "v")`), a call
+  (`setPassword("v")`), or a space (`password "v";`); and a comparison the other
+  way round (`"v" == password`);
+- unquoted values where a value cannot be code: when the name starts its line
+  (`.env`, YAML, INI, `.properties`, TOML bare values, shell, `ENV`/`ARG`, behind a
+  comment marker or a list dash), follows `;`, `&` or `?` (connection strings, query
+  strings), is a flag (`--password=v`), or follows a `key=value` word (a libpq DSN,
+  `host=db password=v`); the value ends at a space, a quote, `;`, `&` or the line's
+  end, and must not read as code (values.py `code_like`);
+- XML: `<password>v</password>` (the value on the next line too), and a name/value
+  pair: `<add key="Password" value="v"/>`, `- name: DB_PASSWORD` then `value: v`,
+  `{"name": "api_token", "value": "v"}`.
+
+Speed: each keyword's last letters are searched as a literal on the lower-cased text
+(`_SCANS`), and the whole assignment is matched by the same pattern (no Python runs
+for a keyword with no value after it); every repetition is bounded and possessive, so
+a failed attempt never reads past the next quote, space or operator: linear time.
+"""
+
+from __future__ import annotations
+
+import re
+
+from sparkls.guard.secrets.edits import MARKER_BYTES, Edit
+from sparkls.guard.secrets.values import code_like, looks_secret, passphrase, random_looking
+
+MAX_VALUE = 1024  # bytes of a value read at most (a longer one is cut there, and still hidden)
+MAX_NAME = 80  # bytes of a name looked at before its keyword
+LINE_REACH = 512  # bytes looked back for the start of a line
+
+STRONG = frozenset({"password", "passwd", "pwd", "passphrase", "pass", "secret", "token", "credential", "credentials", "creds"})
+KEY_QUALIFIERS = frozenset(
+    {
+        "api", "access", "secret", "private", "signing", "sign", "encryption", "encrypt", "master", "auth", "account",
+        "client", "app", "application", "license", "licence", "service", "subscription", "consumer", "hmac", "jwt",
+        "session", "storage", "shared", "root", "admin", "deploy", "ssh", "gpg", "pgp", "aes", "crypto", "sas",
+        "webhook", "write", "read", "server", "bot", "user", "x", "openai", "anthropic", "stripe", "aws",
+    }
+)  # fmt: skip
+NOT_SECRET_QUALIFIERS = frozenset({"public", "publishable", "pub"})
+# Keywords that must start a word (`dbPass`, `db_pass`, `pass`; not `bypass`).
+_GLUED_KEYS = (b"api", b"secret", b"private", b"access", b"auth", b"signing", b"master", b"account", b"client")
+_WORD_START = frozenset({"pass", "pwd", "key", "salt", "auth", "dsn", "login"})
+
+# (literal searched, the keywords ending with it). The literal is each keyword's end.
+_KEYWORDS: tuple[tuple[str, tuple[str, ...]], ...] = (
+    ("word", ("password",)),
+    ("wd", ("passwd", "pwd")),
+    ("phrase", ("passphrase",)),
+    ("pass", ("pass",)),
+    ("cret", ("secret",)),
+    ("oken", ("token",)),
+    ("key", ("key",)),
+    ("salt", ("salt",)),
+    ("auth", ("auth",)),
+    ("ntial", ("credential",)),
+    ("reds", ("creds",)),
+    ("dsn", ("dsn",)),
+    ("hook", ("webhook",)),
+    ("login", ("login",)),
+)
+# Words after the keyword that keep a name a secret's (`password_2`, `token_prod`).
+# Any word goes after a strong keyword but these, which name something about the
+# secret rather than the secret (`token_type`, `password_hash`, `secret_name`).
+_SUFFIX_WORDS = frozenset(
+    {"secure", "sec", "value", "val", "str", "string", "raw", "plain", "plaintext", "prod", "production", "dev", "test",
+     "staging", "live", "local", "old", "new", "backup", "default", "b64", "base64", "encoded", "hex", "bytes"}
+)  # fmt: skip
+_NOT_SECRET_SUFFIXES = frozenset(
+    {"type", "types", "hash", "hashed", "hasher", "digest", "length", "len", "name", "names", "id", "ids", "url", "uri",
+     "urls", "file", "files", "path", "dir", "env", "var", "field", "fields", "help", "label", "prompt", "message", "msg",
+     "error", "errors", "err", "min", "max", "count", "size", "policy", "regex", "re", "pattern", "format", "fmt",
+     "expiry", "expires", "expiration", "expire", "ttl", "timeout", "header", "headers", "prefix", "suffix", "endpoint",
+     "location", "provider", "manager", "store", "storage", "class", "cls", "fn", "func", "callback", "handler",
+     "validator", "input", "form", "widget", "column", "col", "attr", "arn", "ref", "version", "limit", "budget",
+     "usage", "index", "idx", "source", "kind", "scope", "scopes", "reset", "rotation", "mode", "method", "style",
+     "enabled", "required", "placeholder", "hint", "title", "text", "key", "keys", "list", "map", "dict", "set",
+     "cache", "param", "params", "option", "options", "config", "settings", "list", "ids", "position", "pos", "start",
+     "end", "offset", "span", "count", "counts", "tokens", "secrets", "passwords", "encoder", "decoder", "parser",
+     "generator", "factory", "service", "client", "auth", "authentication", "strategy", "backend", "check", "checker",
+     "exists", "status", "state", "lock", "mutex", "event", "events", "stream", "reader", "writer", "bucket", "seconds",
+     "secs", "minutes", "mins", "hours", "days", "ms", "rounds", "iterations", "iter", "attempts", "retries", "bits",
+     "chars", "characters", "words", "width", "height", "timestamp", "time", "date", "at", "in", "until", "expires_at"}
+)  # fmt: skip
+_TAIL = rb"""
+    (?P<extra>(?<=credential)s|(?<=key)[_-]?id|(?<=hook)[_-]?url)?  # credentials, key_id, webhook_url
+    (?P<suffix>(?:[_.-]?[a-z0-9]{1,12}+){0,3}+)                       # password_2, token_prod (judged below)
+    (?P<close>\\?["'`])?\]?\??                                       # "password": / x["password"] = / key?:
+    (?:
+        (?P<annot>(?::|[ \t]+)[ \t]*[a-z0-9_\[\]<>|&.,?*: ]{1,60}?[ \t]*(?==(?![=>])))?  # : str = / string =
+        [ \t]*
+        (?P<op>===|!==|==|!=|:::=|::=|:=|\?\?=|\|\|=|\?=|\.=|\+=|=>|\?\?|\|\||=|:|,|>|\()
+        (?:(?<=>)[ \t]*\r?\n)?[ \t]*
+      | (?P<pair>\\?["'`]?[ \t]*(?:,|\r?\n)?[ \t]*(?:-[ \t]+)?\\?["'`]?value\\?["'`]?[ \t]*[:=][ \t]*)
+      | (?P<space>[ \t]+)
+    )
+    (?:
+        (?P<wrap>(?:string::from|secretstr|secretstring|secret|sensitive|str|string)\()?
+        (?P<prefix>[rbuf]{1,2}|@|l|u8)?(?P<quote>\\?["'`])(?P<qval>[^\n"'`\\]{6,1024}+)(?P=quote)
+      | (?=[^\s"'`,;&)}\]<>\\(]{6})  # 6 characters at least, `=` and `:` included
+        (?P<uval>[^\s"'`,;&)}\]<>\\=(:]{1,1024}+(?:[=:]{1,3}[^\s"'`,;&)}\]<>\\=(:]{1,1024}+){0,3}+={0,3})(?![,)}\]>(])
+    )
+"""
+_SCANS = tuple(
+    (
+        keywords,
+        re.compile(
+            literal.encode()
+            + b"(?:" + b"|".join(b"(?<=" + k.encode() + b")" for k in keywords) + b")"
+            + b"(?=" + _TAIL + b")",
+            re.VERBOSE,
+        ),
+    )
+    for literal, keywords in _KEYWORDS
+)  # fmt: skip
+# `"v" == password`: a comparison written the other way round.
+_REVERSED = re.compile(
+    rb"""[!=]==?[ \t]*(?P<name>[a-z_$][a-z0-9_$.]{0,60}+)"""
+    rb"""(?:(?<=password)|(?<=passwd)|(?<=secret)|(?<=token)|(?<=key)|(?<=pass))(?![a-z0-9_])"""
+)
+_UUID = re.compile(r"[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}")
+_QUOTED_BEFORE = re.compile(rb"""(?P<quote>["'`])[ \t]*\Z""")
+_NAME_BYTES = frozenset(b"abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_.-$@")
+_ALNUM = frozenset(b"abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789")
+_LOWER_OR_DIGIT = frozenset(b"abcdefghijklmnopqrstuvwxyz0123456789")
+_WORDS = re.compile(r"[A-Z]+(?![a-z])|[A-Z]?[a-z]+|\d+")
+# What may come before a name that starts a line and takes an unquoted value.
+_LINE_PREFIX = re.compile(
+    rb"""[ \t]*(?:(?:export|set|setx|env|arg|declare(?:[ \t]+-[a-z]+)?|readonly|local|typeset|%env|!export|\$env:)[ \t]+)?"""
+    rb"""(?:(?:\#+|//+|/?\*+|--|;+|rem|<!--|%+)[ \t]*)?(?:-[ \t]+)?\\?["'`]?"""
+)
+
+
+def assignment_edits(data: bytes, lowered: bytes) -> list[Edit]:
+    edits = []
+    for keywords, scan in _SCANS:
+        for match in scan.finditer(lowered):
+            span = _secret_value(data, match, keywords)
+            if span is not None:
+                edits.append(Edit(*span, MARKER_BYTES, True))
+    if b"==" in lowered or b"!=" in lowered:
+        edits += _reversed_comparisons(data, lowered)
+    return edits
+
+
+def _secret_value(data: bytes, match: re.Match[bytes], keywords: tuple[str, ...]) -> tuple[int, int] | None:
+    """The span of the value to redact, or None to keep it (see the module docstring)."""
+    lowered = match.string
+    keyword_end = match.start("suffix") - len(match["extra"] or b"")
+    keyword = next(k for k in keywords if lowered.startswith(k.encode(), keyword_end - len(k)))
+    start = keyword_end - len(keyword)
+    name_start, words = _name(data, start, match.end("suffix"))
+    strong = bool(words) and _is_strong(keyword, words, match)
+    if not words or not _secret_name(data, start, keyword, words, strong):
+        return None
+    name = data[name_start : match.end("suffix")].decode(errors="replace")
+    op = match["op"]
+    if match["qval"] is not None:
+        value = data[match.start("qval") : match.end("qval")].decode(errors="replace")
+        if b"r" in (match["prefix"] or b""):
+            return None  # a raw string: in practice a regular expression or a path
+        if op == b"," and match["close"] is None:
+            return None  # `f(password, "x")`: a second argument, not this name's value
+        if (op == b"(" and not strong) or (op == b">" and not _xml_element(data, name_start)):
+            return None
+        if match["space"] is not None and not (strong or random_looking(value)):
+            return None
+        if any(c.isspace() for c in value):
+            return match.span("qval") if strong and passphrase(value) else None
+        if not looks_secret(value, name) or (not strong and not _weak_value(value, keyword)):
+            return None
+        return match.span("qval")
+    value = data[match.start("uval") : match.end("uval")].decode(errors="replace")
+    if op in (b",", b"(", b"==", b"!=", b"===", b"!==") or not looks_secret(value, name) or code_like(value):
+        return None
+    if match["space"] is not None:
+        if not (random_looking(value) or (strong and any(not c.isalpha() for c in value))):
+            return None
+    elif op == b">":
+        if not _xml_element(data, name_start):
+            return None
+    elif match["pair"] is None and not _takes_unquoted(data, name_start):
+        return None
+    if not strong and not _weak_value(value, keyword):
+        return None
+    return match.span("uval")
+
+
+def _weak_value(value: str, keyword: str) -> bool:
+    """What a weak name must hold: a value that reads as generated; for a key, a UUID
+    too (Heroku's, Snyk's and HubSpot's keys are UUIDs)."""
+    return random_looking(value) or (keyword == "key" and _UUID.fullmatch(value) is not None)
+
+
+def _name(data: bytes, keyword_start: int, name_end: int) -> tuple[int, list[str]]:
+    """Where the name holding the keyword starts, and its words, lower-cased."""
+    start = keyword_start
+    floor = max(0, keyword_start - MAX_NAME)
+    while start > floor and data[start - 1] in _NAME_BYTES:
+        start -= 1
+    name = data[start:name_end].decode(errors="replace").lstrip("-$@.")
+    return start, [w.lower() for w in _WORDS.findall(name)]
+
+
+def _secret_name(data: bytes, start: int, keyword: str, words: list[str], strong: bool) -> bool:
+    """Whether the keyword starts a word where it must (`apiKey`, not `monkey`), the
+    name is not a public key's, and the words after the keyword keep it a secret's."""
+    if keyword in _WORD_START and start > 0 and data[start - 1] in _ALNUM:
+        # Inside a word, only a camelCase boundary counts, or a key glued to what it is
+        # (`apikey`, `SECRETKEY`).
+        camel = data[start - 1] in _LOWER_OR_DIGIT and 65 <= data[start] <= 90
+        glued = keyword == "key" and data[max(0, start - 7) : start].lower().endswith(_GLUED_KEYS)
+        if not (camel or glued):
+            return False
+    keyword_at = _keyword_index(words, keyword)
+    if keyword_at is None or (keyword_at > 0 and words[keyword_at - 1] in NOT_SECRET_QUALIFIERS):
+        return False
+    suffixes = words[keyword_at + 1 :]
+    if keyword == "key" and suffixes[:1] == ["id"]:
+        suffixes = suffixes[1:]  # `private_key_id`: the id is the key's
+    if strong and keyword != "pass":
+        return not any(w in _NOT_SECRET_SUFFIXES for w in suffixes)
+    return all(w in _SUFFIX_WORDS or w.isdigit() for w in suffixes)
+
+
+def _keyword_index(words: list[str], keyword: str) -> int | None:
+    """The index of the word holding the keyword (the last such word)."""
+    for index in range(len(words) - 1, -1, -1):
+        if words[index].endswith(keyword) or (keyword == "credential" and words[index].endswith("credentials")):
+            return index
+    return None
+
+
+def _is_strong(keyword: str, words: list[str], match: re.Match[bytes]) -> bool:
+    if keyword in STRONG:
+        return True
+    if keyword == "key":
+        at = _keyword_index(words, keyword)
+        before = words[at - 1] if at else ""
+        word = words[at] if at is not None else ""
+        id_suffix = (match["extra"] or b"").endswith(b"id")
+        qualified = before in KEY_QUALIFIERS or word.endswith(tuple(q.decode() + "key" for q in _GLUED_KEYS))
+        return qualified and (not id_suffix or before == "private")
+    return False
+
+
+def _takes_unquoted(data: bytes, name_start: int) -> bool:
+    """Whether a name here takes an unquoted value that cannot be code: it starts its
+    line, follows `;`, `&` or `?`, is a flag, or follows a `key=value` word."""
+    floor = max(0, name_start - LINE_REACH)
+    newline = data.rfind(b"\n", floor, name_start)
+    line_start = newline + 1 if newline >= 0 else (0 if floor == 0 else -1)
+    lowered_prefix = data[max(line_start, floor) : name_start].lower()
+    if line_start >= 0 and _LINE_PREFIX.fullmatch(lowered_prefix):
+        return True
+    before = data[max(floor, name_start - 1) : name_start]
+    if data[max(floor, name_start - 2) : name_start] == b"/:":
+        return True  # `.npmrc`: `//registry.npmjs.org/:_authToken=v`
+    if before in (b";", b"&", b"?", b'"', b"'", b"`") or data[name_start : name_start + 1] == b"-":
+        return True  # a connection or query string, a string's start (`["TOKEN=v"]`), a flag
+    if data[max(floor, name_start - 2) : name_start] in (b"\\n", b"\\t"):
+        return True  # a line of a file held in a string (`"...\nTOKEN=v\n..."`)
+    if before in (b" ", b"\t"):
+        word_start = max(data.rfind(b" ", floor, name_start - 1), data.rfind(b"\t", floor, name_start - 1)) + 1
+        previous = data[word_start : name_start - 1]
+        # `host=db password=v` (a DSN), `--set db.password=v` (a flag's value)
+        return (b"=" in previous and b"(" not in previous and not previous.endswith(b"=")) or previous.startswith(b"-")
+    return False
+
+
+def _xml_element(data: bytes, name_start: int) -> bool:
+    return name_start > 0 and data[name_start - 1 : name_start] == b"<"
+
+
+def _reversed_comparisons(data: bytes, lowered: bytes) -> list[Edit]:
+    edits = []
+    for match in _REVERSED.finditer(lowered):
+        head = data[max(0, match.start() - MAX_VALUE - 4) : match.start()]
+        close = _QUOTED_BEFORE.search(head)
+        if close is None:
+            continue
+        quote = close["quote"]
+        value_end = len(head) - len(close.group())
+        value_start = head.rfind(quote, 0, value_end) + 1
+        value = head[value_start:value_end].decode(errors="replace")
+        if value_start and looks_secret(value):
+            offset = match.start() - len(head)
+            edits.append(Edit(offset + value_start, offset + value_end, MARKER_BYTES, True))
+    return edits

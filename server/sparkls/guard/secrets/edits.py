@@ -1,0 +1,63 @@
+"""An edit of the text (a span replaced by the marker, or emptied), and applying many.
+
+Edits are found on the text's UTF-8 bytes (`Edit`, byte offsets in one window) and
+applied to the text itself (`apply`, character offsets), so that only the windows'
+bytes are ever made, never the whole text's.
+"""
+
+from __future__ import annotations
+
+from typing import NamedTuple
+
+MARKER = "[REDACTED]"
+MARKER_BYTES = MARKER.encode()
+
+
+class Edit(NamedTuple):
+    start: int
+    end: int
+    replacement: bytes
+    counted: bool  # False for the extra lines of one private key
+
+
+def to_characters(data: bytes, edits: list[Edit]) -> list[tuple[int, int, str, bool]]:
+    """`edits` (byte offsets into `data`) as character offsets into `data.decode()`,
+    each span widened to whole UTF-8 characters; sorted."""
+    spans = sorted(_whole_characters(data, edit) for edit in edits)
+    if data.isascii():  # one byte per character
+        return [(start, end, replacement.decode(), counted) for start, end, replacement, counted in spans]
+    offsets = sorted({position for edit in spans for position in edit[:2]})
+    chars: dict[int, int] = {}
+    previous_byte = previous_char = 0
+    for position in offsets:  # one pass over the data: each stretch decoded once
+        previous_char += len(data[previous_byte:position].decode("utf-8", "surrogatepass"))
+        previous_byte = position
+        chars[position] = previous_char
+    return [(chars[start], chars[end], replacement.decode(), counted) for start, end, replacement, counted in spans]
+
+
+def _whole_characters(data: bytes, edit: Edit) -> Edit:
+    start, end = edit.start, edit.end
+    while 0 < start < len(data) and 0x80 <= data[start] < 0xC0:
+        start -= 1
+    while 0 < end < len(data) and 0x80 <= data[end] < 0xC0:
+        end += 1
+    return edit if (start, end) == (edit.start, edit.end) else edit._replace(start=start, end=end)
+
+
+def apply(text: str, edits: list[tuple[int, int, str, bool]]) -> tuple[str, int]:
+    """`text` with sorted character-offset edits applied, and how many were counted. An
+    edit overlapping an earlier one is merged into it, uncounted."""
+    edits.sort(key=lambda edit: (edit[0], -edit[1]))
+    pieces: list[str] = []
+    position = count = 0
+    for start, end, replacement, counted in edits:
+        if start < position:
+            if end > position and pieces and pieces[-1] == MARKER:
+                position = end  # the earlier marker now covers this one too
+            continue
+        pieces += (text[position:start], replacement)
+        position = end
+        count += counted
+    pieces.append(text[position:])
+    return "".join(pieces), count

@@ -1,0 +1,100 @@
+"""The last net: a quoted string that reads as random is taken for a secret, whatever
+name it has (detect-secrets' high-entropy strings plugins do the same).
+
+A candidate is a quoted string (`"..."`, `'...'`, `` `...` ``, or `\\"...\\"` inside a
+JSON string), or an unquoted value ending a line that starts with its name (`blob:
+v`, `BLOB=v`, `# blob: v`: YAML, `.env`, INI, a comment), of 20 to 200 characters of
+base64, base64url or hex. It counts when:
+
+- base64 (letters of both cases and digits, maybe `+/=_-`): its Shannon entropy is at
+  least `0.85 * log2(length)` (4.5 bits a character at most: what random text of that
+  length reaches, and words, identifiers and sentences do not);
+- hex: never alone (a hash: lockfiles, test vectors, commit ids, checksums hold
+  thousands); a hex key is found by its name (assignments.py) or its shape.
+
+Kept, as real scanners keep them: UUIDs; strings on a line that speaks of a hash
+(`sha256`, `integrity`, `checksum`, `digest`, `commit`, `etag`...); base64 alphabets
+and other runs of consecutive characters (`ABCDEF...`, `0123456789`); strings with a
+path or a dotted name in them.
+
+Linear: the pattern starts with a quote, and its one repetition is bounded.
+"""
+
+from __future__ import annotations
+
+import math
+import re
+
+from sparkls.guard.secrets.edits import MARKER_BYTES, Edit
+from sparkls.guard.secrets.values import entropy
+
+MIN_LENGTH = 20
+MAX_LENGTH = 200
+HASH_CONTEXT_REACH = 120  # bytes before a string where a word about hashes keeps it
+
+_QUOTED = re.compile(rb"""(?P<quote>["'`])(?P<value>[A-Za-z0-9+/=_.~-]{20,200}+)\\?(?P=quote)""")
+_UNQUOTED = re.compile(
+    rb"""[:=>][ \t]*(?P<value>[A-Za-z0-9+/=_.~-]{20,200}+)[ \t]*(?:\*/|-->|</[A-Za-z0-9_.:-]{1,80}>)?[ \t]*(?=\r?\n|\Z)"""
+)
+_NAME_LINE = re.compile(
+    rb"""[ \t]*(?:(?i:export|set|env|arg)[ \t]+)?(?:(?:\#+|//+|/?\*+|--|;+)[ \t]*)?(?:-[ \t]+)?["'<]?[A-Za-z0-9_.$@-]{1,80}["']?[ \t]*[?:+.]?[:=]?"""
+)
+LINE_REACH = 256  # bytes looked back for the start of a line
+_HASH_WORDS = re.compile(
+    rb"sha\d|md5|hash|digest|checksum|integrity|commit|revision|\brev\b|etag|fingerprint|signature|nonce|uuid|guid|sri\b|crc"
+)
+_BASE64 = re.compile(r"[A-Za-z0-9+/_-]+={0,2}")
+_HEX = re.compile(r"[0-9a-fA-F]+")
+_DIGIT = re.compile(r"[0-9]")
+_UUID = re.compile(r"[0-9a-fA-F]{8}-?[0-9a-fA-F]{4}-?[0-9a-fA-F]{4}-?[0-9a-fA-F]{4}-?[0-9a-fA-F]{12}")
+
+
+def entropy_edits(data: bytes, lowered: bytes) -> list[Edit]:
+    edits = []
+    for match in _QUOTED.finditer(data):
+        escaped_close = data[match.end("value")] == 0x5C  # `\"`: the opening quote must be escaped too
+        if escaped_close != (match.start() > 0 and data[match.start() - 1] == 0x5C):
+            continue
+        value = match["value"].decode()
+        if _random(value) and not _hash_context(lowered, match.start()):
+            edits.append(Edit(*match.span("value"), MARKER_BYTES, True))
+    for match in _UNQUOTED.finditer(data):
+        value = match["value"].decode()
+        if _random(value) and _starts_its_line(data, match.start()) and not _hash_context(lowered, match.start()):
+            edits.append(Edit(*match.span("value"), MARKER_BYTES, True))
+    return edits
+
+
+def _starts_its_line(data: bytes, operator: int) -> bool:
+    """Whether a name alone (behind a comment marker, `export`, a list dash) comes
+    before the operator at `operator` on its line."""
+    floor = max(0, operator - LINE_REACH)
+    newline = data.rfind(b"\n", floor, operator)
+    if newline < 0 and floor > 0:
+        return False
+    return _NAME_LINE.fullmatch(data, newline + 1, operator) is not None
+
+
+def _random(value: str) -> bool:
+    # Cheapest first: one case only (identifiers, constants, hex), no digit, few
+    # distinct characters, then the rest.
+    if value.islower() or value.isupper() or not _DIGIT.search(value) or len(set(value)) < min(len(value), 64) // 2:
+        return False
+    if (_HEX.fullmatch(value) and (value.islower() or value.isupper())) or _UUID.fullmatch(value) or not _BASE64.fullmatch(value) or _runs_of_consecutive(value):
+        return False
+    return entropy(value) >= min(4.5, 0.85 * math.log2(len(value)))
+
+
+def _runs_of_consecutive(value: str, run: int = 5) -> bool:
+    """Whether `value` holds `run` consecutive characters (`abcde`, `56789`): an alphabet."""
+    streak = 1
+    for previous, current in zip(value, value[1:]):
+        streak = streak + 1 if ord(current) == ord(previous) + 1 else 1
+        if streak >= run:
+            return True
+    return False
+
+
+def _hash_context(lowered: bytes, position: int) -> bool:
+    line_start = lowered.rfind(b"\n", max(0, position - HASH_CONTEXT_REACH), position) + 1
+    return _HASH_WORDS.search(lowered, max(line_start, position - HASH_CONTEXT_REACH), position) is not None

@@ -1,0 +1,109 @@
+"""Whether a value is worth hiding: the false-positive rules shared by the rules that
+find a value by its context (a secret-ish name, a URL's password, an Authorization
+header, the entropy net).
+
+- `looks_secret(value, name)`: what a secret-ish name may hold. Kept (not secrets):
+  values shorter than 6 characters; values with whitespace (labels, messages);
+  placeholders (`changeme`, `password`, `example`, `xxxxxx`, `******`, `your-...`,
+  `<...>`, `[...]`, `${VAR}`, `$VAR`, `%(x)s`, `{{ x }}`, anything with `{name}`
+  interpolation or `...`); a value equal to the name (`TOKEN = "token"`);
+  environment variable names (`"OPENAI_API_KEY"`); file paths (`./`, `../`, `~/`, `/etc/...`,
+  or a key-file extension such as `.pem`); regular expressions.
+- `code_like(value)`: an unquoted value that reads as code (`None`, `get_password()`,
+  `self.token`, `str`, a word of letters only, brackets or commas).
+- `random_looking(value)`: what a weak name (`key`, `salt`, `auth`, `dsn`, `webhook`)
+  must hold to count: 8+ characters, letters and digits (or 16+ of mixed case), not a
+  UUID, not a dotted or slashed name, some entropy.
+- `entropy(value)`: Shannon entropy in bits per character.
+
+Pure; no I/O.
+"""
+
+from __future__ import annotations
+
+import math
+import re
+from collections import Counter
+
+MIN_SECRET_LENGTH = 6
+
+_PLACEHOLDERS = frozenset(
+    {
+        "changeme", "password", "passwd", "secret", "example", "placeholder", "redacted", "dummy", "none", "null",
+        "undefined", "todo", "fixme", "notasecret", "notsecret", "true", "false", "required", "optional", "string",
+        "default", "empty", "unknown", "sample", "mysecret", "mypassword", "secretkey", "apikey", "yourkey",
+    }
+)  # fmt: skip
+_PLACEHOLDER_SHAPE = re.compile(
+    r"""
+      (?P<same>.)(?P=same)*                     # xxxxxx, ******
+    | .*(?:xxxx|XXXX|\*\*\*\*|\.\.\.|…|____).*  # sk-xxxx..., AKIA****, ghp_...
+    | (?i:your|my)[\W_].*|(?i:your)[A-Z].*       # your-api-key, my_secret, yourToken
+    | <.*>|\[.*\]|\{.*\}|\(.*\)                  # <token>, [REDACTED], {value}
+    | [$%#@!].*                                  # ${VAR}, $VAR, %(x)s, %VAR%, #ff0000, @Value, !vault
+    | .*(?:\\[wdsbWDS]|\][*+?]|\(\?[:=!<]).*     # a regular expression: \w+, [a-z]+, (?:
+    """,
+    re.VERBOSE | re.DOTALL,
+)
+_INTERPOLATION = re.compile(r"\$\{[\w.:?|/ -]{1,80}\}|\$\([^()]{0,80}\)|\{\{[^{}]{0,80}\}\}|%\(\w{1,40}\)[sdr]|\{[A-Za-z_]?[\w.\[\]]{0,40}(?:![rsa])?(?::[^{}]{0,20})?\}|%[sd]")
+_LONG_WORD = re.compile(r"[A-Za-z0-9]{7}")
+_ENV_VAR_NAME = re.compile(r"[A-Z][A-Z0-9]*(?:_[A-Z0-9]+)+")
+_PATH_LIKE = re.compile(
+    r"(?:\./|\.\./|~/|/(?:etc|usr|var|tmp|home|opt|run|dev|proc)/).*"
+    r"|.*\.(?i:pem|key|crt|cer|der|p12|pfx|pub|json|txt|ya?ml|toml|ini|cfg|conf|env|csv|log|html?|md|py|js|ts)"
+)
+_SEPARATORS = re.compile(r"[\W_]+")
+_CODE_LIKE = re.compile(r"^[A-Za-z_]+$|^[A-Za-z_]\w*(?:\.[A-Za-z_]\w*)+$|[()\[\]{}<>,;]")
+_UUID = re.compile(r"[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}")
+_SEGMENT = re.compile(r"[A-Za-z0-9+_=-]{16,}")
+
+
+def looks_secret(value: str, name: str = "", *, min_length: int = MIN_SECRET_LENGTH) -> bool:
+    """Whether a value given to a secret-ish `name` is worth hiding (module docstring)."""
+    if len(value) < min_length or any(c.isspace() for c in value) or not any(c.isalnum() for c in value):
+        return False
+    normalized = _SEPARATORS.sub("", value).lower()
+    if normalized in _PLACEHOLDERS or (name and normalized == _SEPARATORS.sub("", name).lower()):
+        return False
+    if _PLACEHOLDER_SHAPE.fullmatch(value) or _ENV_VAR_NAME.fullmatch(value) or _PATH_LIKE.fullmatch(value):
+        return False
+    return not _templated(value)
+
+
+def _templated(value: str) -> bool:
+    """A template (`${HOST}:${PORT}`, `{user}@{host}`, `{{ secrets.x }}`, `%(pw)s`): what
+    is left once its placeholders are taken out holds no word of 7+ letters or digits."""
+    if not _INTERPOLATION.search(value):
+        return False
+    return not _LONG_WORD.search(_INTERPOLATION.sub("", value))
+
+
+def passphrase(value: str) -> bool:
+    """Whether a value with spaces reads as a passphrase (`correct horse battery staple`:
+    2 to 6 lower-case words of letters and digits), not a label or a message."""
+    words = value.split(" ")
+    return 2 <= len(words) <= 6 and all(w.isalnum() and w == w.lower() for w in words) and not value.isdigit()
+
+
+def code_like(value: str) -> bool:
+    return _CODE_LIKE.search(value) is not None
+
+
+def random_looking(value: str) -> bool:
+    """Whether `value` reads as generated rather than written (module docstring)."""
+    if len(value) < 8 or _UUID.fullmatch(value):
+        return False
+    if any(c in value for c in "./:@"):
+        segment = max(_SEGMENT.findall(value), key=len, default="")
+        return bool(segment) and random_looking(segment)
+    has_digit = any(c.isdigit() for c in value)
+    has_lower = any(c.islower() for c in value)
+    has_upper = any(c.isupper() for c in value)
+    mixed = has_digit and (has_lower or has_upper) or (len(value) >= 16 and has_lower and has_upper)
+    return mixed and entropy(value) >= 3.0
+
+
+def entropy(value: str) -> float:
+    counts = Counter(value)
+    total = len(value)
+    return -sum(n / total * math.log2(n / total) for n in counts.values())
