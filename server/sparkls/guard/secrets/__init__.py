@@ -69,13 +69,16 @@ def redact(text: str) -> tuple[str, int]:
     for owned_start, owned_end in _windows(text):
         start, end = max(0, owned_start - OVERLAP), min(len(text), owned_end + OVERLAP)
         data = text[start:end].encode("utf-8", "surrogatepass")
-        found = scan(data)
-        if found:
-            edits += (
-                (start + a, start + b, replacement, counted)
-                for a, b, replacement, counted in to_characters(data, found)
-                if owned_start <= start + a < owned_end
-            )
+        found, cut = scan(data)
+        edits += (
+            (start + a, start + b, replacement, counted)
+            for a, b, replacement, counted in to_characters(data, found)
+            if owned_start <= start + a < owned_end
+        )
+        if cut is not None:  # too many candidates (edits.Budget): hide the rest of the window
+            cut_at = start + len(data[:cut].decode("utf-8", "surrogatepass"))
+            if cut_at < owned_end:
+                edits.append(_hidden(text, max(cut_at, owned_start), owned_end))
     if not edits:
         return text, 0
     return apply(text, edits)
@@ -85,6 +88,12 @@ def secret_shaped(word: str) -> bool:
     """Whether one word (an identifier-like token, as the workspace index keeps them) has
     the shape of a known secret token (`ghp_...`, `AKIA...`): never stored, never sent."""
     return has_shape(word.encode("utf-8", "surrogatepass"))
+
+
+def _hidden(text: str, start: int, end: int) -> tuple[int, int, str, bool]:
+    """An edit hiding `text[start:end]` whole, its line breaks kept (one marker)."""
+    piece = text[start:end]
+    return start, end, MARKER + "\n" * piece.count("\n"), True
 
 
 def _windows(text: str) -> list[tuple[int, int]]:

@@ -39,7 +39,7 @@ from __future__ import annotations
 
 import re
 
-from sparkls.guard.secrets.edits import MARKER_BYTES, Edit
+from sparkls.guard.secrets.edits import MARKER_BYTES, Budget, Edit
 from sparkls.guard.secrets.values import code_like, looks_secret, passphrase, random_looking
 
 MAX_VALUE = 1024  # bytes of a value read at most (a longer one is cut there, and still hidden)
@@ -100,14 +100,21 @@ _NOT_SECRET_SUFFIXES = frozenset(
      "secs", "minutes", "mins", "hours", "days", "ms", "rounds", "iterations", "iter", "attempts", "retries", "bits",
      "chars", "characters", "words", "width", "height", "timestamp", "time", "date", "at", "in", "until", "expires_at"}
 )  # fmt: skip
+# After the keyword (on the lower-cased text). Values: `(?P<qval>)` quoted, `(?P<uval>)`
+# unquoted. Operators that compare or pass a value (`==`, `(`, `,`, `.=`, `||`) take a
+# quoted value only; an unquoted value is never a word of letters alone (code).
+_QUOTED_AHEAD = rb"""(?=[ \t]*(?:[a-z_:]{1,20}\()?(?:[rbuf]{1,2}|@|l|u8)?\\?["'`])"""
+_UNQUOTED_CHARS = rb"""[^\s"'`,;&)}\]<>\\=(:]"""
 _TAIL = rb"""
     (?P<extra>(?<=credential)s|(?<=key)[_-]?id|(?<=hook)[_-]?url)?  # credentials, key_id, webhook_url
-    (?P<suffix>(?:[_.-]?[a-z0-9]{1,12}+){0,3}+)                       # password_2, token_prod (judged below)
+    (?![a-z0-9])(?=\\?["'`]?,|[^\n][^,;&\n]{5}|[^\n]{0,8}\n)        # ends a word; room for a value
+    (?P<suffix>(?:[_.-][a-z0-9]{1,12}+){0,3}+)                        # password_2, token_prod (judged below)
     (?P<close>\\?["'`])?\]?\??                                       # "password": / x["password"] = / key?:
     (?:
-        (?P<annot>(?::|[ \t]+)[ \t]*[a-z0-9_\[\]<>|&.,?*: ]{1,60}?[ \t]*(?==(?![=>])))?  # : str = / string =
+        (?P<annot>(?::|[ \t]+)[a-z0-9_\[\]<>|&.,?* ]{1,40}+(?<=[ \t])(?==(?![=>])))?  # : str = / string =
         [ \t]*
-        (?P<op>===|!==|==|!=|:::=|::=|:=|\?\?=|\|\|=|\?=|\.=|\+=|=>|\?\?|\|\||=|:|,|>|\()
+        (?P<op>(?:===|==|!==|!=|\?\?=|\|\|=|\.=|\?\?|\|\||\(|(?<=["'`]),)""" + _QUOTED_AHEAD + rb"""
+              |=>|=|:::=|::=|:=|:|>|\?=|\+=)
         (?:(?<=>)[ \t]*\r?\n)?[ \t]*
       | (?P<pair>\\?["'`]?[ \t]*(?:,|\r?\n)?[ \t]*(?:-[ \t]+)?\\?["'`]?value\\?["'`]?[ \t]*[:=][ \t]*)
       | (?P<space>[ \t]+)
@@ -115,8 +122,10 @@ _TAIL = rb"""
     (?:
         (?P<wrap>(?:string::from|secretstr|secretstring|secret|sensitive|str|string)\()?
         (?P<prefix>[rbuf]{1,2}|@|l|u8)?(?P<quote>\\?["'`])(?P<qval>[^\n"'`\\]{6,1024}+)(?P=quote)
-      | (?=[^\s"'`,;&)}\]<>\\(]{6})  # 6 characters at least, `=` and `:` included
-        (?P<uval>[^\s"'`,;&)}\]<>\\=(:]{1,1024}+(?:[=:]{1,3}[^\s"'`,;&)}\]<>\\=(:]{1,1024}+){0,3}+={0,3})(?![,)}\]>(])
+      | (?=[^\s"'`,;&)}\]<>\\(]{6})                # 6 characters at least, `=` and `:` included
+        (?![a-z_]{1,1024}+(?![=:]|""" + _UNQUOTED_CHARS + rb"""))  # not a word of letters alone
+        (?P<uval>""" + _UNQUOTED_CHARS + rb"""{1,1024}+(?:[=:]{1,3}""" + _UNQUOTED_CHARS + rb"""{1,1024}+){0,3}+={0,3})
+        (?![,)}\]>(])
     )
 """
 _SCANS = tuple(
@@ -133,12 +142,12 @@ _SCANS = tuple(
 )  # fmt: skip
 # `"v" == password`: a comparison written the other way round.
 _REVERSED = re.compile(
-    rb"""[!=]==?[ \t]*(?P<name>[a-z_$][a-z0-9_$.]{0,60}+)"""
+    rb"""=(?<=[!=]=)=?[ \t]*(?P<name>[a-z_$][a-z0-9_$.]{0,60}+)"""
     rb"""(?:(?<=password)|(?<=passwd)|(?<=secret)|(?<=token)|(?<=key)|(?<=pass))(?![a-z0-9_])"""
 )
 _UUID = re.compile(r"[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}")
 _QUOTED_BEFORE = re.compile(rb"""(?P<quote>["'`])[ \t]*\Z""")
-_NAME_BYTES = frozenset(b"abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_.-$@")
+_NAME_BACKWARDS = re.compile(rb"[A-Za-z0-9_.$@-]*")  # a name's characters, read backwards
 _ALNUM = frozenset(b"abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789")
 _LOWER_OR_DIGIT = frozenset(b"abcdefghijklmnopqrstuvwxyz0123456789")
 _WORDS = re.compile(r"[A-Z]+(?![a-z])|[A-Z]?[a-z]+|\d+")
@@ -149,15 +158,14 @@ _LINE_PREFIX = re.compile(
 )
 
 
-def assignment_edits(data: bytes, lowered: bytes) -> list[Edit]:
+def assignment_edits(data: bytes, lowered: bytes, budget: Budget) -> list[Edit]:
     edits = []
     for keywords, scan in _SCANS:
-        for match in scan.finditer(lowered):
+        for match in budget.matches(scan.finditer(lowered)):
             span = _secret_value(data, match, keywords)
             if span is not None:
                 edits.append(Edit(*span, MARKER_BYTES, True))
-    if b"==" in lowered or b"!=" in lowered:
-        edits += _reversed_comparisons(data, lowered)
+    edits += _reversed_comparisons(data, lowered, budget)
     return edits
 
 
@@ -212,10 +220,8 @@ def _weak_value(value: str, keyword: str) -> bool:
 
 def _name(data: bytes, keyword_start: int, name_end: int) -> tuple[int, list[str]]:
     """Where the name holding the keyword starts, and its words, lower-cased."""
-    start = keyword_start
-    floor = max(0, keyword_start - MAX_NAME)
-    while start > floor and data[start - 1] in _NAME_BYTES:
-        start -= 1
+    before = data[max(0, keyword_start - MAX_NAME) : keyword_start][::-1]
+    start = keyword_start - _NAME_BACKWARDS.match(before).end()
     name = data[start:name_end].decode(errors="replace").lstrip("-$@.")
     return start, [w.lower() for w in _WORDS.findall(name)]
 
@@ -290,10 +296,11 @@ def _xml_element(data: bytes, name_start: int) -> bool:
     return name_start > 0 and data[name_start - 1 : name_start] == b"<"
 
 
-def _reversed_comparisons(data: bytes, lowered: bytes) -> list[Edit]:
+def _reversed_comparisons(data: bytes, lowered: bytes, budget: Budget) -> list[Edit]:
     edits = []
-    for match in _REVERSED.finditer(lowered):
-        head = data[max(0, match.start() - MAX_VALUE - 4) : match.start()]
+    for match in budget.matches(_REVERSED.finditer(lowered)):
+        operator = match.start() - 1  # the match starts at the operator's second character
+        head = data[max(0, operator - MAX_VALUE - 4) : operator]
         close = _QUOTED_BEFORE.search(head)
         if close is None:
             continue
@@ -302,6 +309,6 @@ def _reversed_comparisons(data: bytes, lowered: bytes) -> list[Edit]:
         value_start = head.rfind(quote, 0, value_end) + 1
         value = head[value_start:value_end].decode(errors="replace")
         if value_start and looks_secret(value):
-            offset = match.start() - len(head)
+            offset = operator - len(head)
             edits.append(Edit(offset + value_start, offset + value_end, MARKER_BYTES, True))
     return edits

@@ -7,10 +7,44 @@ bytes are ever made, never the whole text's.
 
 from __future__ import annotations
 
-from typing import NamedTuple
+from collections.abc import Iterable, Iterator
+from typing import NamedTuple, TypeVar
 
 MARKER = "[REDACTED]"
 MARKER_BYTES = MARKER.encode()
+
+
+DECISIONS = 1000  # candidates one window's rules may weigh in Python (see Budget)
+
+_M = TypeVar("_M")
+
+
+class Budget:
+    """How many candidates one window's rules may still weigh one by one in Python.
+
+    Ordinary text has a few dozen per window; only a file made of secrets, or one made
+    to be slow (`password=` a million times), has more. Past the budget a rule stops at
+    its next candidate and says where (`cut`); the window is then hidden from there on,
+    line by line (`redact`), so the time a window takes stays bounded whatever it holds
+    and nothing past the cut is sent unread."""
+
+    __slots__ = ("left", "cut")
+
+    def __init__(self, decisions: int = DECISIONS) -> None:
+        self.left = decisions
+        self.cut: int | None = None
+
+    def matches(self, found: Iterable[_M], position=lambda match: match.start()) -> Iterator[_M]:
+        """`found` (in order of position) as long as the budget lasts."""
+        for item in found:
+            if self.left <= 0:
+                self.stop(position(item))
+                return
+            self.left -= 1
+            yield item
+
+    def stop(self, position: int) -> None:
+        self.cut = position if self.cut is None else min(self.cut, position)
 
 
 class Edit(NamedTuple):

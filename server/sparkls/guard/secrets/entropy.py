@@ -25,16 +25,21 @@ from __future__ import annotations
 import math
 import re
 
-from sparkls.guard.secrets.edits import MARKER_BYTES, Edit
+from sparkls.guard.secrets.edits import MARKER_BYTES, Budget, Edit
 from sparkls.guard.secrets.values import entropy
 
 MIN_LENGTH = 20
 MAX_LENGTH = 200
 HASH_CONTEXT_REACH = 120  # bytes before a string where a word about hashes keeps it
 
-_QUOTED = re.compile(rb"""(?P<quote>["'`])(?P<value>[A-Za-z0-9+/=_.~-]{20,200}+)\\?(?P=quote)""")
-_UNQUOTED = re.compile(
-    rb"""[:=>][ \t]*(?P<value>[A-Za-z0-9+/=_.~-]{20,200}+)[ \t]*(?:\*/|-->|</[A-Za-z0-9_.:-]{1,80}>)?[ \t]*(?=\r?\n|\Z)"""
+# One pattern per quote and per operator: each starts with its one character, which
+# the engine finds fast.
+_QUOTED = tuple(
+    re.compile(quote + rb"""(?P<value>[A-Za-z0-9+/=_.~-]{20,200}+)\\?""" + quote) for quote in (rb'"', rb"'", rb"`")
+)
+_UNQUOTED = tuple(
+    re.compile(operator + rb"""[ \t]*(?P<value>[A-Za-z0-9+/_.~-]{20,200}+={0,2})[ \t]*(?:\*/|-->|</[A-Za-z0-9_.:-]{1,80}>)?[ \t]*(?=\r?\n|\Z)""")
+    for operator in (rb":", rb"=", rb">")
 )
 _NAME_LINE = re.compile(
     rb"""[ \t]*(?:(?i:export|set|env|arg)[ \t]+)?(?:(?:\#+|//+|/?\*+|--|;+)[ \t]*)?(?:-[ \t]+)?["'<]?[A-Za-z0-9_.$@-]{1,80}["']?[ \t]*[?:+.]?[:=]?"""
@@ -49,16 +54,16 @@ _DIGIT = re.compile(r"[0-9]")
 _UUID = re.compile(r"[0-9a-fA-F]{8}-?[0-9a-fA-F]{4}-?[0-9a-fA-F]{4}-?[0-9a-fA-F]{4}-?[0-9a-fA-F]{12}")
 
 
-def entropy_edits(data: bytes, lowered: bytes) -> list[Edit]:
+def entropy_edits(data: bytes, lowered: bytes, budget: Budget) -> list[Edit]:
     edits = []
-    for match in _QUOTED.finditer(data):
+    for match in budget.matches(match for pattern in _QUOTED for match in pattern.finditer(data)):
         escaped_close = data[match.end("value")] == 0x5C  # `\"`: the opening quote must be escaped too
         if escaped_close != (match.start() > 0 and data[match.start() - 1] == 0x5C):
             continue
         value = match["value"].decode()
         if _random(value) and not _hash_context(lowered, match.start()):
             edits.append(Edit(*match.span("value"), MARKER_BYTES, True))
-    for match in _UNQUOTED.finditer(data):
+    for match in budget.matches(match for pattern in _UNQUOTED for match in pattern.finditer(data)):
         value = match["value"].decode()
         if _random(value) and _starts_its_line(data, match.start()) and not _hash_context(lowered, match.start()):
             edits.append(Edit(*match.span("value"), MARKER_BYTES, True))

@@ -23,7 +23,7 @@ import base64
 import binascii
 import re
 
-from sparkls.guard.secrets.edits import MARKER_BYTES, Edit
+from sparkls.guard.secrets.edits import MARKER_BYTES, Budget, Edit
 from sparkls.guard.secrets.values import looks_secret, random_looking
 
 _URL_USERINFO = re.compile(
@@ -34,26 +34,26 @@ _AUTHORIZATION = re.compile(
     rb"""(?:(?P<scheme>[a-z][a-z0-9_-]{0,20})[ \t]+)?(?P<cred>[a-z0-9._~+/:=-]{8,2048}+)"""
 )
 _BEARER = re.compile(rb"bearer[ \t]+(?P<cred>[a-z0-9._~+/-]{20,2048}+=*)")
-_SIGNATURE = re.compile(rb"[?&](?:sig|signature|x-amz-signature|x-goog-signature|x-amz-security-token)=(?P<cred>[a-z0-9%._~+/-]{16,2048}+)")
+_SIGNATURES = tuple(
+    re.compile(literal + rb"(?P<cred>[a-z0-9%._~+/-]{16,2048}+)")
+    for literal in (rb"sig=(?<=[?&]sig=)", rb"signature=(?<=[?&-]signature=)", rb"security-token=(?<=[?&]x-amz-security-token=)")
+)
 _CURL_USER = re.compile(rb"""-(?:(?<=\s-)u|-user)(?:[ \t]+|=)["']?(?P<user>[^\s:"']{0,256}+)["']?:["']?(?P<password>[^\s"']{0,256}+)""")
 _AWS_KEY_ID = re.compile(rb"A(?<![A-Za-z0-9]A)(?:3T[A-Z0-9]|KIA|SIA|BIA|CCA)[A-Z0-9]{16}(?![A-Za-z0-9])")
 _AWS_SECRET = re.compile(rb"(?<![A-Za-z0-9/+])[A-Za-z0-9/+]{40}(?![A-Za-z0-9/+=])")
 AWS_PAIR_REACH = 200  # bytes after a key id where its secret key is looked for
 
 
-def header_edits(data: bytes, lowered: bytes) -> list[Edit]:
-    edits: list[Edit] = []
-    if b"://" in data:
-        edits += _userinfo(data)
-    if b"authorization" in lowered:
-        edits += _authorization(data, lowered)
-    if b"bearer" in lowered:
-        edits += [_marker(m.span("cred")) for m in _BEARER.finditer(lowered) if _bearer_token(data[m.start("cred") : m.end("cred")])]
-    if b"sig" in lowered:
-        edits += [_marker(m.span("cred")) for m in _SIGNATURE.finditer(lowered)]
-    if b"-u" in data or b"--user" in data:
-        edits += _curl_users(data)
-    edits += _aws_pairs(data)
+def header_edits(data: bytes, lowered: bytes, budget: Budget) -> list[Edit]:
+    edits = _userinfo(data, budget) + _authorization(data, lowered, budget)
+    edits += [
+        _marker(m.span("cred"))
+        for m in budget.matches(_BEARER.finditer(lowered))
+        if _bearer_token(data[m.start("cred") : m.end("cred")])
+    ]
+    edits += [_marker(m.span("cred")) for pattern in _SIGNATURES for m in budget.matches(pattern.finditer(lowered))]
+    edits += _curl_users(data, budget)
+    edits += _aws_pairs(data, budget)
     return edits
 
 
@@ -61,20 +61,20 @@ def _marker(span: tuple[int, int]) -> Edit:
     return Edit(*span, MARKER_BYTES, True)
 
 
-def _curl_users(data: bytes) -> list[Edit]:
+def _curl_users(data: bytes, budget: Budget) -> list[Edit]:
     """`curl -u user:password`: the password; `-u secret:` (an API key as the user, as
     Stripe's and Mailgun's documentation write it): the user."""
     edits = []
-    for match in _CURL_USER.finditer(data):
+    for match in budget.matches(_CURL_USER.finditer(data)):
         part = "password" if match["password"] else "user"
         if looks_secret(match[part].decode(errors="replace")):
             edits.append(_marker(match.span(part)))
     return edits
 
 
-def _userinfo(data: bytes) -> list[Edit]:
+def _userinfo(data: bytes, budget: Budget) -> list[Edit]:
     edits = []
-    for match in _URL_USERINFO.finditer(data):
+    for match in budget.matches(_URL_USERINFO.finditer(data)):
         password = match["password"]
         if password is not None:
             if looks_secret(password.decode(errors="replace")):
@@ -84,9 +84,9 @@ def _userinfo(data: bytes) -> list[Edit]:
     return edits
 
 
-def _authorization(data: bytes, lowered: bytes) -> list[Edit]:
+def _authorization(data: bytes, lowered: bytes, budget: Budget) -> list[Edit]:
     edits = []
-    for match in _AUTHORIZATION.finditer(lowered):
+    for match in budget.matches(_AUTHORIZATION.finditer(lowered)):
         start, end = match.span("cred")
         cred = data[start:end].decode(errors="replace")
         scheme = match["scheme"]
@@ -112,9 +112,9 @@ def _bearer_token(token: bytes) -> bool:
     return any(48 <= c <= 57 for c in token) and looks_secret(token.decode(errors="replace"))
 
 
-def _aws_pairs(data: bytes) -> list[Edit]:
+def _aws_pairs(data: bytes, budget: Budget) -> list[Edit]:
     edits = []
-    for key_id in _AWS_KEY_ID.finditer(data):
+    for key_id in budget.matches(_AWS_KEY_ID.finditer(data)):
         secret = _AWS_SECRET.search(data, key_id.end(), min(len(data), key_id.end() + AWS_PAIR_REACH))
         if secret is not None and random_looking(secret.group().decode()):
             edits.append(_marker(secret.span()))

@@ -10,35 +10,45 @@ from __future__ import annotations
 
 import re
 
-from sparkls.guard.secrets.edits import MARKER_BYTES, Edit
+from sparkls.guard.secrets.edits import MARKER_BYTES, Budget, Edit
 
 REACH = 8 * 1024
 
-_DATA = re.compile(rb"(?m)^(?P<indent>[ \t]*)(?:data|stringdata):[ \t]*\r?$")
+_DATA = re.compile(rb"data:[ \t]*\r?$", re.MULTILINE)
 _KIND_SECRET = re.compile(rb"""kind:[ \t]*["']?secret["']?[ \t]*\r?$""", re.MULTILINE)
 _ENTRY = re.compile(rb"""(?P<indent>[ \t]*)[^\s:#][^:\n]{0,252}:[ \t]*(?P<value>[^\s#][^\n]{0,4096})?""")
 _BLOCK = re.compile(rb"""[|>][+-]?[0-9]?[ \t]*\r?""")
 
 
-def secret_manifest_edits(data: bytes, lowered: bytes) -> list[Edit]:
+def secret_manifest_edits(data: bytes, lowered: bytes, budget: Budget) -> list[Edit]:
     if b"secret" not in lowered or b"data:" not in lowered:
         return []
     edits = []
-    for block in _DATA.finditer(lowered):
+    for block in budget.matches(_DATA.finditer(lowered)):
+        line_start = lowered.rfind(b"\n", max(0, block.start() - REACH), block.start()) + 1
+        indent = lowered[line_start : block.start()]
+        if indent.endswith(b"string"):
+            indent = indent[:-6]
+        if indent.strip(b" \t"):
+            continue  # `data:` ends a longer key, or follows other text
         around = (max(0, block.start() - REACH), min(len(lowered), block.end() + REACH))
         if _KIND_SECRET.search(lowered, *around) is None:
             continue
-        edits += _values_below(data, block.end() + 1, len(block["indent"].expandtabs()), around[1])
+        edits += _values_below(data, block.end() + 1, len(indent.expandtabs()), around[1], budget)
     return edits
 
 
-def _values_below(data: bytes, start: int, indent: int, limit: int) -> list[Edit]:
+def _values_below(data: bytes, start: int, indent: int, limit: int, budget: Budget) -> list[Edit]:
     """The values of the entries indented deeper than `indent` from `start` on."""
     edits: list[Edit] = []
     block_indent: int | None = None  # inside a block scalar: its key's indent
     first = False  # the block scalar's first line is still to come
     position = start
     while position < limit:
+        if budget.left <= 0:
+            budget.stop(position)
+            break
+        budget.left -= 1
         end = data.find(b"\n", position, limit)
         end = limit if end < 0 else end
         line = data[position:end]

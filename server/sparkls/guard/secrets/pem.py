@@ -20,7 +20,7 @@ from __future__ import annotations
 import re
 from collections.abc import Iterator
 
-from sparkls.guard.secrets.edits import MARKER_BYTES, Edit
+from sparkls.guard.secrets.edits import MARKER_BYTES, Budget, Edit
 
 MAX_KEY = 12 * 1024  # bytes: a private key (an 8192-bit RSA one is about 6.5 KB) fits
 
@@ -39,12 +39,12 @@ _INLINE_BODY = re.compile(rb"(?:\\[nr]|[ \t])*+(?P<body>[A-Za-z0-9+/=\\ \t]*+)")
 _BODY_TAIL_REVERSED = re.compile(rb"(?:[nr]\\|[ \t\\])*+")
 
 
-def private_key_edits(data: bytes) -> list[Edit]:
+def private_key_edits(data: bytes, budget: Budget) -> list[Edit]:
     if b"PRIVATE KEY" not in data:
         return []
     edits: list[Edit] = []
     handled = 0  # bytes before this offset belong to a key already handled
-    for marker in _PEM_MARKER.finditer(data):
+    for marker in budget.matches(_PEM_MARKER.finditer(data)):
         if marker.start() < handled:
             continue
         line_start = _line_start(data, marker.start())

@@ -4,7 +4,7 @@ holds (see the package docstring for the rules, and each module for one kind).""
 from __future__ import annotations
 
 from sparkls.guard.secrets.assignments import assignment_edits
-from sparkls.guard.secrets.edits import MARKER_BYTES, Edit
+from sparkls.guard.secrets.edits import MARKER_BYTES, Budget, Edit
 from sparkls.guard.secrets.entropy import entropy_edits
 from sparkls.guard.secrets.headers import header_edits
 from sparkls.guard.secrets.manifests import secret_manifest_edits
@@ -12,13 +12,15 @@ from sparkls.guard.secrets.pem import private_key_edits
 from sparkls.guard.secrets.shapes import token_spans
 
 
-def scan(data: bytes) -> list[Edit]:
-    """The edits for `data` (byte offsets, unsorted, possibly overlapping)."""
+def scan(data: bytes) -> tuple[list[Edit], int | None]:
+    """The edits for `data` (byte offsets, unsorted, possibly overlapping), and where
+    the window's budget ran out (hide everything from there), if it did."""
     lowered = data.lower()  # ASCII only: every offset stays the same
-    edits = private_key_edits(data)
-    edits += (Edit(start, end, MARKER_BYTES, True) for start, end in token_spans(data, lowered))
-    edits += header_edits(data, lowered)
-    edits += assignment_edits(data, lowered)
-    edits += secret_manifest_edits(data, lowered)
-    edits += entropy_edits(data, lowered)
-    return edits
+    budget = Budget()
+    edits = private_key_edits(data, budget)
+    edits += (Edit(start, end, MARKER_BYTES, True) for start, end in token_spans(data, lowered, budget))
+    edits += header_edits(data, lowered, budget)
+    edits += assignment_edits(data, lowered, budget)
+    edits += secret_manifest_edits(data, lowered, budget)
+    edits += entropy_edits(data, lowered, budget)
+    return edits, budget.cut

@@ -18,6 +18,8 @@ from __future__ import annotations
 import re
 from typing import NamedTuple
 
+from sparkls.guard.secrets.edits import Budget
+
 GITLEAKS = ("https://github.com/gitleaks/gitleaks", "b58d3f102cf3a2c84cb7f923d05c25c9b1aed84b", "cmd/generate/config/rules/")
 DETECT_SECRETS = ("https://github.com/Yelp/detect-secrets", "5e141933554a0b74e7341841f318be21e895339c", "detect_secrets/plugins/")
 MIN_RUN = 16  # token characters a shape needs at least (the shortest: `AKIA` + 16 is 20)
@@ -198,13 +200,14 @@ _ONE = re.compile(_SHAPE.encode())
 _ANCHORED = tuple((anchor, re.compile(pattern.encode())) for _, anchor, pattern, _ in ANCHORED)
 
 
-def token_spans(data: bytes, lowered: bytes) -> list[tuple[int, int]]:
+def token_spans(data: bytes, lowered: bytes, budget: Budget) -> list[tuple[int, int]]:
     """(start, end) of every token with a known shape in `data`, and of every secret
     found by what surrounds it (`ANCHORED`)."""
-    spans = [match.span("tok") for match in _ANY.finditer(data) if match.start("tok") >= 0]
+    found = (match for match in _ANY.finditer(data) if match.start("tok") >= 0)
+    spans = [match.span("tok") for match in budget.matches(found, lambda match: match.start("tok"))]
     for anchor, pattern in _ANCHORED:
-        if anchor in (lowered if anchor.islower() else data):
-            spans += (match.span("s") for match in pattern.finditer(lowered if anchor.islower() else data))
+        text = lowered if anchor.islower() else data
+        spans += (match.span("s") for match in budget.matches(pattern.finditer(text)))
     return spans
 
 
