@@ -105,9 +105,17 @@ _NOT_SECRET_SUFFIXES = frozenset(
 # quoted value only; an unquoted value is never a word of letters alone (code).
 _QUOTED_AHEAD = rb"""(?=[ \t]*(?:[a-z_:]{1,20}\()?(?:[rbuf]{1,2}|@|l|u8)?\\?["'`])"""
 _UNQUOTED_CHARS = rb"""[^\s"'`,;&)}\]<>\\=(:]"""
+# A quick look before the whole pattern: after the name (its suffix words, a closing
+# quote or bracket, an operator) comes a quote, or 6 characters of an unquoted value
+# that is not a word of letters alone; or the line ends soon (a name/value pair, an
+# XML element whose value is on the next line). Most keywords in code fail here.
+_ROOM = rb"""(?=(?:[_.-][a-z0-9]{1,12}){0,3}\\?["'`]?\]?\??
+    (?:[a-z0-9_ \t=:!>(.?|+@\[\]<>&*-]{0,48}+\\?["'`]|,[ \t]*\\?["'`]
+    |[ \t]*[=:>?+]{0,4}[ \t]*(?![a-z_]{1,1024}+(?![=:]|""" + _UNQUOTED_CHARS + rb"""))""" + _UNQUOTED_CHARS + rb"""(?<!-)[^\s"'`,;&)}\]<>\\(]{5}
+    |[^\n]{0,8}\n[ \t]*(?:-[ \t]+)?\\?["'`]?value|[ \t]*>[ \t]*\r?\n))"""
 _TAIL = rb"""
     (?P<extra>(?<=credential)s|(?<=key)[_-]?id|(?<=hook)[_-]?url)?  # credentials, key_id, webhook_url
-    (?![a-z0-9])(?=\\?["'`]?,|[^\n][^,;&\n]{5}|[^\n]{0,8}\n)        # ends a word; room for a value
+    (?![a-z0-9])""" + _ROOM + rb"""                                    # ends a word; room for a value
     (?P<suffix>(?:[_.-][a-z0-9]{1,12}+){0,3}+)                        # password_2, token_prod (judged below)
     (?P<close>\\?["'`])?\]?\??                                       # "password": / x["password"] = / key?:
     (?:

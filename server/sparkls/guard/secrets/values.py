@@ -53,6 +53,11 @@ _PATH_LIKE = re.compile(
     r"|.*\.(?i:pem|key|crt|cer|der|p12|pfx|pub|json|txt|ya?ml|toml|ini|cfg|conf|env|csv|log|html?|md|py|js|ts)"
 )
 _SEPARATORS = re.compile(r"[\W_]+")
+_SPACE = re.compile(r"\s")
+_DIGIT = re.compile(r"[0-9]")
+_LOWER = re.compile(r"[a-z]")
+_UPPER = re.compile(r"[A-Z]")
+_ALNUM = re.compile(r"[^\W_]")
 _CODE_LIKE = re.compile(r"^[A-Za-z_]+$|^[A-Za-z_]\w*(?:\.[A-Za-z_]\w*)+$|[()\[\]{}<>,;]")
 _UUID = re.compile(r"[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}")
 _SEGMENT = re.compile(r"[A-Za-z0-9+_=-]{16,}")
@@ -60,7 +65,7 @@ _SEGMENT = re.compile(r"[A-Za-z0-9+_=-]{16,}")
 
 def looks_secret(value: str, name: str = "", *, min_length: int = MIN_SECRET_LENGTH) -> bool:
     """Whether a value given to a secret-ish `name` is worth hiding (module docstring)."""
-    if len(value) < min_length or any(c.isspace() for c in value) or not any(c.isalnum() for c in value):
+    if len(value) < min_length or _SPACE.search(value) or not _ALNUM.search(value):
         return False
     normalized = _SEPARATORS.sub("", value).lower()
     if normalized in _PLACEHOLDERS or (name and normalized == _SEPARATORS.sub("", name).lower()):
@@ -96,9 +101,9 @@ def random_looking(value: str) -> bool:
     if any(c in value for c in "./:@"):
         segment = max(_SEGMENT.findall(value), key=len, default="")
         return bool(segment) and random_looking(segment)
-    has_digit = any(c.isdigit() for c in value)
-    has_lower = any(c.islower() for c in value)
-    has_upper = any(c.isupper() for c in value)
+    has_digit = _DIGIT.search(value) is not None
+    has_lower = _LOWER.search(value) is not None
+    has_upper = _UPPER.search(value) is not None
     mixed = has_digit and (has_lower or has_upper) or (len(value) >= 16 and has_lower and has_upper)
     return mixed and entropy(value) >= 3.0
 
