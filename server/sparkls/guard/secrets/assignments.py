@@ -51,7 +51,7 @@ KEY_QUALIFIERS = frozenset(
     {
         "api", "access", "secret", "private", "signing", "sign", "encryption", "encrypt", "master", "auth", "account",
         "client", "app", "application", "license", "licence", "service", "subscription", "consumer", "hmac", "jwt",
-        "session", "storage", "shared", "root", "admin", "deploy", "ssh", "gpg", "pgp", "aes", "crypto", "sas",
+        "session", "storage", "shared", "admin", "deploy", "ssh", "gpg", "pgp", "aes", "crypto", "sas",
         "webhook", "write", "read", "server", "bot", "user", "x", "openai", "anthropic", "stripe", "aws",
     }
 )  # fmt: skip
@@ -153,6 +153,8 @@ _REVERSED = re.compile(
     rb"""=(?<=[!=]=)=?[ \t]*(?P<name>[a-z_$][a-z0-9_$.]{0,60}+)"""
     rb"""(?:(?<=password)|(?<=passwd)|(?<=secret)|(?<=token)|(?<=key)|(?<=pass))(?![a-z0-9_])"""
 )
+_COMPARISONS = (b"==", b"!=", b"===", b"!==")
+_IDENTIFIER = re.compile(r"[A-Za-z_][A-Za-z_.-]*")  # a name (`AsyncCredentials`, `x-api-key`), not a value
 _UUID = re.compile(r"[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}")
 _QUOTED_BEFORE = re.compile(rb"""(?P<quote>["'`])[ \t]*\Z""")
 _NAME_BACKWARDS = re.compile(rb"[A-Za-z0-9_.$@-]*")  # a name's characters, read backwards
@@ -193,12 +195,18 @@ def _secret_value(data: bytes, match: re.Match[bytes], keywords: tuple[str, ...]
         value = data[match.start("qval") : match.end("qval")].decode(errors="replace")
         if b"r" in (match["prefix"] or b""):
             return None  # a raw string: in practice a regular expression or a path
-        if op == b"," and match["close"] is None:
-            return None  # `f(password, "x")`: a second argument, not this name's value
-        if (op == b"(" and not strong) or (op == b">" and not _xml_element(data, name_start)):
+        if b"f" in (match["prefix"] or b"") and "{" in value:
+            return None  # an f-string: what it holds is computed
+        if op == b"," and (match["close"] is None or _IDENTIFIER.fullmatch(value)):
+            return None  # `f(password, "x")`: a second argument; `(".credentials", "Credentials")`: names
+        if op in _COMPARISONS and _IDENTIFIER.fullmatch(value):
+            return None  # `if token == "integer":` compares a kind, not a secret
+        if op == b"(" and (not strong or match["suffix"]):
+            return None  # `setPassword("v")`, not `secret.startswith("whsec_")`
+        if op == b">" and not _xml_element(data, name_start):
             return None
-        if match["space"] is not None and not (strong or random_looking(value)):
-            return None
+        if match["space"] is not None and not random_looking(value):
+            return None  # `token "v"` in prose
         if any(c.isspace() for c in value):
             return match.span("qval") if strong and passphrase(value) else None
         if not looks_secret(value, name) or (not strong and not _weak_value(value, keyword)):
@@ -208,8 +216,8 @@ def _secret_value(data: bytes, match: re.Match[bytes], keywords: tuple[str, ...]
     if op in (b",", b"(", b"==", b"!=", b"===", b"!==") or not looks_secret(value, name) or code_like(value):
         return None
     if match["space"] is not None:
-        if not (random_looking(value) or (strong and any(not c.isalpha() for c in value))):
-            return None
+        if not random_looking(value):
+            return None  # `token limit.`, `pass preflight.`: prose
     elif op == b">":
         if not _xml_element(data, name_start):
             return None

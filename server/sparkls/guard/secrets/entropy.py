@@ -22,11 +22,13 @@ Linear: the pattern starts with a quote, and its one repetition is bounded.
 
 from __future__ import annotations
 
+import base64
+import binascii
 import math
 import re
 
 from sparkls.guard.secrets.edits import MARKER_BYTES, Budget, Edit
-from sparkls.guard.secrets.values import entropy
+from sparkls.guard.secrets.values import entropy, wordy
 
 MIN_LENGTH = 20
 MAX_LENGTH = 200
@@ -34,23 +36,29 @@ HASH_CONTEXT_REACH = 120  # bytes before a string where a word about hashes keep
 
 # One pattern per quote and per operator: each starts with its one character, which
 # the engine finds fast.
+# In the pattern already: letters of both cases and a digit (else no Python runs).
+_MIXED = rb"(?=[A-Za-z0-9+/=_.~-]{0,200}?[A-Z])(?=[A-Za-z0-9+/=_.~-]{0,200}?[a-z])(?=[A-Za-z0-9+/=_.~-]{0,200}?[0-9])"
 _QUOTED = tuple(
-    re.compile(quote + rb"""(?P<value>[A-Za-z0-9+/=_.~-]{20,200}+)\\?""" + quote) for quote in (rb'"', rb"'", rb"`")
+    re.compile(quote + rb"(?P<value>" + _MIXED + rb"""[A-Za-z0-9+/=_.~-]{20,200}+)\\?""" + quote) for quote in (rb'"', rb"'", rb"`")
 )
-_UNQUOTED = tuple(
-    re.compile(operator + rb"""[ \t]*(?P<value>[A-Za-z0-9+/_.~-]{20,200}+={0,2})[ \t]*(?:\*/|-->|</[A-Za-z0-9_.:-]{1,80}>)?[ \t]*(?=\r?\n|\Z)""")
-    for operator in (rb":", rb"=", rb">")
+# A whole line: a name alone (behind a comment marker, `export`, `ENV`, a list dash,
+# an XML tag), an operator, the value, the line's end. Anchored on the line break
+# before it, which the engine finds fast (the text's first line is tried on its own).
+_UNQUOTED = re.compile(
+    rb"""\n[ \t]*+(?:(?i:export|set|env|arg)[ \t]++)?(?:(?:\#++|//++|/?\*++|--|;++)[ \t]*+)?(?:-[ \t]++)?"""
+    rb"""(?:<[A-Za-z0-9_.:-]{1,80}+>|["']?[A-Za-z0-9_$@-]{1,80}+(?:\.[A-Za-z0-9_$@-]{1,80}+){0,8}+["']?[ \t]*+[?:+.]?[:=])[ \t]*+"""
+    rb"""(?P<value>""" + _MIXED + rb"""[A-Za-z0-9+/_.~-]{20,200}+={0,2})"""
+    rb"""[ \t]*(?:\*/|-->|</[A-Za-z0-9_.:-]{1,80}>)?[ \t]*(?=\r?\n|\Z)"""
 )
-_NAME_LINE = re.compile(
-    rb"""[ \t]*(?:(?i:export|set|env|arg)[ \t]+)?(?:(?:\#+|//+|/?\*+|--|;+)[ \t]*)?(?:-[ \t]+)?["'<]?[A-Za-z0-9_.$@-]{1,80}["']?[ \t]*[?:+.]?[:=]?"""
-)
-LINE_REACH = 256  # bytes looked back for the start of a line
 _HASH_WORDS = re.compile(
     rb"sha\d|md5|hash|digest|checksum|integrity|commit|revision|\brev\b|etag|fingerprint|signature|nonce|uuid|guid|sri\b|crc"
 )
 _BASE64 = re.compile(r"[A-Za-z0-9+/_-]+={0,2}")
 _HEX = re.compile(r"[0-9a-fA-F]+")
 _DIGIT = re.compile(r"[0-9]")
+# An id with its kind in front (`call_...`, `resp_...`, `cus_...`, `file-...`): not a
+# credential (a credential with a known prefix is found by its shape first).
+_PREFIXED_ID = re.compile(r"[a-z]{2,12}[_-][A-Za-z0-9]{12,}")
 _UUID = re.compile(r"[0-9a-fA-F]{8}-?[0-9a-fA-F]{4}-?[0-9a-fA-F]{4}-?[0-9a-fA-F]{4}-?[0-9a-fA-F]{12}")
 
 
@@ -63,21 +71,14 @@ def entropy_edits(data: bytes, lowered: bytes, budget: Budget) -> list[Edit]:
         value = match["value"].decode()
         if _random(value) and not _hash_context(lowered, match.start()):
             edits.append(Edit(*match.span("value"), MARKER_BYTES, True))
-    for match in budget.matches(match for pattern in _UNQUOTED for match in pattern.finditer(data)):
+    first_line = _UNQUOTED.match(b"\n" + data[: data.find(b"\n") + 1 if b"\n" in data[:512] else 512])
+    if first_line is not None and _random(first_line["value"].decode()):
+        edits.append(Edit(first_line.start("value") - 1, first_line.end("value") - 1, MARKER_BYTES, True))
+    for match in budget.matches(_UNQUOTED.finditer(data)):
         value = match["value"].decode()
-        if _random(value) and _starts_its_line(data, match.start()) and not _hash_context(lowered, match.start()):
+        if _random(value) and not _hash_context(lowered, match.start("value")):
             edits.append(Edit(*match.span("value"), MARKER_BYTES, True))
     return edits
-
-
-def _starts_its_line(data: bytes, operator: int) -> bool:
-    """Whether a name alone (behind a comment marker, `export`, a list dash) comes
-    before the operator at `operator` on its line."""
-    floor = max(0, operator - LINE_REACH)
-    newline = data.rfind(b"\n", floor, operator)
-    if newline < 0 and floor > 0:
-        return False
-    return _NAME_LINE.fullmatch(data, newline + 1, operator) is not None
 
 
 def _random(value: str) -> bool:
@@ -85,9 +86,22 @@ def _random(value: str) -> bool:
     # distinct characters, then the rest.
     if value.islower() or value.isupper() or not _DIGIT.search(value) or len(set(value)) < min(len(value), 64) // 2:
         return False
-    if (_HEX.fullmatch(value) and (value.islower() or value.isupper())) or _UUID.fullmatch(value) or not _BASE64.fullmatch(value) or _runs_of_consecutive(value):
+    if (_HEX.fullmatch(value) and (value.islower() or value.isupper())) or _UUID.fullmatch(value) or not _BASE64.fullmatch(value):
+        return False
+    if _runs_of_consecutive(value) or wordy(value) or _PREFIXED_ID.fullmatch(value) or _encoded_text(value):
         return False
     return entropy(value) >= min(4.5, 0.85 * math.log2(len(value)))
+
+
+def _encoded_text(value: str) -> bool:
+    """Whether `value` is base64 of readable text with spaces (`VGhpcyBpcyB0aGUgd2F5`,
+    "This is the way": an example, not a key; a key decodes to bytes)."""
+    try:
+        decoded = base64.b64decode(value + "=" * (-len(value) % 4), altchars=b"-_" if "-" in value or "_" in value else None)
+    except (binascii.Error, ValueError):
+        return False
+    printable = sum(32 <= c < 127 for c in decoded)
+    return b" " in decoded and printable >= 0.95 * len(decoded)
 
 
 def _runs_of_consecutive(value: str, run: int = 5) -> bool:

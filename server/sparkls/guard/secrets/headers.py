@@ -30,9 +30,10 @@ _URL_USERINFO = re.compile(
     rb"""://(?P<user>[^\s:/@"'<>()\[\]{}\\]{1,256}+)(?::(?P<password>[^\s:/@"'<>,\\]{1,256}+))?@(?=[A-Za-z0-9\[])"""
 )
 _AUTHORIZATION = re.compile(
-    rb"""authorization(?:\\?["'])?[ \t]*[:=,][ \t]*(?:\\?["'`])?[ \t]*"""
+    rb"""authorization(?:\\?["'])?[ \t]*(?:[:=]|(?P<comma>,))[ \t]*(?:\\?["'`])?[ \t]*"""
     rb"""(?:(?P<scheme>[a-z][a-z0-9_-]{0,20})[ \t]+)?(?P<cred>[a-z0-9._~+/:=-]{8,2048}+)"""
 )
+_UUID = re.compile(rb"[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}")
 _BEARER = re.compile(rb"bearer[ \t]+(?P<cred>[a-z0-9._~+/-]{20,2048}+=*)")
 _SIGNATURES = tuple(
     re.compile(literal + rb"(?P<cred>[a-z0-9%._~+/-]{16,2048}+)")
@@ -90,10 +91,12 @@ def _authorization(data: bytes, lowered: bytes, budget: Budget) -> list[Edit]:
         start, end = match.span("cred")
         cred = data[start:end].decode(errors="replace")
         scheme = match["scheme"]
+        if match["comma"] and scheme is None:
+            continue  # `("authorization", "x-amz-date")`: a list of header names
         if scheme == b"basic":
             if _basic_credentials(cred):
                 edits.append(_marker((start, end)))
-        elif looks_secret(cred) and (len(cred) >= 16 or random_looking(cred)):
+        elif looks_secret(cred) and (random_looking(cred) or _UUID.fullmatch(data, start, end)):
             edits.append(_marker((start, end)))
     return edits
 

@@ -39,13 +39,14 @@ _PLACEHOLDER_SHAPE = re.compile(
       (?P<same>.)(?P=same)*                     # xxxxxx, ******
     | .*(?:xxxx|XXXX|\*\*\*\*|\.\.\.|…|____).*  # sk-xxxx..., AKIA****, ghp_...
     | (?i:your|my)[\W_].*|(?i:your)[A-Z].*       # your-api-key, my_secret, yourToken
+    | __\w+__                                    # __root__: a dunder name
     | <.*>|\[.*\]|\{.*\}|\(.*\)                  # <token>, [REDACTED], {value}
     | [$%#@!].*                                  # ${VAR}, $VAR, %(x)s, %VAR%, #ff0000, @Value, !vault
     | .*(?:\\[wdsbWDS]|\][*+?]|\(\?[:=!<]).*     # a regular expression: \w+, [a-z]+, (?:
     """,
     re.VERBOSE | re.DOTALL,
 )
-_INTERPOLATION = re.compile(r"\$\{[\w.:?|/ -]{1,80}\}|\$\([^()]{0,80}\)|\{\{[^{}]{0,80}\}\}|%\(\w{1,40}\)[sdr]|\{[A-Za-z_]?[\w.\[\]]{0,40}(?:![rsa])?(?::[^{}]{0,20})?\}|%[sd]")
+_INTERPOLATION = re.compile(r"\$\{[\w.:?|/ -]{1,80}\}|\$\([^()]{0,80}\)|\{\{[^{}]{0,80}\}\}|%\(\w{1,40}\)[sdr]|\{[A-Za-z_]?[\w.\[\]()'\"]{0,40}(?:![rsa])?(?::[^{}]{0,20})?\}|%[sd]")
 _LONG_WORD = re.compile(r"[A-Za-z0-9]{7}")
 _ENV_VAR_NAME = re.compile(r"[A-Z][A-Z0-9]*(?:_[A-Z0-9]+)+")
 _PATH_LIKE = re.compile(
@@ -56,6 +57,7 @@ _SEPARATORS = re.compile(r"[\W_]+")
 _SPACE = re.compile(r"\s")
 _DIGIT = re.compile(r"[0-9]")
 _LOWER = re.compile(r"[a-z]")
+_WORD = re.compile(r"[A-Z]?[a-z]{3,}")
 _UPPER = re.compile(r"[A-Z]")
 _ALNUM = re.compile(r"[^\W_]")
 _CODE_LIKE = re.compile(r"^[A-Za-z_]+$|^[A-Za-z_]\w*(?:\.[A-Za-z_]\w*)+$|[()\[\]{}<>,;]")
@@ -105,7 +107,14 @@ def random_looking(value: str) -> bool:
     has_lower = _LOWER.search(value) is not None
     has_upper = _UPPER.search(value) is not None
     mixed = has_digit and (has_lower or has_upper) or (len(value) >= 16 and has_lower and has_upper)
-    return mixed and entropy(value) >= 3.0
+    return mixed and entropy(value) >= 3.0 and not wordy(value)
+
+
+def wordy(value: str) -> bool:
+    """Whether words make up 60% of `value` or more (`DefaultAsyncHttpx2Client`,
+    `allow_module_level=True`): written, not generated (random text of 20 characters
+    or more is that wordy less than 2% of the time)."""
+    return sum(len(word) for word in _WORD.findall(value)) * 5 >= len(value) * 3
 
 
 def entropy(value: str) -> float:
