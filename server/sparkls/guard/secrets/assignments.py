@@ -109,9 +109,9 @@ _UNQUOTED_CHARS = rb"""[^\s"'`,;&)}\]<>\\=(:]"""
 # quote or bracket, an operator) comes a quote, or 6 characters of an unquoted value
 # that is not a word of letters alone; or the line ends soon (a name/value pair, an
 # XML element whose value is on the next line). Most keywords in code fail here.
-_ROOM = rb"""(?=(?:[_.-][a-z0-9]{1,12}){0,3}\\?["'`]?\]?\??
-    (?:[a-z0-9_ \t=:!>(.?|+@\[\]<>&*-]{0,48}+\\?["'`]|,[ \t]*\\?["'`]
-    |[ \t]*[=:>?+]{0,4}[ \t]*(?![a-z_]{1,1024}+(?![=:]|""" + _UNQUOTED_CHARS + rb"""))""" + _UNQUOTED_CHARS + rb"""(?<!-)[^\s"'`,;&)}\]<>\\(]{5}
+_ROOM = rb"""(?=(?:[_.-][a-z0-9]{1,12}+){0,3}+\\?["'`]?\]?\??
+    (?:[ \t=:!>(.?|+@\[\]<>&*-][a-z0-9_ \t=:!>(.?|+@\[\]<>&*-]{0,47}+\\?["'`]|,[ \t]*\\?["'`]|\\?["'`]
+    |(?:[ \t]*[=:>?+]{1,4}|[ \t])[ \t]*(?![a-z_]{1,64}+(?![=:]|""" + _UNQUOTED_CHARS + rb"""))""" + _UNQUOTED_CHARS + rb"""(?<!-)[^\s"'`,;&)}\]<>\\(]{5}
     |[^\n]{0,8}\n[ \t]*(?:-[ \t]+)?\\?["'`]?value|[ \t]*>[ \t]*\r?\n))"""
 _TAIL = rb"""
     (?P<extra>(?<=credential)s|(?<=key)[_-]?id|(?<=hook)[_-]?url)?  # credentials, key_id, webhook_url
@@ -131,7 +131,7 @@ _TAIL = rb"""
         (?P<wrap>(?:string::from|secretstr|secretstring|secret|sensitive|str|string)\()?
         (?P<prefix>[rbuf]{1,2}|@|l|u8)?(?P<quote>\\?["'`])(?P<qval>[^\n"'`\\]{6,1024}+)(?P=quote)
       | (?=[^\s"'`,;&)}\]<>\\(]{6})                # 6 characters at least, `=` and `:` included
-        (?![a-z_]{1,1024}+(?![=:]|""" + _UNQUOTED_CHARS + rb"""))  # not a word of letters alone
+        (?![a-z_]{1,64}+(?![=:]|""" + _UNQUOTED_CHARS + rb"""))  # not a word of letters alone
         (?P<uval>""" + _UNQUOTED_CHARS + rb"""{1,1024}+(?:[=:]{1,3}""" + _UNQUOTED_CHARS + rb"""{1,1024}+){0,3}+={0,3})
         (?![,)}\]>(])
     )
@@ -201,8 +201,8 @@ def _secret_value(data: bytes, match: re.Match[bytes], keywords: tuple[str, ...]
             return None  # `f(password, "x")`: a second argument; `(".credentials", "Credentials")`: names
         if op in _COMPARISONS and _IDENTIFIER.fullmatch(value):
             return None  # `if token == "integer":` compares a kind, not a secret
-        if op == b"(" and (not strong or match["suffix"]):
-            return None  # `setPassword("v")`, not `secret.startswith("whsec_")`
+        if op == b"(" and (not strong or match["suffix"] or not (words[0] == "set" or len(words) == 1)):
+            return None  # `setPassword("v")`, `.password("v")`; not `NewWithPassword("user")`, `secret.startswith("x")`
         if op == b">" and not _xml_element(data, name_start):
             return None
         if match["space"] is not None and not random_looking(value):

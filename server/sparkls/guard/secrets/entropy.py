@@ -7,8 +7,9 @@ v`, `BLOB=v`, `# blob: v`: YAML, `.env`, INI, a comment), of 20 to 200 character
 base64, base64url or hex. It counts when:
 
 - base64 (letters of both cases and digits, maybe `+/=_-`): its Shannon entropy is at
-  least `0.85 * log2(length)` (4.5 bits a character at most: what random text of that
-  length reaches, and words, identifiers and sentences do not);
+  least 4.5 bits a character (`THRESHOLD`, detect-secrets' own for base64): what
+  random text of about 30 characters or more reaches, and words, identifiers and
+  sentences do not; and words make up less than 60% of it (values.py `wordy`);
 - hex: never alone (a hash: lockfiles, test vectors, commit ids, checksums hold
   thousands); a hex key is found by its name (assignments.py) or its shape.
 
@@ -31,6 +32,7 @@ from sparkls.guard.secrets.edits import MARKER_BYTES, Budget, Edit
 from sparkls.guard.secrets.values import entropy, wordy
 
 MIN_LENGTH = 20
+THRESHOLD = 4.5  # bits a character, as detect-secrets' base64 plugin: random text of 30+ characters
 MAX_LENGTH = 200
 HASH_CONTEXT_REACH = 120  # bytes before a string where a word about hashes keeps it
 
@@ -90,18 +92,18 @@ def _random(value: str) -> bool:
         return False
     if _runs_of_consecutive(value) or wordy(value) or _PREFIXED_ID.fullmatch(value) or _encoded_text(value):
         return False
-    return entropy(value) >= min(4.5, 0.85 * math.log2(len(value)))
+    return entropy(value) >= THRESHOLD
 
 
 def _encoded_text(value: str) -> bool:
-    """Whether `value` is base64 of readable text with spaces (`VGhpcyBpcyB0aGUgd2F5`,
-    "This is the way": an example, not a key; a key decodes to bytes)."""
+    """Whether `value` is base64 of readable text (`VGhpcyBpcyB0aGUgd2F5`, "This is the
+    way"; `eyJuYW1lIjoiTWF0In0`, a JSON object): data, not a key (a key decodes to bytes)."""
     try:
         decoded = base64.b64decode(value + "=" * (-len(value) % 4), altchars=b"-_" if "-" in value or "_" in value else None)
     except (binascii.Error, ValueError):
         return False
     printable = sum(32 <= c < 127 for c in decoded)
-    return b" " in decoded and printable >= 0.95 * len(decoded)
+    return len(decoded) >= 8 and printable >= 0.95 * len(decoded)
 
 
 def _runs_of_consecutive(value: str, run: int = 5) -> bool:

@@ -5,12 +5,14 @@ header, the entropy net).
 - `looks_secret(value, name)`: what a secret-ish name may hold. Kept (not secrets):
   values shorter than 6 characters; values with whitespace (labels, messages);
   placeholders (`changeme`, `password`, `example`, `xxxxxx`, `******`, `your-...`,
-  `<...>`, `[...]`, `${VAR}`, `$VAR`, `%(x)s`, `{{ x }}`, anything with `{name}`
-  interpolation or `...`); a value equal to the name (`TOKEN = "token"`);
+  `<...>`, `[...]`, `${VAR}`, `$VAR`, `%(x)s`, `{{ x }}`, a template of `{name}`
+  placeholders, `...`, a dunder name); a value holding its own name (`TOKEN = "token"`);
+  a path or module name (words between slashes);
   environment variable names (`"OPENAI_API_KEY"`); file paths (`./`, `../`, `~/`, `/etc/...`,
   or a key-file extension such as `.pem`); regular expressions.
 - `code_like(value)`: an unquoted value that reads as code (`None`, `get_password()`,
-  `self.token`, `str`, a word of letters only, brackets or commas).
+  `self.token`, `str`, a word of letters only, brackets, commas, `*` or `|`, a number
+  literal of up to 10 digits or 16 hex digits).
 - `random_looking(value)`: what a weak name (`key`, `salt`, `auth`, `dsn`, `webhook`)
   must hold to count: 8+ characters, letters and digits (or 16+ of mixed case), not a
   UUID, not a dotted or slashed name, some entropy.
@@ -60,7 +62,9 @@ _LOWER = re.compile(r"[a-z]")
 _WORD = re.compile(r"[A-Z]?[a-z]{3,}")
 _UPPER = re.compile(r"[A-Z]")
 _ALNUM = re.compile(r"[^\W_]")
-_CODE_LIKE = re.compile(r"^[A-Za-z_]+$|^[A-Za-z_]\w*(?:\.[A-Za-z_]\w*)+$|[()\[\]{}<>,;]")
+_CODE_LIKE = re.compile(
+    r"^[A-Za-z_]+$|^[A-Za-z_]\w*(?:\.[A-Za-z_]\w*)+$|[()\[\]{}<>,;*|]|^(?:0[xX][0-9a-fA-F_]{1,16}|0[oO][0-7_]+|0[bB][01_]+|[0-9][0-9_]{0,9}(?:\.[0-9]+)?)$"
+)
 _UUID = re.compile(r"[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}")
 _SEGMENT = re.compile(r"[A-Za-z0-9+_=-]{16,}")
 
@@ -70,8 +74,11 @@ def looks_secret(value: str, name: str = "", *, min_length: int = MIN_SECRET_LEN
     if len(value) < min_length or _SPACE.search(value) or not _ALNUM.search(value):
         return False
     normalized = _SEPARATORS.sub("", value).lower()
-    if normalized in _PLACEHOLDERS or (name and normalized == _SEPARATORS.sub("", name).lower()):
-        return False
+    own = _SEPARATORS.sub("", name).lower() if name else ""
+    if normalized in _PLACEHOLDERS or (own and own in normalized and len(own) * 3 >= len(normalized) * 2):
+        return False  # a placeholder; mostly the name itself (`TOKEN = "token"`, `KeyAD = "pkgKeyAD"`)
+    if "/" in value and wordy(value):
+        return False  # a path or a module name (`github.com/org/repo/sessionCredentials`)
     if _PLACEHOLDER_SHAPE.fullmatch(value) or _ENV_VAR_NAME.fullmatch(value) or _PATH_LIKE.fullmatch(value):
         return False
     return not _templated(value)
