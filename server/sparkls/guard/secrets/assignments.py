@@ -46,7 +46,7 @@ MAX_VALUE = 1024  # bytes of a value read at most (a longer one is cut there, an
 MAX_NAME = 80  # bytes of a name looked at before its keyword
 LINE_REACH = 512  # bytes looked back for the start of a line
 
-STRONG = frozenset({"password", "passwd", "pwd", "passphrase", "pass", "secret", "token", "credential", "credentials", "creds"})
+STRONG = frozenset({"password", "passwd", "pwd", "passphrase", "pass", "secret", "secrete", "token", "credential", "credentials", "creds"})
 KEY_QUALIFIERS = frozenset(
     {
         "api", "access", "secret", "private", "signing", "sign", "encryption", "encrypt", "master", "auth", "account",
@@ -67,6 +67,7 @@ _KEYWORDS: tuple[tuple[str, tuple[str, ...]], ...] = (
     ("phrase", ("passphrase",)),
     ("pass", ("pass",)),
     ("cret", ("secret",)),
+    ("crete", ("secrete",)),  # detect-secrets' own spelling test (`secrete = "..."`)
     ("oken", ("token",)),
     ("key", ("key",)),
     ("salt", ("salt",)),
@@ -164,7 +165,7 @@ _WORDS = re.compile(r"[A-Z]+(?![a-z])|[A-Z]?[a-z]+|\d+")
 # What may come before a name that starts a line and takes an unquoted value.
 _LINE_PREFIX = re.compile(
     rb"""[ \t]*(?:(?:export|set|setx|env|arg|declare(?:[ \t]+-[a-z]+)?|readonly|local|typeset|%env|!export|\$env:)[ \t]+)?"""
-    rb"""(?:(?:\#+|//+|/?\*+|--|;+|rem|<!--|%+)[ \t]*)?(?:-[ \t]+)?\\?["'`]?"""
+    rb"""(?:(?:\#+|//+|/?\*+|--|;+|rem|<!--|%+)[ \t]*(?:[a-z]{1,12}[ \t]+){0,3})?(?:-[ \t]+)?\\?["'`]?"""
 )
 
 

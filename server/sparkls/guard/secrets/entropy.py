@@ -23,8 +23,6 @@ Linear: the pattern starts with a quote, and its one repetition is bounded.
 
 from __future__ import annotations
 
-import base64
-import binascii
 import math
 import re
 
@@ -90,20 +88,9 @@ def _random(value: str) -> bool:
         return False
     if (_HEX.fullmatch(value) and (value.islower() or value.isupper())) or _UUID.fullmatch(value) or not _BASE64.fullmatch(value):
         return False
-    if _runs_of_consecutive(value) or wordy(value) or _PREFIXED_ID.fullmatch(value) or _encoded_text(value):
+    if _runs_of_consecutive(value) or wordy(value) or _PREFIXED_ID.fullmatch(value):
         return False
     return entropy(value) >= THRESHOLD
-
-
-def _encoded_text(value: str) -> bool:
-    """Whether `value` is base64 of readable text (`VGhpcyBpcyB0aGUgd2F5`, "This is the
-    way"; `eyJuYW1lIjoiTWF0In0`, a JSON object): data, not a key (a key decodes to bytes)."""
-    try:
-        decoded = base64.b64decode(value + "=" * (-len(value) % 4), altchars=b"-_" if "-" in value or "_" in value else None)
-    except (binascii.Error, ValueError):
-        return False
-    printable = sum(32 <= c < 127 for c in decoded)
-    return len(decoded) >= 8 and printable >= 0.95 * len(decoded)
 
 
 def _runs_of_consecutive(value: str, run: int = 5) -> bool:

@@ -6,8 +6,9 @@ header, the entropy net).
   values shorter than 6 characters; values with whitespace (labels, messages);
   placeholders (`changeme`, `password`, `example`, `xxxxxx`, `******`, `your-...`,
   `<...>`, `[...]`, `${VAR}`, `$VAR`, `%(x)s`, `{{ x }}`, a template of `{name}`
-  placeholders, `...`, a dunder name); a value holding its own name (`TOKEN = "token"`);
-  a path or module name (words between slashes);
+  placeholders, `...`, a dunder name);
+  a path or module name (words between slashes); a value ending with its name
+  (`TOKEN = "token"`, a constant naming itself: `KeyADCredentials = "pkgKeyADCredentials"`);
   environment variable names (`"OPENAI_API_KEY"`); file paths (`./`, `../`, `~/`, `/etc/...`,
   or a key-file extension such as `.pem`); regular expressions.
 - `code_like(value)`: an unquoted value that reads as code (`None`, `get_password()`,
@@ -75,8 +76,8 @@ def looks_secret(value: str, name: str = "", *, min_length: int = MIN_SECRET_LEN
         return False
     normalized = _SEPARATORS.sub("", value).lower()
     own = _SEPARATORS.sub("", name).lower() if name else ""
-    if normalized in _PLACEHOLDERS or (own and own in normalized and len(own) * 3 >= len(normalized) * 2):
-        return False  # a placeholder; mostly the name itself (`TOKEN = "token"`, `KeyAD = "pkgKeyAD"`)
+    if normalized in _PLACEHOLDERS or (own and normalized.endswith(own)):
+        return False  # a placeholder; the name itself (`TOKEN = "token"`, `KeyAD = "gokrb5KeyAD"`)
     if "/" in value and wordy(value):
         return False  # a path or a module name (`github.com/org/repo/sessionCredentials`)
     if _PLACEHOLDER_SHAPE.fullmatch(value) or _ENV_VAR_NAME.fullmatch(value) or _PATH_LIKE.fullmatch(value):
