@@ -55,7 +55,8 @@ KEY_QUALIFIERS = frozenset(
         "webhook", "write", "read", "server", "bot", "user", "x", "openai", "anthropic", "stripe", "aws",
     }
 )  # fmt: skip
-NOT_SECRET_QUALIFIERS = frozenset({"public", "publishable", "pub"})
+NOT_SECRET_QUALIFIERS = frozenset({"public", "publishable", "pub", "socket"})  # `Sec-WebSocket-Key`: a nonce
+_PASSPHRASE_NAMES = frozenset({"password", "passwd", "pwd", "passphrase", "pass", "secret", "secrete"})
 # Keywords that must start a word (`dbPass`, `db_pass`, `pass`; not `bypass`).
 _GLUED_KEYS = (b"api", b"secret", b"private", b"access", b"auth", b"signing", b"master", b"account", b"client")
 _WORD_START = frozenset({"pass", "pwd", "key", "salt", "auth", "dsn", "login"})
@@ -208,8 +209,8 @@ def _secret_value(data: bytes, match: re.Match[bytes], keywords: tuple[str, ...]
             return None
         if match["space"] is not None and not random_looking(value):
             return None  # `token "v"` in prose
-        if any(c.isspace() for c in value):
-            return match.span("qval") if strong and passphrase(value) else None
+        if any(c.isspace() for c in value):  # a passphrase, only where a password goes
+            return match.span("qval") if keyword in _PASSPHRASE_NAMES and passphrase(value) else None
         if not looks_secret(value, name) or (not strong and not _weak_value(value, keyword)):
             return None
         return match.span("qval")

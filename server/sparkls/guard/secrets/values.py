@@ -43,6 +43,8 @@ _PLACEHOLDER_SHAPE = re.compile(
     | .*(?:xxxx|XXXX|\*\*\*\*|\.\.\.|…|____).*  # sk-xxxx..., AKIA****, ghp_...
     | (?i:your|my)[\W_].*|(?i:your)[A-Z].*       # your-api-key, my_secret, yourToken
     | __\w+__                                    # __root__: a dunder name
+    | [\^~<>=v]*\d+(?:\.\d+){1,3}(?:[-+][\w.]+)?   # ^9.0.0, v1.2.3-rc1: a version
+    | (?i:urn):.*                                # urn:uuid:...: a name
     | <.*>|\[.*\]|\{.*\}|\(.*\)                  # <token>, [REDACTED], {value}
     | [$%#@!].*                                  # ${VAR}, $VAR, %(x)s, %VAR%, #ff0000, @Value, !vault
     | .*(?:\\[wdsbWDS]|\][*+?]|\(\?[:=!<]).*     # a regular expression: \w+, [a-z]+, (?:
