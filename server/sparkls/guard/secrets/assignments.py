@@ -55,7 +55,12 @@ KEY_QUALIFIERS = frozenset(
         "webhook", "write", "read", "server", "bot", "user", "x", "openai", "anthropic", "stripe", "aws",
     }
 )  # fmt: skip
-NOT_SECRET_QUALIFIERS = frozenset({"public", "publishable", "pub", "socket"})  # `Sec-WebSocket-Key`: a nonce
+# Words before the keyword that make it something else than a secret: a public key, a
+# database's key (gitleaks' generic rule allows the same), a nonce, an anti-forgery token.
+NOT_SECRET_QUALIFIERS = frozenset(
+    {"public", "publishable", "pub", "primary", "foreign", "schema", "bucket", "hot", "idx", "natural", "sequence",
+     "sort", "partition", "socket", "csrf", "xsrf", "authenticity"}
+)  # fmt: skip
 _PASSPHRASE_NAMES = frozenset({"password", "passwd", "pwd", "passphrase", "pass", "secret", "secrete"})
 # Keywords that must start a word (`dbPass`, `db_pass`, `pass`; not `bypass`).
 _GLUED_KEYS = (b"api", b"secret", b"private", b"access", b"auth", b"signing", b"master", b"account", b"client")
@@ -211,7 +216,7 @@ def _secret_value(data: bytes, match: re.Match[bytes], keywords: tuple[str, ...]
             return None  # `token "v"` in prose
         if any(c.isspace() for c in value):  # a passphrase, only where a password goes
             return match.span("qval") if keyword in _PASSPHRASE_NAMES and passphrase(value) else None
-        if not looks_secret(value, name) or (not strong and not _weak_value(value, keyword)):
+        if not looks_secret(value, name) or (not strong and not _weak_value(value, keyword, bool(match["extra"]))):
             return None
         return match.span("qval")
     value = data[match.start("uval") : match.end("uval")].decode(errors="replace")
@@ -225,15 +230,15 @@ def _secret_value(data: bytes, match: re.Match[bytes], keywords: tuple[str, ...]
             return None
     elif match["pair"] is None and not _takes_unquoted(data, name_start):
         return None
-    if not strong and not _weak_value(value, keyword):
+    if not strong and not _weak_value(value, keyword, bool(match["extra"])):
         return None
     return match.span("uval")
 
 
-def _weak_value(value: str, keyword: str) -> bool:
+def _weak_value(value: str, keyword: str, value_is_id: bool = False) -> bool:
     """What a weak name must hold: a value that reads as generated; for a key, a UUID
     too (Heroku's, Snyk's and HubSpot's keys are UUIDs)."""
-    return random_looking(value) or (keyword == "key" and _UUID.fullmatch(value) is not None)
+    return random_looking(value) or (keyword == "key" and _UUID.fullmatch(value) is not None and not value_is_id)
 
 
 def _name(data: bytes, keyword_start: int, name_end: int) -> tuple[int, list[str]]:

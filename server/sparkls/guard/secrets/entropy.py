@@ -52,6 +52,7 @@ _UNQUOTED = re.compile(
 )
 _HASH_WORDS = re.compile(
     rb"sha\d|md5|hash|digest|checksum|integrity|commit|revision|\brev\b|etag|fingerprint|signature|nonce|uuid|guid|sri\b|crc"
+    rb"|public|pub_?key|publishable"
 )
 _BASE64 = re.compile(r"[A-Za-z0-9+/_-]+={0,2}")
 _HEX = re.compile(r"[0-9a-fA-F]+")

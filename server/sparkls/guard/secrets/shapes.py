@@ -113,7 +113,7 @@ SHAPES: tuple[Shape, ...] = (
     Shape("settlemint-token", r"sm_(?:pat|aat|sat)_[A-Za-z0-9]{16}" + _END, "gitleaks:settlemint.go"),
     Shape("shippo-api-token", r"shippo_(?:live|test)_[a-fA-F0-9]{40}", "gitleaks:shippo.go"),
     Shape("shopify-token", r"shp(?:ss|at|ca|pa)_[a-fA-F0-9]{32}", "gitleaks:shopify.go"),
-    Shape("slack-token", r"xox[abeoprs]-(?:[0-9]{1,20}-){0,6}[A-Za-z0-9-]{8,200}|xapp-\d-[A-Za-z0-9]+-\d+-[A-Za-z0-9]+|xoxe\.xox[bp]-\d-[A-Za-z0-9]{160,170}", "gitleaks:slack.go, detect-secrets:slack.py"),
+    Shape("slack-token", r"xox[abeoprs]-(?:[0-9]{1,13}-){1,4}[A-Za-z0-9]{8,64}(?:-[A-Za-z0-9]{1,64}){0,4}|xapp-\d-[A-Za-z0-9]+-\d+-[A-Za-z0-9]+|xoxe\.xox[bp]-\d-[A-Za-z0-9]{160,170}", "gitleaks:slack.go, detect-secrets:slack.py"),
     Shape("sonar-token", r"sq[upa]_[a-f0-9]{40}" + _END, "gitleaks:sonar.go"),
     Shape("sourcegraph-token", r"sgp_(?:[a-fA-F0-9]{16}_|local_)?[a-fA-F0-9]{40}" + _END, "gitleaks:sourcegraph.go"),
     Shape("square-token", r"EAAA[A-Za-z0-9_-]{22,60}|sq0atp-[A-Za-z0-9_-]{22,60}|sq0csp-[A-Za-z0-9_\\-]{43}", "gitleaks:square.go, detect-secrets:square_oauth.py"),
@@ -204,13 +204,21 @@ def token_spans(data: bytes, lowered: bytes, budget: Budget) -> list[tuple[int, 
     """(start, end) of every token with a known shape in `data`, and of every secret
     found by what surrounds it (`ANCHORED`)."""
     found = (match for match in _ANY.finditer(data) if match.start("tok") >= 0)
-    spans = [match.span("tok") for match in budget.matches(found, lambda match: match.start("tok"))]
+    spans = [match.span("tok") for match in budget.matches(found, lambda match: match.start("tok")) if not _filler(match["tok"])]
     for anchor, pattern in _ANCHORED:
         text = lowered if anchor.islower() else data
         spans += (match.span("s") for match in budget.matches(pattern.finditer(text)))
     return spans
 
 
+def _filler(token: bytes) -> bool:
+    """A documentation placeholder with a token's prefix (`glptt-xxxxxxxx...`)."""
+    return _FILLER.search(token) is not None
+
+
+_FILLER = re.compile(rb"x{8}|X{8}|\*{4}|0{12}")
+
+
 def has_shape(data: bytes) -> bool:
     """Whether `data` holds a token with a known shape."""
-    return any(match.start("tok") >= 0 for match in _ANY.finditer(data))
+    return any(match.start("tok") >= 0 and not _filler(match["tok"]) for match in _ANY.finditer(data))

@@ -45,6 +45,8 @@ _PLACEHOLDER_SHAPE = re.compile(
     | __\w+__                                    # __root__: a dunder name
     | [\^~<>=v]*\d+(?:\.\d+){1,3}(?:[-+][\w.]+)?   # ^9.0.0, v1.2.3-rc1: a version
     | (?i:urn):.*                                # urn:uuid:...: a name
+    | (?i:.*(?:^|[\W_])(?:fake|dummy|placeholder|sample|insert|changeme|redacted)(?:[\W_]|$).*|.*[\W_]here)
+                                                 # a-fake-api-key, insert_key_here
     | <.*>|\[.*\]|\{.*\}|\(.*\)                  # <token>, [REDACTED], {value}
     | [$%#@!].*                                  # ${VAR}, $VAR, %(x)s, %VAR%, #ff0000, @Value, !vault
     | .*(?:\\[wdsbWDS]|\][*+?]|\(\?[:=!<]).*     # a regular expression: \w+, [a-z]+, (?:
