@@ -157,7 +157,7 @@ _SCANS = tuple(
 )  # fmt: skip
 # `"v" == password`: a comparison written the other way round.
 _REVERSED = re.compile(
-    rb"""=(?<=[!=]=)=?[ \t]*(?P<name>[a-z_$][a-z0-9_$.]{0,60}+)"""
+    rb"""=(?:(?<=["'`][!=]=)|(?<=["'`] [!=]=)|=(?:(?<=["'`][!=]==)|(?<=["'`] [!=]==)))[ \t]*(?P<name>[a-z_$][a-z0-9_$.]{0,60}+)"""
     rb"""(?:(?<=password)|(?<=passwd)|(?<=secret)|(?<=token)|(?<=key)|(?<=pass))(?![a-z0-9_])"""
 )
 _COMPARISONS = (b"==", b"!=", b"===", b"!==")
@@ -218,6 +218,8 @@ def _secret_value(data: bytes, match: re.Match[bytes], keywords: tuple[str, ...]
             return match.span("qval") if keyword in _PASSPHRASE_NAMES and passphrase(value) else None
         if not looks_secret(value, name) or (not strong and not _weak_value(value, keyword, bool(match["extra"]))):
             return None
+        if match["suffix"] and value.isalpha() and value.islower():
+            return None  # `TOKEN_COMMENT: "comment"`: a kind's name, not a secret
         return match.span("qval")
     value = data[match.start("uval") : match.end("uval")].decode(errors="replace")
     if op in (b",", b"(", b"==", b"!=", b"===", b"!==") or not looks_secret(value, name) or code_like(value):
@@ -322,7 +324,8 @@ def _xml_element(data: bytes, name_start: int) -> bool:
 def _reversed_comparisons(data: bytes, lowered: bytes, budget: Budget) -> list[Edit]:
     edits = []
     for match in budget.matches(_REVERSED.finditer(lowered)):
-        operator = match.start() - 1  # the match starts at the operator's second character
+        operator = lowered.rfind(b"=", 0, match.start("name") - 1)  # the operator's last `=`
+        operator -= 2 if lowered[operator - 2 : operator - 1] in (b"!", b"=") else 1
         head = data[max(0, operator - MAX_VALUE - 4) : operator]
         close = _QUOTED_BEFORE.search(head)
         if close is None:

@@ -14,7 +14,7 @@ MARKER = "[REDACTED]"
 MARKER_BYTES = MARKER.encode()
 
 
-DECISIONS = 400  # candidates one window's rules may weigh in Python (see Budget)
+DECISIONS = 256  # candidates one window's rules may weigh in Python (see Budget)
 
 _M = TypeVar("_M")
 

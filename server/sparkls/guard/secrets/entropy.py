@@ -36,23 +36,33 @@ HASH_CONTEXT_REACH = 120  # bytes before a string where a word about hashes keep
 
 # One pattern per quote and per operator: each starts with its one character, which
 # the engine finds fast.
-# In the pattern already: letters of both cases and a digit (else no Python runs).
-_MIXED = rb"(?=[A-Za-z0-9+/=_.~-]{0,200}?[A-Z])(?=[A-Za-z0-9+/=_.~-]{0,200}?[a-z])(?=[A-Za-z0-9+/=_.~-]{0,200}?[0-9])"
+# In the pattern already: letters of both cases and a digit (else no Python runs); not
+# a lockfile's `sha512-...` integrity.
+def _mixed(chars: bytes) -> bytes:
+    return b"".join(b"(?=[" + chars + b"]{0,200}?[" + wanted + b"])" for wanted in (b"A-Z", b"a-z", b"0-9"))
+
+
+_MIXED = _mixed(rb"A-Za-z0-9+/=_.~-")
 _QUOTED = tuple(
-    re.compile(quote + rb"(?P<value>" + _MIXED + rb"""[A-Za-z0-9+/=_.~-]{20,200}+)\\?""" + quote) for quote in (rb'"', rb"'", rb"`")
+    re.compile(quote + rb"(?P<value>(?!sha\d{1,3}-)" + _MIXED + rb"""[A-Za-z0-9+/=_.~-]{20,200}+)\\?""" + quote)
+    for quote in (rb'"', rb"'", rb"`")
 )
-# A whole line: a name alone (behind a comment marker, `export`, `ENV`, a list dash,
-# an XML tag), an operator, the value, the line's end. Anchored on the line break
-# before it, which the engine finds fast (the text's first line is tried on its own).
-_UNQUOTED = re.compile(
-    rb"""\n[ \t]*+(?:(?i:export|set|env|arg)[ \t]++)?(?:(?:\#++|//++|/?\*++|--|;++)[ \t]*+)?(?:-[ \t]++)?"""
-    rb"""(?:<[A-Za-z0-9_.:-]{1,80}+>|["']?[A-Za-z0-9_$@-]{1,80}+(?:\.[A-Za-z0-9_$@-]{1,80}+){0,8}+["']?[ \t]*+[?:+.]?[:=])[ \t]*+"""
-    rb"""(?P<value>""" + _MIXED + rb"""[A-Za-z0-9+/_.~-]{20,200}+={0,2})"""
-    rb"""[ \t]*(?:\*/|-->|</[A-Za-z0-9_.:-]{1,80}>)?[ \t]*(?=\r?\n|\Z)"""
+# A value ending a line after `=`, `: ` or an XML tag (one pattern per operator, each
+# found fast by its first character; `h1:abc` and `a:b` are not operators here). The
+# line must start with the name alone (`_NAME_LINE`, checked for the few found).
+_UNQUOTED = tuple(
+    re.compile(operator + rb"""[ \t]*(?P<value>""" + _mixed(rb"A-Za-z0-9+/_-") + rb"""[A-Za-z0-9+/_-]{20,200}+={0,2})"""
+               rb"""[ \t]*(?:\*/|-->|</[A-Za-z0-9_.:-]{1,80}>)?[ \t]*(?=\r?\n|\Z)""")
+    for operator in (rb"=", rb": ", rb">")
 )
+_NAME_LINE = re.compile(
+    rb"""[ \t]*(?:(?i:export|set|env|arg)[ \t]+)?(?:(?:\#+|//+|/?\*+|--|;+)[ \t]*)?(?:-[ \t]+)?"""
+    rb"""(?:<[A-Za-z0-9_.:-]{1,80}|["']?[A-Za-z0-9_$@-]{1,80}(?:\.[A-Za-z0-9_$@-]{1,80}){0,8}["']?[ \t]*[?:+.]?)"""
+)
+LINE_REACH = 256  # bytes looked back for the start of a line
 _HASH_WORDS = re.compile(
     rb"sha\d|md5|hash|digest|checksum|integrity|commit|revision|\brev\b|etag|fingerprint|signature|nonce|uuid|guid|sri\b|crc"
-    rb"|public|pub_?key|publishable"
+    rb"|public|pub_?key|publishable|websocket"
 )
 _BASE64 = re.compile(r"[A-Za-z0-9+/_-]+={0,2}")
 _HEX = re.compile(r"[0-9a-fA-F]+")
@@ -72,14 +82,20 @@ def entropy_edits(data: bytes, lowered: bytes, budget: Budget) -> list[Edit]:
         value = match["value"].decode()
         if _random(value) and not _hash_context(lowered, match.start()):
             edits.append(Edit(*match.span("value"), MARKER_BYTES, True))
-    first_line = _UNQUOTED.match(b"\n" + data[: data.find(b"\n") + 1 if b"\n" in data[:512] else 512])
-    if first_line is not None and _random(first_line["value"].decode()):
-        edits.append(Edit(first_line.start("value") - 1, first_line.end("value") - 1, MARKER_BYTES, True))
-    for match in budget.matches(_UNQUOTED.finditer(data)):
+    for match in budget.matches(match for pattern in _UNQUOTED for match in pattern.finditer(data)):
         value = match["value"].decode()
-        if _random(value) and not _hash_context(lowered, match.start("value")):
+        if _random(value) and _starts_its_line(data, match.start()) and not _hash_context(lowered, match.start()):
             edits.append(Edit(*match.span("value"), MARKER_BYTES, True))
     return edits
+
+
+def _starts_its_line(data: bytes, operator: int) -> bool:
+    """Whether the name before the operator at `operator` starts its line."""
+    floor = max(0, operator - LINE_REACH)
+    newline = data.rfind(b"\n", floor, operator)
+    if newline < 0 and floor > 0:
+        return False
+    return _NAME_LINE.fullmatch(data, newline + 1, operator) is not None
 
 
 def _random(value: str) -> bool:

@@ -31,11 +31,21 @@ def secret_manifest_edits(data: bytes, lowered: bytes, budget: Budget) -> list[E
             indent = indent[:-6]
         if indent.strip(b" \t"):
             continue  # `data:` ends a longer key, or follows other text
-        around = (max(0, block.start() - REACH), min(len(lowered), block.end() + REACH))
-        if _KIND_SECRET.search(lowered, *around) is None:
+        if not _near_kind_secret(lowered, block.start(), block.end()):
             continue
-        edits += _values_below(data, block.end() + 1, len(indent.expandtabs()), around[1], budget)
+        limit = min(len(lowered), block.end() + REACH)
+        edits += _values_below(data, block.end() + 1, len(indent.expandtabs()), limit, budget)
     return edits
+
+
+def _near_kind_secret(lowered: bytes, start: int, end: int) -> bool:
+    """Whether `kind: Secret` is the nearest `kind:` before the `data:` line, or after it,
+    within REACH bytes."""
+    before = lowered.rfind(b"kind:", max(0, start - REACH), start)
+    if before >= 0 and _KIND_SECRET.match(lowered, before):
+        return True
+    after = lowered.find(b"kind:", end, min(len(lowered), end + REACH))
+    return after >= 0 and _KIND_SECRET.match(lowered, after) is not None
 
 
 def _values_below(data: bytes, start: int, indent: int, limit: int, budget: Budget) -> list[Edit]:

@@ -113,7 +113,7 @@ SHAPES: tuple[Shape, ...] = (
     Shape("settlemint-token", r"sm_(?:pat|aat|sat)_[A-Za-z0-9]{16}" + _END, "gitleaks:settlemint.go"),
     Shape("shippo-api-token", r"shippo_(?:live|test)_[a-fA-F0-9]{40}", "gitleaks:shippo.go"),
     Shape("shopify-token", r"shp(?:ss|at|ca|pa)_[a-fA-F0-9]{32}", "gitleaks:shopify.go"),
-    Shape("slack-token", r"xox[abeoprs]-(?:[0-9]{1,13}-){1,4}[A-Za-z0-9]{8,64}(?:-[A-Za-z0-9]{1,64}){0,4}|xapp-\d-[A-Za-z0-9]+-\d+-[A-Za-z0-9]+|xoxe\.xox[bp]-\d-[A-Za-z0-9]{160,170}", "gitleaks:slack.go, detect-secrets:slack.py"),
+    Shape("slack-token", r"xox[abeoprs]-(?:[0-9]{1,13}-){1,4}[A-Za-z0-9]{8,64}(?:-[A-Za-z0-9]{1,64}){0,4}|xox[ar]-(?:[0-9]-)?[0-9A-Za-z]{8,48}" + _END + r"|xapp-\d-[A-Za-z0-9]+-\d+-[A-Za-z0-9]+|xoxe\.xox[bp]-\d-[A-Za-z0-9]{160,170}", "gitleaks:slack.go, detect-secrets:slack.py"),
     Shape("sonar-token", r"sq[upa]_[a-f0-9]{40}" + _END, "gitleaks:sonar.go"),
     Shape("sourcegraph-token", r"sgp_(?:[a-fA-F0-9]{16}_|local_)?[a-fA-F0-9]{40}" + _END, "gitleaks:sourcegraph.go"),
     Shape("square-token", r"EAAA[A-Za-z0-9_-]{22,60}|sq0atp-[A-Za-z0-9_-]{22,60}|sq0csp-[A-Za-z0-9_\\-]{43}", "gitleaks:square.go, detect-secrets:square_oauth.py"),
@@ -131,6 +131,7 @@ ANCHORED: tuple[tuple[str, bytes, str, str], ...] = (
     ("sidekiq-secret", b"__contribsys__com", r"(?i:bundle_(?:enterprise|gems)__contribsys__com)[\"']?[ \t]*[:=][ \t]*[\"']?(?P<s>[a-fA-F0-9]{8}:[a-fA-F0-9]{8})", "gitleaks:sidekiq.go"),
     ("gitlab-session-cookie", b"_gitlab_session=", r"_gitlab_session=(?P<s>[0-9a-z]{32})", "gitleaks:gitlab.go"),
     ("slack-webhook", b"hooks.slack.com/", r"hooks\.slack\.com/(?:services|workflows|triggers)/(?P<s>[A-Za-z0-9+/_-]{20,200})", "gitleaks:slack.go, detect-secrets:slack.py"),
+    ("softlayer-api-key", b"api.softlayer.com/", r"api\.softlayer\.com/soap/v3(?:\.1)?/(?P<s>[a-z0-9]{64})", "detect-secrets:softlayer.py"),
     ("telegram-bot-token", b":A", r":A(?<=[0-9]{5}:A)(?P<s>[A-Za-z0-9_-]{34})(?![A-Za-z0-9_-])", "gitleaks:telegram.go, detect-secrets:telegram_token.py"),
     ("teams-webhook", b".webhook.office.com/", r"\.webhook\.office\.com/webhookb2/(?P<s>[A-Za-z0-9@/-]{60,200})", "gitleaks:teams.go"),
 )
