@@ -42,6 +42,7 @@ _SIGNATURES = tuple(
 _CURL_USER = re.compile(rb"""-(?:(?<=\s-)u|-user)(?:[ \t]+|=)["']?(?P<user>[^\s:"']{0,256}+)["']?:["']?(?P<password>[^\s"']{0,256}+)""")
 _AWS_KEY_ID = re.compile(rb"A(?<![A-Za-z0-9]A)(?:3T[A-Z0-9]|KIA|SIA|BIA|CCA)[A-Z0-9]{16}(?![A-Za-z0-9])")
 _AWS_SECRET = re.compile(rb"(?<![A-Za-z0-9/+])[A-Za-z0-9/+]{40}(?![A-Za-z0-9/+=])")
+_MIXED = re.compile(rb"(?=.*[A-Z])(?=.*[a-z])(?=.*[0-9])")  # an AWS secret key: both cases and digits
 AWS_PAIR_REACH = 200  # bytes after a key id where its secret key is looked for
 
 
@@ -119,6 +120,6 @@ def _aws_pairs(data: bytes, budget: Budget) -> list[Edit]:
     edits = []
     for key_id in budget.matches(_AWS_KEY_ID.finditer(data)):
         secret = _AWS_SECRET.search(data, key_id.end(), min(len(data), key_id.end() + AWS_PAIR_REACH))
-        if secret is not None and random_looking(secret.group().decode()):
+        if secret is not None and _MIXED.search(secret.group()) is not None:
             edits.append(_marker(secret.span()))
     return edits
