@@ -23,7 +23,6 @@ Linear: the pattern starts with a quote, and its one repetition is bounded.
 
 from __future__ import annotations
 
-import math
 import re
 
 from sparkls.guard.secrets.edits import MARKER_BYTES, Budget, Edit
@@ -32,6 +31,7 @@ from sparkls.guard.secrets.values import entropy, wordy
 MIN_LENGTH = 20
 THRESHOLD = 4.5  # bits a character, as detect-secrets' base64 plugin: random text of 30+ characters
 MAX_LENGTH = 200
+_LENGTHS = b"{%d,%d}" % (MIN_LENGTH, MAX_LENGTH)
 HASH_CONTEXT_REACH = 120  # bytes before a string where a word about hashes keeps it
 
 # One pattern per quote and per operator: each starts with its one character, which
@@ -44,14 +44,14 @@ def _mixed(chars: bytes) -> bytes:
 
 _MIXED = _mixed(rb"A-Za-z0-9+/=_.~-")
 _QUOTED = tuple(
-    re.compile(quote + rb"(?P<value>(?!sha\d{1,3}-)" + _MIXED + rb"""[A-Za-z0-9+/=_.~-]{20,200}+)\\?""" + quote)
+    re.compile(quote + rb"(?P<value>(?!sha\d{1,3}-)" + _MIXED + rb"[A-Za-z0-9+/=_.~-]" + _LENGTHS + rb"""+)\\?""" + quote)
     for quote in (rb'"', rb"'", rb"`")
 )
 # A value ending a line after `=`, `: ` or an XML tag (one pattern per operator, each
 # found fast by its first character; `h1:abc` and `a:b` are not operators here). The
 # line must start with the name alone (`_NAME_LINE`, checked for the few found).
 _UNQUOTED = tuple(
-    re.compile(operator + rb"""[ \t]*(?P<value>""" + _mixed(rb"A-Za-z0-9+/_-") + rb"""[A-Za-z0-9+/_-]{20,200}+={0,2})"""
+    re.compile(operator + rb"""[ \t]*(?P<value>""" + _mixed(rb"A-Za-z0-9+/_-") + rb"[A-Za-z0-9+/_-]" + _LENGTHS + rb"""+={0,2})"""
                rb"""[ \t]*(?:\*/|-->|</[A-Za-z0-9_.:-]{1,80}>)?[ \t]*(?=\r?\n|\Z)""")
     for operator in (rb"=", rb": ", rb">")
 )

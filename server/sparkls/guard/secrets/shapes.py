@@ -2,15 +2,15 @@
 
 `SHAPES` is the table: one entry per format a secret scanner knows, written for
 sparkls from the formats the rules of gitleaks and the plugins of detect-secrets
-describe (`source` names the file each comes from, at the commits below; token
-formats are facts, the regexes are ours). The secret is the whole match, except
-where the pattern starts with a look-behind (a webhook's path after its host).
+describe (`source` names the file each comes from, in the repository and at the
+commit `GITLEAKS` and `DETECT_SECRETS` give; token formats are facts, the regexes are
+ours). `ANCHORED` holds the secrets found by what surrounds them (a webhook's path
+after its host, `AccountKey=`...), each searched only where its literal is.
 
-All shapes run as one pattern (`_ANY`), so the text is read once: a gate at the
-front lets the engine go on only where a word starts (no letter, digit or `_`
-before it) and at least `MIN_RUN` token characters follow, and the shapes are
-grouped by their first character so that each position tries few of them.
-Every repetition is bounded, so a match attempt reads at most `MAX_TOKEN` bytes.
+All shapes run as one pattern (`_ANY`) that walks the text run by run (see `_RUN`),
+so the text is read once, in linear time; the shapes are grouped by their first
+character so that each long run tries few of them. Every repetition is bounded.
+A match with a documentation filler in it (`glptt-xxxxxxxx...`) is not a token.
 """
 
 from __future__ import annotations
@@ -197,7 +197,6 @@ _ANY = re.compile(
         rf"[^{_RUN}]*+(?:(?P<tok>{_SHAPE})|\Z)"
     ).encode()
 )
-_ONE = re.compile(_SHAPE.encode())
 _ANCHORED = tuple((anchor, re.compile(pattern.encode())) for _, anchor, pattern, _ in ANCHORED)
 
 
