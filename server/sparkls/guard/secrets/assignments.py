@@ -66,23 +66,21 @@ _PASSPHRASE_NAMES = frozenset({"password", "passwd", "pwd", "passphrase", "pass"
 _GLUED_KEYS = (b"api", b"secret", b"private", b"access", b"auth", b"signing", b"master", b"account", b"client")
 _WORD_START = frozenset({"pass", "pwd", "key", "salt", "auth", "dsn", "login"})
 
-# (literal searched, the keywords ending with it). The literal is each keyword's end.
-_KEYWORDS: tuple[tuple[str, tuple[str, ...]], ...] = (
-    ("word", ("password",)),
-    ("wd", ("passwd", "pwd")),
-    ("phrase", ("passphrase",)),
-    ("pass", ("pass",)),
-    ("cret", ("secret",)),
-    ("crete", ("secrete",)),  # detect-secrets' own spelling test (`secrete = "..."`)
-    ("oken", ("token",)),
-    ("key", ("key",)),
-    ("salt", ("salt",)),
-    ("auth", ("auth",)),
-    ("ntial", ("credential",)),
-    ("reds", ("creds",)),
-    ("dsn", ("dsn",)),
-    ("hook", ("webhook",)),
-    ("login", ("login",)),
+# (what is searched, the keywords it finds, longest first): each starts with a literal
+# the engine finds fast (a keyword's last letters, behind a look-behind for the rest).
+_KEYWORDS: tuple[tuple[bytes, tuple[str, ...]], ...] = (
+    (rb"pass(?:word|wd|phrase)?", ("password", "passphrase", "passwd", "pass")),
+    (rb"pwd", ("pwd",)),
+    (rb"cret(?<=secret)e?", ("secrete", "secret")),  # `secrete`: detect-secrets' own spelling test
+    (rb"oken(?<=token)", ("token",)),
+    (rb"key", ("key",)),
+    (rb"salt", ("salt",)),
+    (rb"auth", ("auth",)),
+    (rb"ntial(?<=credential)", ("credential",)),
+    (rb"reds(?<=creds)", ("creds",)),
+    (rb"dsn", ("dsn",)),
+    (rb"hook(?<=webhook)", ("webhook",)),
+    (rb"login", ("login",)),
 )
 # Words after the keyword that keep a name a secret's (`password_2`, `token_prod`).
 # Any word goes after a strong keyword but these, which name something about the
@@ -117,9 +115,9 @@ _UNQUOTED_CHARS = rb"""[^\s"'`,;&)}\]<>\\=(:]"""
 # that is not a word of letters alone; or the line ends soon (a name/value pair, an
 # XML element whose value is on the next line). Most keywords in code fail here.
 _ROOM = rb"""(?=(?:[_.-][a-z0-9]{1,12}+){0,3}+\\?["'`]?\]?\??
-    (?:[ \t=:!>(.?|+@\[\]<>&*-][a-z0-9_ \t=:!>(.?|+@\[\]<>&*-]{0,47}+\\?["'`]|,[ \t]*\\?["'`]|\\?["'`]
-    |(?:[ \t]*[=:>?+]{1,4}|[ \t])[ \t]*(?![a-z_]{1,64}+(?![=:]|""" + _UNQUOTED_CHARS + rb"""))""" + _UNQUOTED_CHARS + rb"""(?<!-)[^\s"'`,;&)}\]<>\\(]{5}
-    |[^\n]{0,8}\n[ \t]*(?:-[ \t]+)?\\?["'`]?value|[ \t]*>[ \t]*\r?\n))"""
+    (?:[ \t=:!>(.?|+@\[\]<>&*-][a-z0-9_ \t=:!>(.?|+@\[\]<>&*-]{0,31}+\\?["'`]|,[ \t]*\\?["'`]|\\?["'`]
+    |(?:[ \t]*[=:>?+]{1,4}|[ \t])[ \t]*(?![a-z_]{1,64}+(?![=:]""" + _UNQUOTED_CHARS + rb"""|""" + _UNQUOTED_CHARS + rb"""))""" + _UNQUOTED_CHARS + rb"""(?<!-)[^\s"'`,;&)}\]<>\\(]{5}
+    |[",'`\\ \t]{0,4}\r?\n[ \t]*(?:-[ \t]+)?\\?["'`]?value|[ \t]*>[ \t]*\r?\n))"""
 _TAIL = rb"""
     (?P<extra>(?<=credential)s|(?<=key)[_-]?id|(?<=hook)[_-]?url)?  # credentials, key_id, webhook_url
     (?![a-z0-9])""" + _ROOM + rb"""                                    # ends a word; room for a value
@@ -138,7 +136,7 @@ _TAIL = rb"""
         (?P<wrap>(?:string::from|secretstr|secretstring|secret|sensitive|str|string)\()?
         (?P<prefix>[rbuf]{1,2}|@|l|u8)?(?P<quote>\\?["'`])(?P<qval>[^\n"'`\\]{6,1024}+)(?P=quote)
       | (?=[^\s"'`,;&)}\]<>\\(]{6})                # 6 characters at least, `=` and `:` included
-        (?![a-z_]{1,64}+(?![=:]|""" + _UNQUOTED_CHARS + rb"""))  # not a word of letters alone
+        (?![a-z_]{1,64}+(?![=:]""" + _UNQUOTED_CHARS + rb"""|""" + _UNQUOTED_CHARS + rb"""))  # not a word of letters alone
         (?P<uval>""" + _UNQUOTED_CHARS + rb"""{1,1024}+(?:[=:]{1,3}""" + _UNQUOTED_CHARS + rb"""{1,1024}+){0,3}+={0,3})
         (?![,)}\]>(])
     )
@@ -147,13 +145,11 @@ _SCANS = tuple(
     (
         keywords,
         re.compile(
-            literal.encode()
-            + b"(?:" + b"|".join(b"(?<=" + k.encode() + b")" for k in keywords) + b")"
-            + b"(?=" + _TAIL + b")",
+            searched + b"(?=" + _TAIL + b")",
             re.VERBOSE,
         ),
     )
-    for literal, keywords in _KEYWORDS
+    for searched, keywords in _KEYWORDS
 )  # fmt: skip
 # `"v" == password`: a comparison written the other way round.
 _REVERSED = re.compile(
