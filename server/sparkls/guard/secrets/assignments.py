@@ -110,11 +110,13 @@ _NOT_SECRET_SUFFIXES = frozenset(
 # quoted value only; an unquoted value is never a word of letters alone (code).
 _QUOTED_AHEAD = rb"""(?=[ \t]*(?:[a-z_:]{1,20}\()?(?:[rbuf]{1,2}|@|l|u8)?\\?["'`])"""
 _UNQUOTED_CHARS = rb"""[^\s"'`,;&)}\]<>\\=(:]"""
-# A quick look before the whole pattern: after the name (its suffix words, a closing
-# quote or bracket, an operator) comes a quote, or 6 characters of an unquoted value
-# that is not a word of letters alone; or the line ends soon (a name/value pair, an
-# XML element whose value is on the next line). Most keywords in code fail here.
-_ROOM = rb"""(?=(?:[_.-][a-z0-9]{1,12}+){0,3}+\\?["'`]?\]?\??
+# A quick look before the whole pattern: no `,`, `;`, `)` or `}` in the next 9
+# characters before a quote (a value is 6 at least: `{token:a,...}` fails at once)
+# unless it is a quoted name's comma; then after the name (its suffix words, a closing quote or
+# bracket, an operator) comes a quote, or 6 characters of an unquoted value that is
+# not a word of letters alone; or the line ends soon (a name/value pair, an XML
+# element whose value is on the next line). Most keywords in code fail here.
+_ROOM = rb"""(?!--)(?=\\?["'`]?,|[^,;)}\n"'`]{0,8}["'`]|[^,;)}\n]{9}|[^,;)}\n]{0,8}(?:\n|\Z))(?=(?:[_.-][a-z0-9]{1,12}+){0,3}+\\?["'`]?\]?\??
     (?:[ \t=:!>(.?|+@\[\]<>&*-][a-z0-9_ \t=:!>(.?|+@\[\]<>&*-]{0,31}+\\?["'`]|,[ \t]*\\?["'`]|\\?["'`]
     |(?:[ \t]*[=:>?+]{1,4}|[ \t])[ \t]*(?![a-z_]{1,64}+(?![=:]""" + _UNQUOTED_CHARS + rb"""|""" + _UNQUOTED_CHARS + rb"""))""" + _UNQUOTED_CHARS + rb"""(?<!-)[^\s"'`,;&)}\]<>\\(]{5}
     |[",'`\\ \t]{0,4}\r?\n[ \t]*(?:-[ \t]+)?\\?["'`]?value|[ \t]*>[ \t]*\r?\n))"""
