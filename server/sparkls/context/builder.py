@@ -21,7 +21,7 @@ from sparkls.context.snippet import Snippet
 from sparkls.context.tokens import estimate_tokens
 from sparkls.context.queries import captures
 from sparkls.context.ranking import import_words
-from sparkls.context.region import DEFINITION, Region, find_region
+from sparkls.context.region import DEFINITION, Region, find_region, lines_weight, refuse_long_lines
 from sparkls.documents.languages import grammar_record
 from sparkls.documents.positions import LineChange, shift_lines
 from sparkls.documents.store import Document
@@ -205,7 +205,9 @@ def build_edit_context(
     beyond each one's cheapest way bounded by the region's size (`upgrade_allowance`);
     the region itself is never cut.
     """
+    refuse_long_lines(*lines_weight(doc, start, end), path)  # before anything reads the lines
     region = find_region(doc, start, end, max_lines=max_region_lines)
+    refuse_long_lines(region.start_line, region.end_line, region.end - region.start, path)
     region_text = doc.text[region.start : region.end]
     in_region = [
         d for d in diagnostics or [] if region.start_line <= d.line <= region.end_line

@@ -10,7 +10,7 @@
   the path is), `symbols` (what it defines, by name) and
   `file_words` (each distinct identifier it uses, as one zlib-compressed blob by
   `files.id`: which files may use a name, a superset its reader checks on the file
-  itself).
+  itself; never a word of a secret: `identifiers`).
 - The words are found by word through `words`, an FTS5 table (contentless, no
   positions: only which file holds which word). With `file_words`, which it needs to
   forget a file's words, about 9 bytes per file and word, against 35 for a table of
@@ -57,11 +57,12 @@ from sparkls.context import symbols as symbols_module
 from sparkls.context.index.health import LIVE_SUFFIX, delete_if_unused
 from sparkls.context.symbols import Symbol
 from sparkls.documents.languages import grammar_record, language_id_for
+from sparkls.guard import secret_shaped
 from sparkls.private import private_file, private_folder, tighten
 
 log = logging.getLogger(__name__)
 
-SCHEMA_VERSION = 4  # 2: the words table; 3: words as an FTS5 index and a blob per file; 4: files.buffer
+SCHEMA_VERSION = 5  # 2: the words table; 3: words as an FTS5 index and a blob per file; 4: files.buffer; 5: no secret's words
 MAX_INDEX_FILES = 20  # index databases kept in the cache folder...
 MAX_INDEX_BYTES = 500 * 1024 * 1024  # ...and their size in all
 IN_USE_SECONDS = 3600  # an index used this recently is kept whatever the limits
@@ -107,6 +108,13 @@ SYMBOL_COLUMNS = "name, kind, start_line, end_line, signature_end_line, doc_end_
 # (`$` for JavaScript): a letter, `_` or `$`, then letters, digits, `_` or `$`.
 # Any non-ASCII character may start one: `[^\W\d]` would say it better, at twice the cost.
 _IDENTIFIER = re.compile(r"[A-Za-z_$\u0080-\U0010ffff][\w$]+")
+# No token a secret scanner knows is shorter (`xoxb-` and 10, `AKIA` and 16): shorter
+# words and runs are not asked (`identifiers`), which keeps the words' cost near what
+# it was without the question.
+SHORTEST_TOKEN = 12
+# A run of what known tokens are made of: letters, digits, `_`, `-`, `.`, and base64's
+# `+`, `/` and `=`.
+_TOKEN_RUN = re.compile(r"[\w$.+/=-]{%d,}" % SHORTEST_TOKEN)
 _CAPITALS = str.maketrans({c: "#" + c.lower() for c in "ABCDEFGHIJKLMNOPQRSTUVWXYZ"})
 
 
@@ -148,8 +156,18 @@ def language_of(rel_path: str) -> str | None:
 
 def identifiers(text: str) -> list[str]:
     """The distinct identifiers of 2 characters or more in `text`, those in comments
-    and strings included (a superset: whoever reads them checks the file itself)."""
-    return sorted(set(_IDENTIFIER.findall(text)))
+    and strings included (a superset: whoever reads them checks the file itself),
+    less every word of a secret: the index is a file on disk, and no key goes into it.
+
+    A token a secret scanner knows is often more than one identifier (`xoxb-1-2-AbCd`,
+    a JWT's three parts, `AKIA...` beside its secret), so each run of the characters
+    tokens are made of (`_TOKEN_RUN`) is asked whole (`guard.secret_shaped`) and its
+    identifiers go with it; then each identifier is asked alone."""
+    words = set(_IDENTIFIER.findall(text))
+    for run in set(_TOKEN_RUN.findall(text)) if words else ():
+        if secret_shaped(run):
+            words.difference_update(_IDENTIFIER.findall(run))
+    return sorted(word for word in words if len(word) < SHORTEST_TOKEN or not secret_shaped(word))
 
 
 def _tokens(words: Sequence[str] | str) -> str:

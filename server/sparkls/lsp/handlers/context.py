@@ -100,7 +100,7 @@ def register(server: SparkServer) -> None:
             env.guard.check_document(request.uri)
             doc = env.document(request.uri)
             start, end = sorted((doc.offset(request.start), doc.offset(request.end)))
-            ctx, prompt = prepare_edit(
+            ctx, prompt = await prepare_edit(
                 doc, start, end, guard=env.guard, settings=env.settings,
                 instruction=request.instruction, diagnostics=request.diagnostics, lookup=env.lookup,
             )
