@@ -22,7 +22,8 @@
 4. **Time** for 1 MB of each input kind (ordinary code, and the adversarial inputs of
    issue 34: one long line of `password=`, minified `{token:a,secret:b,...}`, `-----BEGIN
    PRIVATE KEY-----` repeated, base64 without line breaks, `aaaa...`, every keyword
-   adjacent, `"\\\\"` repeated, and more), `--runs` times each: p50 and max in ms
+   adjacent, `"\\\\"` repeated, and the slowest units a search of about 3,000 found:
+   keywords, `=`, `-u `, long credentials), `--runs` times each: p50 and max in ms
    (CPU time of this process, so that other processes on a shared machine count
    less; wall time beside it), and MB/s. Target: 50 ms at 1 MB.
 """
@@ -243,6 +244,16 @@ def _inputs() -> dict[str, str]:
         "password=abcdefgh, spaced": repeated("password=abcdefgh "),
         "quoted random strings": "".join(f'"{base64.b64encode(rng.randbytes(30)).decode()}", ' for _ in range(MB // 45))[:MB],
         "Kubernetes Secret data": repeated("kind: Secret\ndata:\n  a: b\n"),
+        # Found by timing about 3,000 short units repeated (single characters, pairs,
+        # keywords and token prefixes with separators) and long values after each rule.
+        "`key ` repeated": repeated("key "),
+        '`key_id" == ` repeated': repeated('key_id" == '),
+        "`PASSWORD?` repeated": repeated("PASSWORD?"),
+        "`authorization:` repeated": repeated("authorization:"),
+        "2 KB credentials after `Authorization:`": repeated("Authorization: " + "aB3dE6gH9j" * 200 + "\n"),
+        "`password=a:a:...` (1 KB values)": repeated("password=" + "a:" * 510 + " "),
+        "`=` repeated": repeated("="),
+        "`-u ` repeated": repeated("-u "),
     }
 
 

@@ -168,9 +168,11 @@ def test_a_service_accounts_private_key_id_is_hidden(text):
         "db.password=Qx7pLm2Zr9\n",
         '$token .= "Qx7pLm2Zr9Kd4Tn8";\n',
         'if ("Qx7pLm2Zr9" == password) {\n',
+        'if "Qx7pLm2Zr9"==password:\n',
+        "if ('Qx7pLm2Zr9'!==this.apiToken) {\n",
     ],
     ids=["k8s env", "k8s Secret", "netrc", "curl -u", "url", "query", "setProperty", "xml", "Dockerfile", "properties",
-         "php .=", "reversed comparison"],  # fmt: skip
+         "php .=", "reversed comparison", "reversed, no spaces", "reversed !=="],  # fmt: skip
 )
 def test_secret_named_values_in_other_syntaxes(text):
     """Name/value pairs, manifests, `.netrc`, flags, URLs, XML, Dockerfiles, properties."""

@@ -1,15 +1,19 @@
 """Redaction in bounded windows (guard/secrets/__init__.py): a secret across a
 window's edge is hidden as it is in one piece, no rule reads more than one window
 at a time, the work grows in proportion to the text, and a window with more
-candidates than its budget is hidden from there on (edits.Budget)."""
+candidates, more bytes of values or more keywords than its budget is hidden from
+there on (edits.Budget), with nothing before the cut left unweighed."""
 
 from __future__ import annotations
+
+import random
+import string
 
 import pytest
 
 import sparkls.guard.secrets as secrets_package
 from sparkls.guard.secrets import MARKER, OVERLAP, WINDOW, redact
-from sparkls.guard.secrets.edits import DECISIONS
+from sparkls.guard.secrets.edits import DECISIONS, HITS, WEIGHED
 
 SCAN = secrets_package.scan  # the rules over one window's bytes
 
@@ -74,7 +78,9 @@ def test_no_rule_reads_more_than_one_window(monkeypatch):
     assert sum(seen) <= len(text) * (1 + 2 * OVERLAP / WINDOW) + 2 * OVERLAP
 
 
-@pytest.mark.parametrize("unit", ["password=", "{token:a,secret:b}", "-----BEGIN PRIVATE KEY-----", '"\\\\"', "a"])
+@pytest.mark.parametrize(
+    "unit", ["password=", "{token:a,secret:b}", "-----BEGIN PRIVATE KEY-----", '"\\\\"', "a", "key ", 'key_id" == ', "="]
+)
 def test_the_work_grows_in_proportion_to_the_text(monkeypatch, unit):
     """Doubling an adversarial text doubles the bytes the rules read (give or take a
     window's overlap): linear, whatever the text holds."""
@@ -101,6 +107,54 @@ def test_a_window_with_more_candidates_than_its_budget_is_hidden_from_there(smal
     out, count = redact(text)
     assert out.count("\n") == text.count("\n") and count >= 1
     assert "Qx7pLm2Zr9" not in out
+
+
+def _random_strings(count: int, seed: int) -> list[str]:
+    rng = random.Random(seed)
+    return ["".join(rng.choice(string.ascii_letters + string.digits) for _ in range(32)) for _ in range(count)]
+
+
+def test_a_secret_another_rule_finds_before_the_cut_is_hidden():
+    """A single-quoted random string, then more double-quoted ones than the budget
+    weighs: the budget runs out on the second kind, and the first is hidden all the
+    same (each pattern hands its candidates in order; the cut lies past them)."""
+    secret, *others = _random_strings(2 * DECISIONS, seed=34)
+    text = f"blob = '{secret}'\n" + "".join(f'x{n} = "{value}"\n' for n, value in enumerate(others))
+    out, _ = redact(text)
+    assert secret not in out and out.count("\n") == text.count("\n")
+
+
+@pytest.mark.parametrize("flood", ["key ", "password: ", 'key="', "key_id?"])
+def test_a_window_with_more_keywords_than_its_budget_is_hidden_from_there(flood):
+    """A secret, then a keyword more times than a window may try its patterns on: the
+    secret is hidden, and so is the flood from where the budget ran out (line breaks
+    kept); no rule run after the cut misses what lies before it."""
+    secret = _random_strings(1, seed=4)[0]
+    flood_line = flood * 64 + "\n"
+    text = f"blob = '{secret}'\n" + flood_line * (2 * HITS * len(flood) // len(flood_line) + 1)
+    out, count = redact(text)
+    assert secret not in out and count >= 2
+    assert out.count("\n") == text.count("\n") and out.endswith(MARKER + "\n" * out.count("\n", out.rindex(MARKER)))
+
+
+def test_keywords_as_dense_as_in_real_code_are_weighed_one_by_one():
+    """A keyword every 100 bytes across whole windows (nearly as dense as the densest
+    file measured, one every 87 bytes, and six times as many as any window of real code
+    holds) is weighed one by one, nothing cut: only the secret is hidden."""
+    line = "    result = compute_total(values, scale=2, offset=base.offset + step)  # the cached entry's key\n"
+    body = line * (WINDOW // len(line))
+    text = body + 'password = "Qx7pLm2Zr9"\n' + body
+    out, count = redact(text)
+    assert count == 1 and out == text.replace("Qx7pLm2Zr9", MARKER)
+
+
+def test_a_window_whose_values_weigh_more_than_its_budget_is_hidden_from_there():
+    """Long credentials one after another (`Authorization:` and 2 KB each): weighed
+    until their bytes pass the budget, the rest of the window hidden, lines kept."""
+    values = [value * 62 + "9" for value in _random_strings(2, seed=5)]  # 1,985 characters each
+    lines = [f"Authorization: {values[n % 2]}\n" for n in range(4 * WEIGHED // 2000)]
+    out, _ = redact("".join(lines))
+    assert not any(value in out for value in values) and out.count("\n") == len(lines)
 
 
 def test_text_without_line_breaks_in_many_windows_keeps_its_characters():

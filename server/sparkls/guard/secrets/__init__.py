@@ -45,6 +45,11 @@ the window it starts in, which alone reports it. No rule reads further than the
 overlap from where a secret starts, and every pattern is linear in what it reads
 (each module says how), so one window costs a bounded time, no single regex call
 holds the interpreter for more than one window, and the whole is linear in the text.
+What a window's rules weigh one by one in Python is bounded as well (`edits.Budget`:
+candidates, the bytes of their values, keywords tried): a text made to be slow
+(`password=` a million times, `key ` repeated, 2 KB credentials one after another)
+runs out of it, and the window is hidden from there on, line breaks kept; the rules
+still to run read only as far as a secret starting before the cut could reach.
 On a window's UTF-8 bytes patterns are ASCII and lower-casing is cheap; edits are
 applied to the text itself.
 
@@ -54,13 +59,13 @@ Pure: no I/O, and the text is never logged. Regexes are compiled once, at import
 from __future__ import annotations
 
 from sparkls.guard.secrets.edits import MARKER, apply, to_characters
-from sparkls.guard.secrets.scan import scan
+from sparkls.guard.secrets.scan import REACH, scan
 from sparkls.guard.secrets.shapes import has_shape
 
 __all__ = ["MARKER", "OVERLAP", "WINDOW", "redact", "secret_shaped"]
 
 WINDOW = 256 * 1024  # characters a window holds (besides its overlaps)
-OVERLAP = 16 * 1024  # characters read on either side: more than any rule reads from a secret's start
+OVERLAP = REACH  # characters read on either side: as many as any rule reads bytes from a secret's start
 
 
 def redact(text: str) -> tuple[str, int]:

@@ -29,15 +29,23 @@ Forms (the operator after the name, then the value):
   pair: `<add key="Password" value="v"/>`, `- name: DB_PASSWORD` then `value: v`,
   `{"name": "api_token", "value": "v"}`.
 
+The comparison the other way round, `"v" == password`, is found from the name's end
+(the same keywords) by reading backwards to the operator and the quote.
+
 Speed: each keyword's last letters are searched as a literal on the lower-cased text
-(`_SCANS`), and the whole assignment is matched by the same pattern (no Python runs
-for a keyword with no value after it); every repetition is bounded and possessive, so
-a failed attempt never reads past the next quote, space or operator: linear time.
+(`_SCANS`: where it ends a word), and each keyword found is counted against the
+window's hits (`Budget.hits`) before the whole assignment pattern is tried at it. That
+pattern's repetitions are bounded and possessive, so an attempt reads a bounded stretch
+(it never reads past the next quote, space or operator but in a value), and a text
+dense with keywords (`key ` a million times) costs at most HITS attempts a window:
+past them the window is hidden from the next keyword on.
 """
 
 from __future__ import annotations
 
 import re
+from collections.abc import Iterator
+from typing import NamedTuple
 
 from sparkls.guard.secrets.edits import MARKER_BYTES, Budget, Edit
 from sparkls.guard.secrets.values import code_like, looks_secret, passphrase, random_looking
@@ -121,8 +129,9 @@ _ROOM = rb"""(?!--)(?=\\?["'`]?,|[^,;)}\n"'`]{0,8}["'`]|[^,;)}\n]{9}|[^,;)}\n]{0
     |(?:[ \t]*[=:>?+]{1,4}|[ \t])[ \t]*(?![a-z_]{1,64}+(?![=:]""" + _UNQUOTED_CHARS + rb"""|""" + _UNQUOTED_CHARS + rb"""))""" + _UNQUOTED_CHARS + rb"""(?<!-)[^\s"'`,;&)}\]<>\\(]{5}
     |[",'`\\ \t]{0,4}\r?\n[ \t]*(?:-[ \t]+)?\\?["'`]?value|[ \t]*>[ \t]*\r?\n))"""
 _TAIL = rb"""
-    (?P<extra>(?<=credential)s|(?<=key)[_-]?id|(?<=hook)[_-]?url)?  # credentials, key_id, webhook_url
-    (?![a-z0-9])""" + _ROOM + rb"""                                    # ends a word; room for a value
+    (?>(?P<extra>(?<=credential)s|(?<=key)[_-]?id|(?<=hook)[_-]?url)?(?![a-z0-9]))  # credentials, key_id, webhook_url;
+                                                                    # ends a word (atomic: `key_id` is never read again as `key`)
+    """ + _ROOM + rb"""                                                 # room for a value
     (?P<suffix>(?:[_.-][a-z0-9]{1,12}+){0,3}+)                        # password_2, token_prod (judged below)
     (?P<close>\\?["'`])?\]?\??                                       # "password": / x["password"] = / key?:
     (?:
@@ -143,25 +152,29 @@ _TAIL = rb"""
         (?![,)}\]>(])
     )
 """
+# A keyword where it ends a word (or goes on as the tail allows: `credentials`,
+# `key_id`, `webhook_url`): what the whole pattern, and the comparison the other way
+# round, are tried on (see `_candidates`).
+_WORD_END = rb"(?:(?<=credential)s|(?<=key)[_-]?id|(?<=hook)[_-]?url)?(?![a-z0-9])"
 _SCANS = tuple(
     (
         keywords,
-        re.compile(
-            searched + b"(?=" + _TAIL + b")",
-            re.VERBOSE,
-        ),
+        re.compile(searched + _WORD_END),
+        re.compile(searched + b"(?=" + _TAIL + b")", re.VERBOSE),
     )
     for searched, keywords in _KEYWORDS
 )  # fmt: skip
-# `"v" == password`: a comparison written the other way round.
-_REVERSED = re.compile(
-    rb"""=(?:(?<=["'`][!=]=)|(?<=["'`] [!=]=)|=(?:(?<=["'`][!=]==)|(?<=["'`] [!=]==)))[ \t]*(?P<name>[a-z_$][a-z0-9_$.]{0,60}+)"""
-    rb"""(?:(?<=password)|(?<=passwd)|(?<=secret)|(?<=token)|(?<=key)|(?<=pass))(?![a-z0-9_])"""
-)
 _COMPARISONS = (b"==", b"!=", b"===", b"!==")
+# `"v" == password`: a comparison written the other way round, found from its name (a
+# keyword that ends it): a quote, `==`, `!=`, `===` or `!==`, then the name.
+_COMPARED = (b"password", b"passwd", b"pass", b"secret", b"token", b"key")
+# Read backwards from the name's end: the name (61 characters at most, starting with a
+# letter, `_` or `$`), spaces, the operator (`==`, `!=`, `===`, `!==` reversed), a quote.
+_COMPARED_NAME_REVERSED = re.compile(rb"""[a-z0-9_$.]{1,61}+(?<=[a-z_$])[ \t]{0,16}+=(?:==?|=?!) ?["'`]""")
+COMPARED_REACH = 96  # bytes looked back from a name's end for the comparison
+_NAME_GOES_ON = frozenset(bytes([c]) for c in b"abcdefghijklmnopqrstuvwxyz0123456789_$.")  # the name is longer
 _IDENTIFIER = re.compile(r"[A-Za-z_][A-Za-z_.-]*")  # a name (`AsyncCredentials`, `x-api-key`), not a value
 _UUID = re.compile(r"[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}")
-_QUOTED_BEFORE = re.compile(rb"""(?P<quote>["'`])[ \t]*\Z""")
 _NAME_BACKWARDS = re.compile(rb"[A-Za-z0-9_.$@-]*")  # a name's characters, read backwards
 _ALNUM = frozenset(b"abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789")
 _LOWER_OR_DIGIT = frozenset(b"abcdefghijklmnopqrstuvwxyz0123456789")
@@ -175,13 +188,50 @@ _LINE_PREFIX = re.compile(
 
 def assignment_edits(data: bytes, lowered: bytes, budget: Budget) -> list[Edit]:
     edits = []
-    for keywords, scan in _SCANS:
-        for match in budget.matches(scan.finditer(lowered)):
-            span = _secret_value(data, match, keywords)
-            if span is not None:
-                edits.append(Edit(*span, MARKER_BYTES, True))
-    edits += _reversed_comparisons(data, lowered, budget)
+    for keywords, words, scan in _SCANS:
+        data, lowered = budget.reach(data), budget.reach(lowered)
+        for candidate in budget.matches(_candidates(data, words, scan, lowered, budget), _position, _weight):
+            spans = (
+                _secret_value(data, candidate.match, keywords) if candidate.match else None,
+                candidate.compared if candidate.compared and _compared_secret(data, *candidate.compared) else None,
+            )
+            edits += (Edit(*span, MARKER_BYTES, True) for span in spans if span is not None)
     return edits
+
+
+class _Candidate(NamedTuple):
+    start: int  # the keyword's
+    match: re.Match[bytes] | None  # the whole pattern's: an assignment to weigh
+    compared: tuple[int, int] | None  # a quoted value compared with the name the keyword ends: `"v" == password`
+
+
+def _candidates(
+    data: bytes, words: re.Pattern[bytes], scan: re.Pattern[bytes], lowered: bytes, budget: Budget
+) -> Iterator[_Candidate]:
+    """The keywords found, in order, with what to weigh at each. Each word `words` finds
+    (a literal search) is counted against the window's hits (`Budget.hits`) before
+    anything else is tried on it, so that a text dense with keywords costs a bounded
+    time."""
+    for word in budget.hits(words.finditer(lowered)):
+        start, end = word.span()
+        match = scan.match(lowered, start)
+        compared = None
+        if lowered.endswith(_COMPARED, 0, end) and lowered[end : end + 1] not in _NAME_GOES_ON:
+            comparison = _COMPARED_NAME_REVERSED.match(lowered[max(0, end - COMPARED_REACH) : end][::-1])
+            compared = _quoted_before(data, end - comparison.end()) if comparison is not None else None
+        if match is not None or compared is not None:
+            yield _Candidate(start, match, compared)
+
+
+def _position(candidate: _Candidate) -> int:
+    return candidate.start
+
+
+def _weight(candidate: _Candidate) -> int:
+    """The bytes of the values a candidate holds (`Budget`)."""
+    match, compared = candidate.match, candidate.compared
+    value = max(match.end("qval"), match.end("uval")) - max(match.start("qval"), match.start("uval")) if match else 0
+    return value + (compared[1] - compared[0] if compared else 0)
 
 
 def _secret_value(data: bytes, match: re.Match[bytes], keywords: tuple[str, ...]) -> tuple[int, int] | None:
@@ -319,20 +369,12 @@ def _xml_element(data: bytes, name_start: int) -> bool:
     return name_start > 0 and data[name_start - 1 : name_start] == b"<"
 
 
-def _reversed_comparisons(data: bytes, lowered: bytes, budget: Budget) -> list[Edit]:
-    edits = []
-    for match in budget.matches(_REVERSED.finditer(lowered)):
-        operator = lowered.rfind(b"=", 0, match.start("name") - 1)  # the operator's last `=`
-        operator -= 2 if lowered[operator - 2 : operator - 1] in (b"!", b"=") else 1
-        head = data[max(0, operator - MAX_VALUE - 4) : operator]
-        close = _QUOTED_BEFORE.search(head)
-        if close is None:
-            continue
-        quote = close["quote"]
-        value_end = len(head) - len(close.group())
-        value_start = head.rfind(quote, 0, value_end) + 1
-        value = head[value_start:value_end].decode(errors="replace")
-        if value_start and looks_secret(value):
-            offset = operator - len(head)
-            edits.append(Edit(offset + value_start, offset + value_end, MARKER_BYTES, True))
-    return edits
+def _quoted_before(data: bytes, quote_at: int) -> tuple[int, int] | None:
+    """The span of the quoted value whose closing quote is at `quote_at`, if it opens
+    within MAX_VALUE bytes."""
+    start = data.rfind(data[quote_at : quote_at + 1], max(0, quote_at - MAX_VALUE - 1), quote_at) + 1
+    return (start, quote_at) if start else None
+
+
+def _compared_secret(data: bytes, start: int, end: int) -> bool:
+    return looks_secret(data[start:end].decode(errors="replace"))

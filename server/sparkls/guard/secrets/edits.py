@@ -7,44 +7,83 @@ bytes are ever made, never the whole text's.
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Iterator
-from typing import NamedTuple, TypeVar
+import re
+from collections.abc import Callable, Iterable, Iterator
+from typing import Any, NamedTuple, TypeVar
 
 MARKER = "[REDACTED]"
 MARKER_BYTES = MARKER.encode()
 
 
 DECISIONS = 256  # candidates one window's rules may weigh in Python (see Budget)
+WEIGHED = 32 * 1024  # bytes of the values those candidates hold, in all (Budget)
+HITS = 4096  # keywords one window's assignment rules may try their whole pattern on (Budget.hits)
+REACH = 16 * 1024  # bytes past a secret's start that a rule may read, at most
 
 _M = TypeVar("_M")
 
 
+def _start(match: Any) -> int:
+    return match.start()
+
+
+
 class Budget:
-    """How many candidates one window's rules may still weigh one by one in Python.
+    """What one window's rules may still weigh one by one in Python: candidates, the
+    bytes of the values they hold, and keywords tried by the assignment patterns.
 
-    Ordinary text has a few dozen per window; only a file made of secrets, or one made
-    to be slow (`password=` a million times), has more. Past the budget a rule stops at
-    its next candidate and says where (`cut`); the window is then hidden from there on,
-    line by line (`redact`), so the time a window takes stays bounded whatever it holds
-    and nothing past the cut is sent unread."""
+    Ordinary text has a few dozen candidates per window, of a few dozen bytes each, and
+    a few hundred keywords; only a file made of secrets, or one made to be slow
+    (`password=` a million times, long values after `Authorization:` one after
+    another, `key ` repeated), has more. Past the budget a rule stops at its next
+    candidate and says where (`cut`); the window is then hidden from there on, line by
+    line (`redact`), so the time a window takes stays bounded whatever it holds and
+    nothing past the cut is sent unread. Each iterable handed to `matches` or `hits`
+    must be in order of position (one per pattern), so that nothing before the cut is
+    left unweighed."""
 
-    __slots__ = ("left", "cut")
+    __slots__ = ("left", "bytes_left", "hits_left", "cut")
 
-    def __init__(self, decisions: int = DECISIONS) -> None:
+    def __init__(self, decisions: int = DECISIONS, weighed: int = WEIGHED, hits: int = HITS) -> None:
         self.left = decisions
+        self.bytes_left = weighed
+        self.hits_left = hits
         self.cut: int | None = None
 
-    def matches(self, found: Iterable[_M], position=lambda match: match.start()) -> Iterator[_M]:
-        """`found` (in order of position) as long as the budget lasts."""
+    def matches(
+        self, found: Iterable[_M], position: Callable[[_M], int] = _start, size: Callable[[_M], int] | None = None
+    ) -> Iterator[_M]:
+        """`found` as long as the budget lasts; `size` says how many bytes of value an
+        item holds (the span of a match whose value is in it: `span_size`)."""
         for item in found:
-            if self.left <= 0:
+            weight = size(item) if size is not None else 0
+            if self.left <= 0 or self.bytes_left < weight:
                 self.stop(position(item))
                 return
             self.left -= 1
+            self.bytes_left -= weight
+            yield item
+
+    def hits(self, found: Iterable[re.Match[bytes]]) -> Iterator[re.Match[bytes]]:
+        """`found` as long as the window's keyword hits last."""
+        for item in found:
+            if self.hits_left <= 0:
+                self.stop(item.start())
+                return
+            self.hits_left -= 1
             yield item
 
     def stop(self, position: int) -> None:
         self.cut = position if self.cut is None else min(self.cut, position)
+
+    def reach(self, data: bytes) -> bytes:
+        """`data` as far as a rule still to run needs to read it: past the cut, only as
+        far as a secret starting before it could reach (the rest is hidden)."""
+        return data if self.cut is None else data[: self.cut + REACH]
+
+
+def span_size(match: re.Match[bytes]) -> int:
+    return match.end() - match.start()
 
 
 class Edit(NamedTuple):

@@ -25,7 +25,7 @@ from __future__ import annotations
 
 import re
 
-from sparkls.guard.secrets.edits import MARKER_BYTES, Budget, Edit
+from sparkls.guard.secrets.edits import MARKER_BYTES, Budget, Edit, span_size
 from sparkls.guard.secrets.values import entropy, wordy
 
 MIN_LENGTH = 20
@@ -42,16 +42,22 @@ def _mixed(chars: bytes) -> bytes:
     return b"".join(b"(?=[" + chars + b"]{0,200}?[" + wanted + b"])" for wanted in (b"A-Z", b"a-z", b"0-9"))
 
 
+# Each pattern first asks for 20 characters of the value's alphabet after its first
+# character, in one plain repetition: a text made of that character (`"` or `=` a
+# million times) costs a few instructions a character.
 _MIXED = _mixed(rb"A-Za-z0-9+/=_.~-")
 _QUOTED = tuple(
-    re.compile(quote + rb"(?P<value>(?!sha\d{1,3}-)" + _MIXED + rb"[A-Za-z0-9+/=_.~-]" + _LENGTHS + rb"""+)\\?""" + quote)
+    re.compile(
+        quote + rb"(?=[A-Za-z0-9+/=_.~-]{20})(?P<value>(?!sha\d{1,3}-)" + _MIXED + rb"[A-Za-z0-9+/=_.~-]" + _LENGTHS + rb"""+)\\?""" + quote
+    )
     for quote in (rb'"', rb"'", rb"`")
 )
 # A value ending a line after `=`, `: ` or an XML tag (one pattern per operator, each
 # found fast by its first character; `h1:abc` and `a:b` are not operators here). The
 # line must start with the name alone (`_NAME_LINE`, checked for the few found).
 _UNQUOTED = tuple(
-    re.compile(operator + rb"""[ \t]*(?P<value>""" + _mixed(rb"A-Za-z0-9+/_-") + rb"[A-Za-z0-9+/_-]" + _LENGTHS + rb"""+={0,2})"""
+    re.compile(operator + rb"""(?=[A-Za-z0-9+/_ \t-]{20})[ \t]*+"""
+               rb"""(?P<value>""" + _mixed(rb"A-Za-z0-9+/_-") + rb"[A-Za-z0-9+/_-]" + _LENGTHS + rb"""+={0,2})"""
                rb"""[ \t]*(?:\*/|-->|</[A-Za-z0-9_.:-]{1,80}>)?[ \t]*(?=\r?\n|\Z)""")
     for operator in (rb"=", rb": ", rb">")
 )
@@ -75,14 +81,16 @@ _UUID = re.compile(r"[0-9a-fA-F]{8}-?[0-9a-fA-F]{4}-?[0-9a-fA-F]{4}-?[0-9a-fA-F]
 
 def entropy_edits(data: bytes, lowered: bytes, budget: Budget) -> list[Edit]:
     edits = []
-    for match in budget.matches(match for pattern in _QUOTED for match in pattern.finditer(data)):
+    # One `budget.matches` a pattern: each hands its matches in order of position, so
+    # that what is not weighed lies past the cut.
+    for match in (match for pattern in _QUOTED for match in budget.matches(pattern.finditer(data), size=span_size)):
         escaped_close = data[match.end("value")] == 0x5C  # `\"`: the opening quote must be escaped too
         if escaped_close != (match.start() > 0 and data[match.start() - 1] == 0x5C):
             continue
         value = match["value"].decode()
         if _random(value) and not _hash_context(lowered, match.start()):
             edits.append(Edit(*match.span("value"), MARKER_BYTES, True))
-    for match in budget.matches(match for pattern in _UNQUOTED for match in pattern.finditer(data)):
+    for match in (match for pattern in _UNQUOTED for match in budget.matches(pattern.finditer(data), size=span_size)):
         value = match["value"].decode()
         if _random(value) and _starts_its_line(data, match.start()) and not _hash_context(lowered, match.start()):
             edits.append(Edit(*match.span("value"), MARKER_BYTES, True))

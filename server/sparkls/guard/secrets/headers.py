@@ -23,7 +23,7 @@ import base64
 import binascii
 import re
 
-from sparkls.guard.secrets.edits import MARKER_BYTES, Budget, Edit
+from sparkls.guard.secrets.edits import MARKER_BYTES, Budget, Edit, span_size
 from sparkls.guard.secrets.values import looks_secret, random_looking
 
 _URL_USERINFO = re.compile(
@@ -39,8 +39,18 @@ _SIGNATURES = tuple(
     re.compile(literal + rb"(?P<cred>[a-z0-9%._~+/-]{16,2048}+)")
     for literal in (rb"sig=(?<=[?&]sig=)", rb"signature=(?<=[?&-]signature=)", rb"security-token=(?<=[?&]x-amz-security-token=)")
 )
-_CURL_USER = re.compile(rb"""-(?:(?<=\s-)u|-user)(?:[ \t]+|=)["']?(?P<user>[^\s:"']{0,256}+)["']?:["']?(?P<password>[^\s"']{0,256}+)""")
-_AWS_KEY_ID = re.compile(rb"A(?<![A-Za-z0-9]A)(?:3T[A-Z0-9]|KIA|SIA|BIA|CCA)[A-Z0-9]{16}(?![A-Za-z0-9])")
+# `-u` after a space, and `--user`: two patterns, each starting with its literal (one
+# starting with `-` alone would stop at every `-` of the text).
+_CURL_USERS = tuple(
+    re.compile(option + rb"""(?:[ \t]+|=)["']?(?P<user>[^\s:"']{0,256}+)["']?:["']?(?P<password>[^\s"']{0,256}+)""")
+    for option in (rb"-u(?<=\s-u)", rb"--user")
+)
+# One pattern a prefix, each found by its literal (one starting with `A` alone would stop
+# at every `A` of the text).
+_AWS_KEY_IDS = tuple(
+    re.compile(prefix + rb"(?<![A-Za-z0-9]" + prefix + rb")[A-Z0-9]{%d}(?![A-Za-z0-9])" % (20 - len(prefix)))
+    for prefix in (rb"A3T", rb"AKIA", rb"ASIA", rb"ABIA", rb"ACCA")
+)
 _AWS_SECRET = re.compile(rb"(?<![A-Za-z0-9/+])[A-Za-z0-9/+]{40}(?![A-Za-z0-9/+=])")
 _MIXED = re.compile(rb"(?=.*[A-Z])(?=.*[a-z])(?=.*[0-9])")  # an AWS secret key: both cases and digits
 AWS_PAIR_REACH = 200  # bytes after a key id where its secret key is looked for
@@ -50,10 +60,12 @@ def header_edits(data: bytes, lowered: bytes, budget: Budget) -> list[Edit]:
     edits = _userinfo(data, budget) + _authorization(data, lowered, budget)
     edits += [
         _marker(m.span("cred"))
-        for m in budget.matches(_BEARER.finditer(lowered))
+        for m in budget.matches(_BEARER.finditer(lowered), size=span_size)
         if _bearer_token(data[m.start("cred") : m.end("cred")])
     ]
-    edits += [_marker(m.span("cred")) for pattern in _SIGNATURES for m in budget.matches(pattern.finditer(lowered))]
+    edits += [
+        _marker(m.span("cred")) for pattern in _SIGNATURES for m in budget.matches(pattern.finditer(lowered), size=span_size)
+    ]
     edits += _curl_users(data, budget)
     edits += _aws_pairs(data, budget)
     return edits
@@ -67,7 +79,7 @@ def _curl_users(data: bytes, budget: Budget) -> list[Edit]:
     """`curl -u user:password`: the password; `-u secret:` (an API key as the user, as
     Stripe's and Mailgun's documentation write it): the user."""
     edits = []
-    for match in budget.matches(_CURL_USER.finditer(data)):
+    for match in (match for pattern in _CURL_USERS for match in budget.matches(pattern.finditer(data), size=span_size)):
         part = "password" if match["password"] else "user"
         if looks_secret(match[part].decode(errors="replace")):
             edits.append(_marker(match.span(part)))
@@ -76,7 +88,7 @@ def _curl_users(data: bytes, budget: Budget) -> list[Edit]:
 
 def _userinfo(data: bytes, budget: Budget) -> list[Edit]:
     edits = []
-    for match in budget.matches(_URL_USERINFO.finditer(data)):
+    for match in budget.matches(_URL_USERINFO.finditer(data), size=span_size):
         password = match["password"]
         if password is not None:
             if looks_secret(password.decode(errors="replace")):
@@ -88,7 +100,7 @@ def _userinfo(data: bytes, budget: Budget) -> list[Edit]:
 
 def _authorization(data: bytes, lowered: bytes, budget: Budget) -> list[Edit]:
     edits = []
-    for match in budget.matches(_AUTHORIZATION.finditer(lowered)):
+    for match in budget.matches(_AUTHORIZATION.finditer(lowered), size=span_size):
         start, end = match.span("cred")
         cred = data[start:end].decode(errors="replace")
         scheme = match["scheme"]
@@ -118,7 +130,7 @@ def _bearer_token(token: bytes) -> bool:
 
 def _aws_pairs(data: bytes, budget: Budget) -> list[Edit]:
     edits = []
-    for key_id in budget.matches(_AWS_KEY_ID.finditer(data)):
+    for key_id in (match for pattern in _AWS_KEY_IDS for match in budget.matches(pattern.finditer(data))):
         secret = _AWS_SECRET.search(data, key_id.end(), min(len(data), key_id.end() + AWS_PAIR_REACH))
         if secret is not None and _MIXED.search(secret.group()) is not None:
             edits.append(_marker(secret.span()))

@@ -37,22 +37,29 @@ _PLACEHOLDERS = frozenset(
         "default", "empty", "unknown", "sample", "mysecret", "mypassword", "secretkey", "apikey", "yourkey",
     }
 )  # fmt: skip
+# Placeholders by their whole shape (`fullmatch`)...
 _PLACEHOLDER_SHAPE = re.compile(
     r"""
       (?P<same>.)(?P=same)*                     # xxxxxx, ******
-    | .*(?:xxxx|XXXX|\*\*\*\*|\.\.\.|…|____).*  # sk-xxxx..., AKIA****, ghp_...
     | (?i:your|my)[\W_].*|(?i:your)[A-Z].*       # your-api-key, my_secret, yourToken
     | __\w+__                                    # __root__: a dunder name
     | [\^~<>=v]*\d+(?:\.\d+){1,3}(?:[-+][\w.]+)?   # ^9.0.0, v1.2.3-rc1: a version
     | (?i:urn):.*                                # urn:uuid:...: a name
-    | (?i:.*(?:^|[\W_])(?:fake|dummy|placeholder|sample|insert|changeme|redacted)(?:[\W_]|$).*|.*[\W_]here)
-                                                 # a-fake-api-key, insert_key_here
     | <.*>|\[.*\]|\{.*\}|\(.*\)                  # <token>, [REDACTED], {value}
     | [$%#@!].*                                  # ${VAR}, $VAR, %(x)s, %VAR%, #ff0000, @Value, !vault
-    | .*(?:\\[wdsbWDS]|\][*+?]|\(\?[:=!<]).*     # a regular expression: \w+, [a-z]+, (?:
     """,
     re.VERBOSE | re.DOTALL,
 )
+# ...and by a part of them: fillers (`sk-xxxx...`, `AKIA****`, `ghp_...`), words that
+# say so (`a-fake-api-key`, `insert_key_here`), a regular expression's syntax (`\w+`,
+# `[a-z]+`, `(?:`). Each is looked for as a literal first (one fast pass), where a
+# pattern `.*part.*` would read the value once for each of its characters.
+_FILLERS = ("xxxx", "XXXX", "****", "...", "…", "____")
+_PLACEHOLDER_WORDS = ("fake", "dummy", "placeholder", "sample", "insert", "changeme", "redacted", "here")
+_PLACEHOLDER_WORD = re.compile(
+    r"(?:^|[\W_])(?:fake|dummy|placeholder|sample|insert|changeme|redacted)(?:[\W_]|$)|[\W_]here\Z", re.IGNORECASE
+)
+_REGEX_SYNTAX = re.compile(r"\\[wdsbWDS]|\][*+?]|\(\?[:=!<]")
 _INTERPOLATION = re.compile(r"\$\{[\w.:?|/ -]{1,80}\}|\$\([^()]{0,80}\)|\{\{[^{}]{0,80}\}\}|%\(\w{1,40}\)[sdr]|\{[A-Za-z_]?[\w.\[\]()'\"]{0,40}(?:![rsa])?(?::[^{}]{0,20})?\}|%[sd]")
 _LONG_WORD = re.compile(r"[A-Za-z0-9]{7}")
 _ENV_VAR_NAME = re.compile(r"[A-Z][A-Z0-9]*(?:_[A-Z0-9]+)+")
@@ -84,9 +91,20 @@ def looks_secret(value: str, name: str = "", *, min_length: int = MIN_SECRET_LEN
         return False  # a placeholder; the name itself (`TOKEN = "token"`, `KeyAD = "gokrb5KeyAD"`)
     if "/" in value and wordy(value):
         return False  # a path or a module name (`github.com/org/repo/sessionCredentials`)
-    if _PLACEHOLDER_SHAPE.fullmatch(value) or _ENV_VAR_NAME.fullmatch(value) or _PATH_LIKE.fullmatch(value):
+    if _PLACEHOLDER_SHAPE.fullmatch(value) or _placeholder_part(value):
+        return False
+    if _ENV_VAR_NAME.fullmatch(value) or _PATH_LIKE.fullmatch(value):
         return False
     return not _templated(value)
+
+
+def _placeholder_part(value: str) -> bool:
+    if any(filler in value for filler in _FILLERS):
+        return True
+    lowered = value.lower()
+    if any(word in lowered for word in _PLACEHOLDER_WORDS) and _PLACEHOLDER_WORD.search(value):
+        return True
+    return ("\\" in value or "]" in value or "(?" in value) and _REGEX_SYNTAX.search(value) is not None
 
 
 def _templated(value: str) -> bool:
