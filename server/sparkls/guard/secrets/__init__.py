@@ -24,7 +24,7 @@ code, comments and docstrings alike:
 - **values given to names that mean a secret** (`assignments.py`): `password`,
   `passwd`, `pwd`, `passphrase`, `pass`, `secret`, `token`, `credential(s)`, `creds`,
   `api_key` and the other keys, and, with a value that reads as generated, `key`,
-  `key_id`, `salt`, `auth`, `dsn`, `webhook`; in every assignment syntax of those
+  `key_id`, `salt`, `auth`, `dsn`, `webhook`, `login`; in every assignment syntax of those
   languages and formats (`=`, `:`, `:=`, `=>`, `.=`, `?=`, types, comparisons, call
   arguments, XML elements, name/value pairs, `KEY=value` lines, `--flag=value`,
   connection and query strings);

@@ -5,7 +5,7 @@ a few trailing words that change nothing (`_value`, `_prod`, `_2`): strong words
 (`password`, `passwd`, `pwd`, `passphrase`, `pass`, `secret`, `token`, `credential(s)`,
 `creds`, and `key` after `api`, `access`, `secret`, `private`, `signing`, `client`...)
 take any value the false-positive rules let through (values.py); weak ones (`key`,
-`key_id`, `salt`, `auth`, `dsn`, `webhook`) only a value that reads as generated.
+`key_id`, `salt`, `auth`, `dsn`, `webhook`, `login`) only a value that reads as generated.
 `pass`, `pwd`, `key`, `salt`, `auth` and `dsn` must start a word (`apiKey` yes,
 `monkey` no); `public`/`publishable` keys are not secrets. Only the value goes:
 `password = "[REDACTED]"`.
