@@ -59,10 +59,12 @@ async def test_quick_fix_on_ruff_f401_removes_the_import(client, keyless_emulato
 
 
 async def test_words_it_cannot_follow_say_what_it_follows(client, keyless_emulator, tmp_path):
-    """"shorter" changes nothing, and the user is shown what the emulator follows."""
+    """"make it faster" changes nothing, and the user is shown, whole, what the emulator
+    does not understand and what it follows; never a model's failure."""
     uri = await _start(client, keyless_emulator, tmp_path)
-    result = await run_edit(client, uri, 5, "shorter")
+    result = await run_edit(client, uri, 5, "make it faster")
     assert result["applied"] is False and client.editor.text(uri) == SAMPLE
     shown = [m.message for m in client.messages]
-    told = [m for m in shown if "The sparkls emulator is not a model" in m]
-    assert told and "`add a docstring`" in told[0] and "docs/emulator.md" in told[0], shown
+    told = [m for m in shown if 'The sparkls emulator does not understand "make it faster"; it follows:' in m]
+    assert told and "`add a docstring`" in told[0] and told[0].endswith('(docs/emulator.md)."'), shown
+    assert not any("no complete code block" in m or "model" in m.lower() for m in shown), shown
