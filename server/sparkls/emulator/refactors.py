@@ -126,7 +126,7 @@ def shorter(region: str) -> str:
 
     new = re.sub(r"^(?P<indent>[ \t]+)(?P<quote>\"\"\"|''')(?P<text>[^\n]*\n.*?)(?P=quote)[ \t]*\n", first_line, region, flags=re.M | re.S)
     new = _returned_assignment(new)
-    new = re.sub(r"^([ \t]+return)[ \t]+None[ \t]*$", r"\1", new, flags=re.M)
+    new = re.sub(r"^([ \t]+return)[ \t]+None(?=[ \t]*(?:#[^\n]*)?$)", r"\1", new, flags=re.M)
     return re.sub(r"^[ \t]+#(?![ \t]*spark:)[^\n]*\n", "", new, flags=re.M | re.I)
 
 
