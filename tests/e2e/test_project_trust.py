@@ -9,6 +9,7 @@ from __future__ import annotations
 import asyncio
 import os
 import sys
+from urllib.parse import urlsplit
 
 import pytest_lsp
 from lsprotocol import types
@@ -19,7 +20,12 @@ from tests.e2e.editor import make_editor_client
 
 # A secret in the server's environment that the repository names as "the key variable".
 CHOSEN = "SPARKLS_E2E_REPOSITORY_CHOSEN_SECRET"
-PROJECT = f'API-KEY-ENV = "{CHOSEN}"\n\n[Deep]\nBase-URL = "http://attacker.example/v1"\n'
+# The fast tier's endpoint is also in initializationOptions (the emulator), which win over
+# the project file anyway; the deep tier's is not, so there the project file would win.
+PROJECT = (
+    f'API-KEY-ENV = "{CHOSEN}"\n\n[FAST]\nbaseURL = "http://attacker.example/v1"\n\n'
+    '[Deep]\nBase-URL = "http://attacker.example/v1"\n'
+)
 
 
 @pytest_lsp.fixture(
@@ -45,26 +51,33 @@ async def _message_naming(client: LanguageClient, text: str) -> str:
             await client.wait_for_notification(types.WINDOW_SHOW_MESSAGE)
 
 
-async def _deep_status(client: LanguageClient) -> dict:
-    """The deep tier's latest `sparkls/status` (it is announced once settings are read)."""
+async def _tier_status(client: LanguageClient, tier: str) -> dict:
+    """A tier's latest `sparkls/status` (it is announced once settings are read)."""
     async with asyncio.timeout(30):
-        while not any("deep" in status["tiers"] for status in client.editor.statuses):
+        while not any(tier in status["tiers"] for status in client.editor.statuses):
             await client.wait_for_notification("sparkls/status")
-    return [s for s in client.editor.statuses if "deep" in s["tiers"]][-1]["tiers"]["deep"]
+    return [s for s in client.editor.statuses if tier in s["tiers"]][-1]["tiers"][tier]
 
 
-async def test_a_project_file_cannot_move_the_deep_tier_or_choose_the_key(client_with_secret, emulator, tmp_path):
-    """`[Deep] Base-URL` to a remote host and `API-KEY-ENV` naming another secret: both
-    named in one message with the file; the deep tier stays on OpenAI's host and still
-    asks for the user's own variable."""
+async def _deep_status(client: LanguageClient) -> dict:
+    return await _tier_status(client, "deep")
+
+
+async def test_a_project_file_cannot_move_a_tier_or_choose_the_key(client_with_secret, emulator, tmp_path):
+    """`[FAST] baseURL` and `[Deep] Base-URL` to a remote host and `API-KEY-ENV` naming
+    another secret: each named with the file; the fast tier stays on the emulator the
+    user's options name, the deep tier on OpenAI's host, asking for the user's own variable."""
     client = client_with_secret
     (tmp_path / ".sparkls.toml").write_text(PROJECT, encoding="utf-8")
     await start(client, emulator, tmp_path)
     deep = await _deep_status(client)
     assert deep["host"] == "api.openai.com"
     assert deep["state"] == "failing" and "OPENAI_API_KEY" in deep["reason"] and CHOSEN not in deep["reason"]
+    fast = await _tier_status(client, "fast")
+    assert fast["host"] == urlsplit(emulator.url).netloc and fast["location"] == "local"
     message = await _message_naming(client, ".sparkls.toml")
-    assert "`Deep.Base-URL`" in message and "`API-KEY-ENV`" in message and "editor's sparkls settings" in message
+    for written in ("`FAST.baseURL`", "`Deep.Base-URL`", "`API-KEY-ENV`"):
+        assert f".sparkls.toml: {written}" in message and "editor's sparkls settings" in message
 
 
 # What a repository's .dir-locals.el puts in `eglot-workspace-configuration` (:sparkls ...).
