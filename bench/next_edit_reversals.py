@@ -36,7 +36,6 @@ import json
 import keyword
 import os
 import re
-import sys
 import tempfile
 from pathlib import Path
 from typing import Any

@@ -5,10 +5,9 @@ real sparkls."""
 from __future__ import annotations
 
 import os
+import re
 
 import pytest
-
-import re
 
 from tests.editors import neighbours, nvim_checks
 from tests.editors.nvim_driver import NVIM_012, lsp_log, pypi_nvim, run_flow
