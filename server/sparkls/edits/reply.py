@@ -256,13 +256,17 @@ def _fence_too_short(lines: list[str], fences: Fences, old: list[str]) -> bool:
 def _fragment(lines: list[str], old: list[str]) -> str | None:
     """The first line of a reply that holds only some inner lines of the region: it
     starts with (a close variant of) one of the region's more indented lines, lacks
-    the region's first line and is shorter. None when the reply is not such a part."""
+    the region's first line and is shorter. None when the reply is not such a part,
+    and when it starts with a line the region has at its own depth (the region's
+    first statements deleted, the rest kept)."""
     first_old, first_new = _first_line(old), _first_line(lines)
     if first_old is None or first_new is None or first_old.strip() in {ln.strip() for ln in lines}:
         return None
     if sum(1 for ln in lines if ln.strip()) >= sum(1 for ln in old if ln.strip()):
         return None
     base = len(indent_of(first_old))
+    if any(ln.strip() == first_new.strip() and len(indent_of(ln)) <= base for ln in old[1:]):
+        return None  # it starts at a later statement of the region's own depth: its first ones deleted
     for line in old[1:]:
         if line.strip() and len(indent_of(line)) > base:
             if SequenceMatcher(None, line.strip(), first_new.strip(), autojunk=False).ratio() >= FRAGMENT_LIKENESS:
@@ -333,7 +337,10 @@ def new_region_text(reply: str, view: RegionView, *, may_delete: bool = False) -
             f"The model left part of the code out: it wrote {elided[1].strip()!r} (line {elided[0] + 1} of its "
             "code) instead of the code itself; applying it would delete that code, so nothing was changed."
         )
-    return join_like(new, old_text, view.line_ending)
+    text = join_like(new, old_text, view.line_ending)
+    if not old_text and text and view.start == len(view.text) and view.text.endswith(("\n", "\r")):
+        text += view.line_ending  # an empty region at the end of a file that ends with a line break: so does the code
+    return text
 
 
 def join_like(new: list[str], old_text: str, ending: str) -> str:
