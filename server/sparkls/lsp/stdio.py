@@ -182,6 +182,8 @@ def _end_tasks(loop: asyncio.AbstractEventLoop) -> None:
     """What `asyncio.run` does at the end, but bounded: cancel every task, wait up to
     EXIT_GRACE_SECONDS, name (on stderr's log) any that did not end, and go on."""
     pending = [task for task in asyncio.all_tasks(loop) if not task.done()]
+    if pending:  # after a `shutdown`, nothing should be left: each one is a lead
+        logger.info("cancelling %d task(s) still running at exit: %s", len(pending), sorted(map(repr, pending)))
     for task in pending:
         task.cancel()
     if pending:
