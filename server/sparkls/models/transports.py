@@ -63,6 +63,7 @@ class Transports:
                 warm=self._warm_lane if self._warm_wire is not None else None,
                 max_age=self.tier.max_connection_age,
                 waste_limit=self.tier.lane_waste_limit,
+                stall=self.tier.keepalive_timeout,
             )
         return self.lanes_made
 
@@ -80,6 +81,7 @@ class Transports:
                     ssl_context=options["ssl_context"],
                     ping_interval=options["ping"][0],
                     ping_timeout=options["ping"][1],
+                    stall=tier.keepalive_timeout,
                 )
 
             self.pool_made = SocketPool(

@@ -1,0 +1,126 @@
+"""Faults on a lane connection with N lanes in flight, and one function that runs a
+fault through sparkls's real tier session (`TierSession.complete`) against the lane
+peer (lanes.py).
+
+Each fault strikes once N requests are streaming on one connection (each has had two
+text deltas). Requests that come after (the resends, and one more request) get a
+whole answer. Shared by tests/unit/test_lane_faults.py (which asserts the outcome)
+and bench/lane_faults.py (which prints how long each request took to end).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import time
+from collections.abc import Callable
+from dataclasses import dataclass
+from typing import Any
+
+from sparkls.config import Settings
+from sparkls.errors import SparkError
+from sparkls.models.session import TierSession
+from tests.peer.lanes import LanePeer
+from tests.peer.streams import ResponseStream
+from tests.peer.variants import ANSWER, KEY, PROMPT
+from tests.sealing import wire
+
+STALL = 0.6  # the stall limit the faults run with (`keepalive_timeout`), seconds
+HEAD = 6  # created, in_progress, item added, part added, two text deltas
+
+
+def whole() -> list[dict[str, Any]]:
+    return ResponseStream().start().message(ANSWER, phase="final_answer").completed()
+
+
+@dataclass(frozen=True)
+class LaneFault:
+    name: str
+    resent: bool  # the requests in flight are sent again (the connection is replaced)
+    strike: Callable[[list[list[dict[str, Any]]]], list[Any]]  # the responses in flight -> the fault's steps
+
+    def scripts(self, lanes: int) -> Callable[[int], list[Any]]:
+        """Request n's script: the first `lanes` stream, gather, and the last of them
+        strikes; every later request gets a whole answer."""
+        responses = [whole() for _ in range(lanes)]
+
+        def script_for(n: int) -> list[Any]:
+            if n > lanes:
+                return whole()
+            events = responses[n - 1]
+            rest = [("hang",)] if self.resent else events[HEAD:]
+            fault = self.strike(responses) if n == lanes else []
+            return [*events[:HEAD], ("gather", lanes), *fault, *rest]
+
+        return script_for
+
+
+def _delta(responses: list[list[dict[str, Any]]]) -> dict[str, Any]:
+    return responses[-1][HEAD - 1]
+
+
+def _after_end(responses: list[list[dict[str, Any]]]) -> list[Any]:
+    """The striking lane ends, then sends more: a delta and its end again (the others end as usual)."""
+    events = responses[-1]
+    return [*events[HEAD:], events[HEAD - 1], events[-1], ("hang",)]
+
+
+def _duplicate(responses: list[list[dict[str, Any]]]) -> list[Any]:
+    """A `response.created` naming the first lane's response (with one lane: its own, again)."""
+    return [responses[0][0]]
+
+
+FAULTS = [
+    LaneFault("silent peer (no frames, no pongs)", True, lambda r: [("silent",)]),
+    LaneFault("malformed frame (not JSON)", True, lambda r: [("raw", "<html>502 Bad Gateway</html>")]),
+    LaneFault("truncated frame", True, lambda r: [("raw", '{"type": "response.output_text.delta", "delta": "x')]),
+    LaneFault("binary frame", True, lambda r: [("binary", b"\x00\x01\x02 not an event")]),
+    LaneFault("half-closed socket (FIN, no close frame)", True, lambda r: [("half_close",)]),
+    LaneFault("event naming an unknown stream_id", True, lambda r: [("as_lane", "lane-unknown", _delta(r))]),
+    LaneFault("event naming no stream_id", True, lambda r: [("as_lane", None, _delta(r))]),
+    LaneFault("frames after response.completed", False, _after_end),
+    LaneFault("duplicated response id", True, _duplicate),
+    LaneFault("close frame mid-stream (1011)", True, lambda r: [("close", 1011)]),
+]
+
+
+@dataclass
+class FaultOutcome:
+    replies: list[Any]  # each request's Reply, or the SparkError it ended with
+    seconds: list[float]  # each request: asked -> ended
+    requests: int  # model requests the peer served (the first N, the resends, the next one)
+    connections: int
+    next_reply: Any  # the request after the fault
+    transport: str  # the tier's transport after it all
+    texts: list[str | None]
+
+
+def settings_for(peer: LanePeer, **tier: Any) -> Settings:
+    fast = {"model": "gpt-5.3-codex-spark", "base_url": peer.base_url(), "api_key": KEY,
+            "keepalive_timeout": STALL, "request_timeout": 30, **tier}
+    return Settings.model_validate({"fast": fast})
+
+
+async def _timed(session: TierSession) -> tuple[Any, float]:
+    started = time.perf_counter()
+    try:
+        reply: Any = await session.complete(PROMPT)
+    except SparkError as exc:
+        reply = exc
+    return reply, time.perf_counter() - started
+
+
+async def run_fault(fault: LaneFault, lanes: int) -> FaultOutcome:
+    """`lanes` requests at once on a warm lane connection, the fault, then one more request."""
+    async with LanePeer(fault.scripts(lanes)) as peer:
+        session = TierSession("fast", settings_for(peer), warm=wire("Edit the region."))
+        try:
+            await session.warm()
+            ended = await asyncio.gather(*(_timed(session) for _ in range(lanes)))
+            next_reply, _ = await _timed(session)
+        finally:
+            await session.close()
+        replies = [r for r, _ in ended]
+        return FaultOutcome(
+            replies, [s for _, s in ended], peer.requests, peer.connections, next_reply, session.transport,
+            [getattr(r, "text", None) for r in replies],
+        )

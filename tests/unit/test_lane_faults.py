@@ -1,0 +1,65 @@
+"""Every fault a connection can throw at the fast tier, with 1, 3 and 8 lanes in
+flight on one connection, against an independent lane peer (tests/peer/lanes.py):
+each request in flight ends (with its whole answer, sent again once on a new
+connection where the fault cut it), none is answered twice or in part, the
+connection is replaced, and the next request works. How long each took to end is
+bench/lane_faults.py's business."""
+
+from __future__ import annotations
+
+import asyncio
+
+import pytest
+
+from sparkls.errors import RateLimited, StreamError
+from sparkls.models.session import TierSession
+from tests.peer.lane_faults import FAULTS, HEAD, LaneFault, run_fault, settings_for, whole
+from tests.peer.lanes import LanePeer
+from tests.peer.streams import ws_error
+from tests.peer.variants import ANSWER, PROMPT
+from tests.sealing import wire
+
+HANG_GUARD = 60  # seconds: a request that never ends fails the test instead of hanging it
+
+
+@pytest.mark.parametrize("lanes", [1, 3, 8])
+@pytest.mark.parametrize("fault", FAULTS, ids=[f.name for f in FAULTS])
+async def test_every_request_in_flight_ends_whole_and_the_next_one_works(fault: LaneFault, lanes: int):
+    async with asyncio.timeout(HANG_GUARD):
+        outcome = await run_fault(fault, lanes)
+    assert outcome.texts == [ANSWER] * lanes, outcome.replies  # each whole, once: none twice, none in part
+    assert [r.attempts for r in outcome.replies] == [2 if fault.resent else 1] * lanes
+    assert outcome.requests == (2 * lanes if fault.resent else lanes) + 1  # each resent exactly once
+    assert outcome.connections == (2 if fault.resent else 1)  # replaced (once), or kept
+    assert outcome.next_reply.text == ANSWER and outcome.next_reply.attempts == 1
+    assert outcome.transport == "websocket"  # one fault is one failure, not one per lane
+
+
+async def test_a_fault_that_strikes_again_fails_saying_what_happened_and_that_nothing_changed():
+    """The resend meets the fault too: the request fails, its message names both faults
+    and says nothing was changed."""
+    async with LanePeer(lambda n: [*whole()[:HEAD], ("raw", "<html>502 Bad Gateway</html>")]) as peer:
+        session = TierSession("fast", settings_for(peer), warm=wire("Edit the region."))
+        await session.warm()
+        async with asyncio.timeout(HANG_GUARD):
+            with pytest.raises(StreamError) as failed:
+                await session.complete(PROMPT)
+        await session.close()
+    message = str(failed.value)
+    assert message.count("sent a frame that is not JSON") == 2 and "sent again on a new connection" in message
+    assert message.endswith("Nothing was changed.")
+    assert peer.requests == 2 and peer.connections == 2
+
+
+async def test_no_wait_runs_past_the_whole_request_limit():
+    """A rate limit asking for longer than the request has left fails at once with it
+    (its wait in the message) instead of sleeping past `request_timeout`."""
+    limited = ws_error(429, "rate_limit_exceeded", "Rate limit reached.", kind="tokens", headers={"retry-after": "20"})
+    async with LanePeer(lambda n: [limited] if n == 1 else whole()) as peer:
+        session = TierSession("fast", settings_for(peer, request_timeout=3), warm=wire("Edit the region."))
+        await session.warm()
+        async with asyncio.timeout(HANG_GUARD):
+            with pytest.raises(RateLimited, match="retry in 20 s"):
+                await session.complete(PROMPT, patient=True)  # a deep task's patience: it would wait 20 s
+        await session.close()
+    assert peer.requests == 1
