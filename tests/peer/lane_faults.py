@@ -83,6 +83,10 @@ FAULTS = [
 ]
 
 
+# The faults a pool socket can meet too (it sends no `stream_id` and one response at a time).
+CONNECTION_FAULTS = ("silent peer", "malformed", "truncated", "binary", "half-closed", "close frame")
+
+
 @dataclass
 class FaultOutcome:
     replies: list[Any]  # each request's Reply, or the SparkError it ended with
@@ -109,13 +113,14 @@ async def _timed(session: TierSession) -> tuple[Any, float]:
     return reply, time.perf_counter() - started
 
 
-async def run_fault(fault: LaneFault, lanes: int) -> FaultOutcome:
-    """`lanes` requests at once on a warm lane connection, the fault, then one more request."""
-    async with LanePeer(fault.scripts(lanes)) as peer:
-        session = TierSession("fast", settings_for(peer), warm=wire("Edit the region."))
+async def run_fault(fault: LaneFault, in_flight: int, **tier: Any) -> FaultOutcome:
+    """`in_flight` requests at once on a warm lane connection, the fault, then one more
+    request (`tier`: settings of the tier, `lanes=False` for the pool)."""
+    async with LanePeer(fault.scripts(in_flight)) as peer:
+        session = TierSession("fast", settings_for(peer, **tier), warm=wire("Edit the region."))
         try:
             await session.warm()
-            ended = await asyncio.gather(*(_timed(session) for _ in range(lanes)))
+            ended = await asyncio.gather(*(_timed(session) for _ in range(in_flight)))
             next_reply, _ = await _timed(session)
         finally:
             await session.close()

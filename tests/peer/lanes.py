@@ -71,6 +71,12 @@ class LanePeer:
         self._server.close()
         await self._server.wait_closed()
 
+    def silence(self) -> None:
+        """Every open connection goes silent now (nothing sent, nothing read), as in `("silent",)`."""
+        for state in self._open:
+            state.silent = True
+            state.conn.transport.pause_reading()
+
     def base_url(self) -> str:
         return f"http://127.0.0.1:{self.port}/v1"
 

@@ -13,7 +13,7 @@ import pytest
 
 from sparkls.errors import RateLimited, StreamError
 from sparkls.models.session import TierSession
-from tests.peer.lane_faults import FAULTS, HEAD, LaneFault, run_fault, settings_for, whole
+from tests.peer.lane_faults import CONNECTION_FAULTS, FAULTS, HEAD, LaneFault, run_fault, settings_for, whole
 from tests.peer.lanes import LanePeer
 from tests.peer.streams import ws_error
 from tests.peer.variants import ANSWER, PROMPT
@@ -63,3 +63,31 @@ async def test_no_wait_runs_past_the_whole_request_limit():
                 await session.complete(PROMPT, patient=True)  # a deep task's patience: it would wait 20 s
         await session.close()
     assert peer.requests == 1
+
+
+POOL_FAULTS = [f for f in FAULTS if f.name.startswith(CONNECTION_FAULTS)]
+
+
+@pytest.mark.parametrize("fault", POOL_FAULTS, ids=[f.name for f in POOL_FAULTS])
+async def test_the_pool_survives_the_same_faults(fault: LaneFault):
+    """The same faults on a pool socket (lanes off): the request is sent again once and
+    answered whole, and the next one works."""
+    async with asyncio.timeout(HANG_GUARD):
+        outcome = await run_fault(fault, 1, lanes=False)
+    assert outcome.texts == [ANSWER] and outcome.replies[0].attempts == 2 and outcome.replies[0].mode == "pool"
+    assert outcome.next_reply.text == ANSWER
+
+
+async def test_keepalive_pings_replace_an_idle_lane_connection_gone_silent():
+    """Nothing in flight, the peer silent: the lane connection's keepalive finds it and a
+    new one is opened in the background, before any request needs it."""
+    async with LanePeer(lambda n: whole()) as peer:
+        session = TierSession("fast", settings_for(peer, keepalive_interval=0.2, keepalive_timeout=0.2), warm=wire("Edit."))
+        await session.warm()
+        peer.silence()
+        async with asyncio.timeout(HANG_GUARD):
+            while peer.connections < 2 or session._links.lanes().current is None:
+                await asyncio.sleep(0.01)
+            reply = await session.complete(PROMPT)
+        await session.close()
+    assert reply.text == ANSWER and reply.attempts == 1 and peer.requests == 1

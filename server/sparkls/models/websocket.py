@@ -97,6 +97,9 @@ async def dial(
             max_size=None,
             ping_interval=ping[0],
             ping_timeout=ping[1],
+            # Closing a connection whose peer went silent waits for its close frame no
+            # longer than a pong may take (websockets' default is 10 s more).
+            close_timeout=ping[1] if ping[1] is not None else 10.0,
             **kwargs,
         )
     except InvalidStatus as exc:
