@@ -8,12 +8,14 @@ import sys
 from pathlib import Path
 from typing import Any
 
+import pytest
 import pytest_lsp
 from lsprotocol import types
 from pytest_lsp import ClientServerConfig, LanguageClient
 
 from tests import canaries
 from tests.e2e.editor import capabilities, make_editor_client
+from tests.e2e.watchdog import Watchdog
 
 SERVER = ClientServerConfig(
     server_command=[sys.executable, "-m", "sparkls", "--stdio"],
@@ -23,11 +25,15 @@ SERVER = ClientServerConfig(
 
 @pytest_lsp.fixture(config=SERVER)
 async def client(lsp_client: LanguageClient):
-    """A started (not yet initialized) sparkls; each test initializes it its own way."""
+    """A started (not yet initialized) sparkls; each test initializes it its own way.
+    The request watchdog (watchdog.py) fails the test if a request outlives its bound."""
+    lsp_client.watchdog = Watchdog(lsp_client)
     yield
     if lsp_client.capabilities is None and lsp_client._server is not None:
         lsp_client._server.terminate()  # never initialized: no shutdown/exit to send
     await lsp_client.shutdown_session()
+    if overdue := lsp_client.watchdog.overdue():
+        pytest.fail("the request watchdog: " + "; ".join(overdue), pytrace=False)
 
 
 async def start(
@@ -54,6 +60,8 @@ async def start(
         "notifications": ["status", "nextEdit"],
     }
     init_options.update(options or {})
+    if (watchdog := getattr(client, "watchdog", None)) is not None and "requestTimeout" in init_options["fast"]:
+        watchdog.request_timeout = init_options["fast"]["requestTimeout"] or float("inf")
     result = await client.initialize_session(
         types.InitializeParams(
             capabilities=capabilities(editor, position_encodings=position_encodings),
