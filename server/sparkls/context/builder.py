@@ -182,16 +182,21 @@ def build_edit_context(
     budget_tokens: int = 2000,
     diagnostics: list[DiagnosticInfo] | None = None,
     lookup: Lookup | None = None,
+    max_region_chars: int | None = None,
 ) -> EditContext:
     """Context for an edit of the code-point range `start`..`end` of `doc`.
 
     Around the region, in priority order: the headers of the enclosing containers,
     the imports the region uses, the definitions of the names it uses (this file's,
     then other files' through `lookup`), packed into `budget_tokens`; the region
-    itself is never cut.
+    itself is never cut. A region over `max_region_chars` gets nothing around it (it
+    will not be sent: reading a megabyte line for names is work for nothing).
     """
     region = find_region(doc, start, end, max_lines=max_region_lines)
     region_text = doc.text[region.start : region.end]
+    if max_region_chars is not None and len(region_text) > max_region_chars:
+        return EditContext(path=path, uri=doc.uri, language_id=doc.language_id, region=region,
+                           region_text=region_text, cursor=None, snippets=[], diagnostics=[])
     in_region = [
         d for d in diagnostics or [] if region.start_line <= d.line <= region.end_line
     ] or list(diagnostics or [])

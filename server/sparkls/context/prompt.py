@@ -136,6 +136,7 @@ def prepare_context(
     ctx = build_edit_context(
         doc, start, end, path=path, max_region_lines=settings.context.max_region_lines,
         budget_tokens=settings.context.budget_tokens, diagnostics=diagnostics, lookup=lookup,
+        max_region_chars=MAX_REGION_CHARS,
     )
     if len(ctx.region_text) > MAX_REGION_CHARS:
         raise EditError(

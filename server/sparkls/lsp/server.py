@@ -243,14 +243,13 @@ class SparkServer(Messages):
         )
 
     async def preload(self) -> None:
-        """Import what requests need, one module at a time, between messages: after
+        """Import what requests need, one module at a time, in a worker thread: after
         `initialized`, so that start-up pays for none of it and a first request little."""
         import gc
         import importlib
 
-        for name in PRELOAD:
-            importlib.import_module(name)
-            await asyncio.sleep(0)
+        for name in PRELOAD:  # in a worker: an import can hold the loop for 100 ms and more
+            await asyncio.to_thread(importlib.import_module, name)
         # Everything loaded so far (modules, lsprotocol's types, pydantic's schemas) lives
         # as long as the process: out of the collector's sight, a full collection scans
         # the documents' objects only (pauses of tens of ms otherwise, now and then).
