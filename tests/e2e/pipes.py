@@ -5,6 +5,9 @@ as `sparkls --stdio` does, so that a test can see what the exit leaves behind in
 process (threads, tasks the exit had to abandon). `PipeClient` speaks LSP over the
 pipes with nothing in between: it sends what the test says, answers the server's
 requests only when told to (`answer`), and keeps every message it received.
+
+`shut_down_with(emulator, root, n)` is one session shut down with `n` requests in
+flight (tests/e2e/test_shutdown.py asserts on it, bench/shutdown.py times it).
 """
 
 from __future__ import annotations
@@ -14,6 +17,7 @@ import contextlib
 import json
 import os
 import threading
+import time
 from collections.abc import AsyncIterator
 from dataclasses import dataclass, field
 from typing import Any
@@ -120,3 +124,83 @@ async def served() -> AsyncIterator[tuple[PipeClient, Served]]:
         done.thread.join()
         client._reading.cancel()
         transport.close()
+
+
+SAMPLE = "def area(radius):\n    a = radius * radius\n    return 3.14 * a\n"
+
+
+def _initialize(root: Any, emulator: Any, index: bool) -> dict[str, Any]:
+    return {
+        "processId": None,
+        "rootUri": root.as_uri(),
+        "capabilities": {"workspace": {"configuration": True, "applyEdit": True, "workspaceEdit": {"documentChanges": True}}},
+        "initializationOptions": {"fast": {"baseUrl": emulator.url, "apiKey": emulator.api_key}, "context": {"index": index}},
+    }
+
+
+def _edit(uri: str, n: int) -> dict[str, Any]:
+    command = {"uri": uri, "range": {"start": {"line": 1, "character": 0}, "end": {"line": 1, "character": 0}},
+               "instruction": f"REPLACE a WITH a{n}"}
+    return {"command": "sparkls.edit", "arguments": [command]}
+
+
+async def _streaming(emulator: Any, count: int) -> None:
+    """Wait until `count` replies stream at the emulator (its counters, bounded)."""
+    for _ in range(3000):
+        if emulator.stats()["streaming"] >= count:
+            return
+        await asyncio.sleep(0.01)
+    raise AssertionError(f"never {count} streaming: {emulator.stats()}")
+
+
+async def _in_flight(client: PipeClient, emulator: Any, uri: str, count: int) -> tuple[list[asyncio.Future], list[dict]]:
+    """Put `count` requests in flight: from 3 on, an edit at its applyEdit and a
+    configuration pull, both left unanswered; the rest edits streaming. The client's
+    requests, and the server's it left unanswered."""
+    edits: list[asyncio.Future] = []
+    unanswered: list[dict] = []
+    if count >= 3:
+        emulator.set_faults()  # quick: this edit comes to its applyEdit, which the editor sits on
+        edits.append(client.request("workspace/executeCommand", _edit(uri, 0)))
+        unanswered.append(await client.queue("workspace/applyEdit").get())
+        client.notify("workspace/didChangeConfiguration", {"settings": None})  # a pull, never answered
+        unanswered.append(await client.queue("workspace/configuration").get())
+    streaming = count - len(edits) - (len(unanswered) - len(edits))
+    emulator.set_faults(tokens_per_second=4)
+    edits += [client.request("workspace/executeCommand", _edit(uri, n)) for n in range(1, streaming + 1)]
+    await _streaming(emulator, streaming)
+    return edits, unanswered
+
+
+@dataclass
+class ShutDown:
+    exit_code: int
+    shutdown_answer: dict[str, Any]
+    in_flight_answers: list[dict[str, Any]]  # the client's requests in flight, as answered
+    unanswered: list[Any]  # ids of the server's requests the client sat on
+    withdrawn: list[Any]  # ids the server sent `$/cancelRequest` for
+    shutdown_ms: float  # `shutdown` sent -> answered
+    exit_ms: float  # `exit` sent -> the server's end closed
+
+
+async def shut_down_with(emulator: Any, root: Any, in_flight: int, *, index: bool) -> ShutDown:
+    """One session against `emulator` (a tests.conftest.EmulatorHandle), its workspace
+    `root` holding area.py, shut down with `in_flight` requests in flight, then exited."""
+    async with served() as (client, done):
+        client.auto["client/registerCapability"] = None
+        await client.request("initialize", _initialize(root, emulator, index))
+        client.notify("initialized", {})
+        client.answer(await client.queue("workspace/configuration").get(), [None])
+        uri = (root / "area.py").as_uri()
+        client.notify("textDocument/didOpen", {"textDocument": {"uri": uri, "languageId": "python", "version": 1, "text": SAMPLE}})
+        edits, unanswered = await _in_flight(client, emulator, uri, in_flight)
+        asked = time.perf_counter()
+        answer = await client.request("shutdown")
+        shutdown_ms = (time.perf_counter() - asked) * 1000
+        answers = [e.result() if e.done() else {"pending": True} for e in edits]
+        withdrawn = [n["params"]["id"] for n in client.notes if n["method"] == "$/cancelRequest"]
+        asked = time.perf_counter()
+        client.notify("exit")
+        await client.ended()
+        exit_ms = (time.perf_counter() - asked) * 1000
+    return ShutDown(done.exit_code[0], answer, answers, [r["id"] for r in unanswered], withdrawn, shutdown_ms, exit_ms)
