@@ -3,12 +3,13 @@ per kind of definition, in Python, TypeScript/JavaScript and Go, by real languag
 
 Inputs, two disjoint sets, all at pinned versions, none of them in `corpus.py`:
 - tuning (`recall_common.PACKAGES`, what the context engine's rules were kept on):
-  Python sdists (packaging, marshmallow, tomlkit), npm tarballs (rxjs and immer: their
-  `src/` TypeScript; express: plain JavaScript), Debian `golang-*-dev` sources (go-cmp,
-  pflag, mux, yaml.v3);
-- held out (`recall_common.HELD_OUT`, issue 26: only reported, never tuned on): tqdm,
-  jinja2, attrs; axios (`lib/`), undici (`lib/`), mobx (`src/`); testify, viper,
-  BurntSushi/toml.
+  Python sdists (packaging, marshmallow, tomlkit, tqdm, jinja2, attrs), npm tarballs
+  (rxjs and immer: their `src/` TypeScript; express: plain JavaScript; axios, undici
+  `lib/`, mobx `src/`), Debian `golang-*-dev` sources (go-cmp, pflag, mux, yaml.v3,
+  testify, viper, BurntSushi/toml);
+- held out (`recall_common.HELD_OUT`, issue 39: drawn once by `draw_held_out.py`, never
+  looked at): only its totals are printed, per language (no misses, no per-package
+  figures, nothing of it in `--json` but those totals; `--dump` leaves it out).
 
 For each package: a `WorkspaceIndex` on its root in a temporary database, then its
 pinned sample: the functions listed in `recall_sample.json` (path, first and last
@@ -38,16 +39,17 @@ them (not in the index under that name; in the index but cut by the budget; in t
 index but not picked). Tokens: the whole prompt (instructions + input), p50 / p95, and the part that is not
 code (instructions, labels, paths, fences, markers);
 share: median of prompt / whole-file tokens over the functions in files over 2,000
-tokens. Build time: building the context, p50 / p95 over the functions (each the median
+tokens; big p90: the 90th percentile of that ratio over the functions in files over
+8,000 tokens (issue 39: at most 10%). Build time: building the context, p50 / p95 over the functions (each the median
 of `--repeats` builds; the index warm, its files read once).
 
 Each set is reported on its own, tuning first, then a table of both per kind; the
-held-out misses are also grouped by shape (`shape`: a private `#` field, a member of an
+tuning misses are also grouped by shape (`shape`: a private `#` field, a member of an
 exported object literal, a member reached through a declared type, an aliased or
 re-exported name, a call through `super()`/`cls`, a member of a very large class).
 
     python bench/context_recall.py [--set tuning|held-out|both] [--language python|typescript|go]
-                                   [--max-functions 100] [--seed 0] [--json out.json] [--repin]
+                                   [--max-functions 100] [--seed 0] [--json out.json] [--repin] [--dump DIR]
                                    [--repeats 1]
 
 Figures, not assertions.
@@ -84,6 +86,7 @@ LOOKUP_LIMIT = 10_000
 # per language; bump when the oracle's answers change shape or kinds (TS/JS 2: `this.#x` is asked too)
 ORACLE_SCHEMA = {"python": 1, "typescript": 2, "go": 1}
 LARGE_FILE_TOKENS = 2000
+BIG_FILE_TOKENS = 8000  # issue 39: on such files at most 10% of the file is sent (p90)
 PINNED = Path(__file__).resolve().parent / "recall_sample.json"
 
 
@@ -261,6 +264,7 @@ def summary(packages: list[dict[str, Any]]) -> dict[str, Any]:
         return sum(hit[k] for k in kinds), sum(found[k] for k in kinds)
 
     large = [r["tokens"] / r["whole_file"] for r in rows if r["whole_file"] > LARGE_FILE_TOKENS]
+    big = [r["tokens"] / r["whole_file"] for r in rows if r["whole_file"] > BIG_FILE_TOKENS]
     misses: Counter[str] = Counter()
     for p in packages:
         misses.update(p["misses"])
@@ -275,6 +279,7 @@ def summary(packages: list[dict[str, Any]]) -> dict[str, Any]:
         "build_ms_p50": pct([r["build_ms"] for r in rows], 50), "build_ms_p95": pct([r["build_ms"] for r in rows], 95),
         "fixed_share_p50": statistics.median(r["fixed"] / r["tokens"] for r in rows),
         "large_files": len(large), "large_share_p50": statistics.median(large) if large else None,
+        "big_files": len(big), "big_share_p90": pct(big, 90) if big else None,
         "misses": dict(misses),
     }
 
@@ -301,6 +306,8 @@ def report(language: str, packages: list[dict[str, Any]], label: str = "tuning")
     print("  recall by kind: " + "; ".join(f"{k} {ratio(v)}" for k, v in s["recall_by_kind"].items()))
     share = f"{s['large_share_p50']:.1%}" if s["large_share_p50"] is not None else "-"
     print(f"  prompt / whole file p50 on the {s['large_files']} functions in files over {LARGE_FILE_TOKENS} tokens: {share}")
+    big = f"{s['big_share_p90']:.1%}" if s["big_share_p90"] is not None else "-"
+    print(f"  prompt / whole file p90 on the {s['big_files']} functions in files over {BIG_FILE_TOKENS} tokens: {big}")
     print(f"  not code (instructions, labels, fences, markers) p50: {s['fixed_p50']} tokens, "
           f"{s['fixed_share_p50']:.1%} of a prompt")
     causes: Counter[str] = Counter()
@@ -325,13 +332,25 @@ def report(language: str, packages: list[dict[str, Any]], label: str = "tuning")
     return s
 
 
+def totals(language: str, packages: list[dict[str, Any]]) -> dict[str, Any]:
+    """The held-out set's figures: totals of the language only (its misses are never shown)."""
+    s = {k: v for k, v in summary(packages).items() if k != "misses"}
+    share = f"{s['big_share_p90']:.1%}" if s["big_share_p90"] is not None else "-"
+    print(f"\n{language}, held-out set (totals only): {s['sampled']} functions; all kinds {ratio(s['recall_all'])}; "
+          + "; ".join(f"{k} {ratio(v)}" for k, v in s["recall_by_kind"].items())
+          + f"; tokens p50 {s['tokens_p50']} / p95 {s['tokens_p95']}; prompt / whole file p90 on the "
+          f"{s['big_files']} functions in files over {BIG_FILE_TOKENS} tokens: {share}; "
+          f"build p50 {s['build_ms_p50']:.1f} ms, p95 {s['build_ms_p95']:.1f} ms")
+    return s
+
+
 def report_shapes(language: str, packages: list[dict[str, Any]], examples: int = 3) -> dict[str, int]:
     """The misses grouped by `shape`, with where each was used and defined."""
     records = [(p["package"], r) for p in packages for r in p["miss_records"]]
     by_shape: dict[str, list[tuple[str, dict[str, Any]]]] = {}
     for package, r in records:
         by_shape.setdefault(r["shape"], []).append((package, r))
-    print(f"\n{language}, held-out misses by shape ({len(records)}):")
+    print(f"\n{language}, tuning misses by shape ({len(records)}):")
     for name in SHAPES:
         group = by_shape.get(name, [])
         if not group:
@@ -347,14 +366,15 @@ def report_shapes(language: str, packages: list[dict[str, Any]], examples: int =
 def compare(summaries: dict[str, dict[str, Any]]) -> None:
     """One line per language and set: recall per kind, all kinds, fn+types, tokens, share."""
     print(f"\n{'set':<10}{'language':<12}" + "".join(f"{k:>10}" for k in KINDS)
-          + f"{'all kinds':>11}{'fn+types':>10}{'p50/p95':>12}{'share':>8}{'build ms':>12}")
+          + f"{'all kinds':>11}{'fn+types':>10}{'p50/p95':>12}{'share':>8}{'big p90':>9}{'build ms':>12}")
     for label, languages in summaries.items():
         for language, s in languages.items():
             cells = "".join(f"{v[0] / v[1]:>10.1%}" if v[1] else f"{'-':>10}" for v in s["recall_by_kind"].values())
             share = f"{s['large_share_p50']:.1%}" if s["large_share_p50"] is not None else "-"
+            big = f"{s['big_share_p90']:.1%}" if s["big_share_p90"] is not None else "-"
             print(f"{label:<10}{language:<12}{cells}{s['recall_all'][0] / s['recall_all'][1]:>11.1%}"
                   f"{s['recall_functions_types'][0] / s['recall_functions_types'][1]:>10.1%}"
-                  f"{s['tokens_p50']:>6}/{s['tokens_p95']:<5}{share:>8}"
+                  f"{s['tokens_p50']:>6}/{s['tokens_p95']:<5}{share:>8}{big:>9}"
                   f"{s['build_ms_p50']:>6.1f}/{s['build_ms_p95']:<5.1f}")
 
 
@@ -373,6 +393,39 @@ def repin(labels: list[str], languages: list[str], max_functions: int, seed: int
     return 0
 
 
+def dump(labels: list[str], languages: list[str], into: Path) -> int:
+    """Writes the context built for each function of the pinned sample to `into`, one JSON
+    file per package (region, then every snippet: path, lines, kind, text), without the
+    oracles: two dumps, before and after a change, compare with `diff -r`. Never the
+    held-out set's: it is not looked at."""
+    pinned = pinned_sample()
+    labels = [label for label in labels if label != "held-out"]
+    with tempfile.TemporaryDirectory(prefix="sparkls-recall-dump-") as tmp:
+        for label in labels:
+            for language in languages:
+                for package in package_roots(language, SETS[label]):
+                    pins = pinned.get(label, {}).get(language, {}).get(package.name)
+                    workspace = WorkspaceIndex(package.root, Path(tmp) / f"{language}-{package.name}.sqlite3")
+                    workspace.index.build(PathFilter.from_root(package.root))
+                    docs, functions = load(package)
+                    sample = pinned_functions(functions, pins)[0] if pins is not None else draw(functions, 100, 0)
+                    contexts = []
+                    for rel, symbol in sample:
+                        offset, end = cursor_in_own_body(docs[rel], docs[rel].text.split("\n"), symbol)
+                        ctx = build_edit_context(docs[rel], offset, end, path=rel, max_region_lines=MAX_FUNCTION_LINES,
+                                                 budget_tokens=BUDGET, lookup=workspace)
+                        contexts.append({"function": [rel, symbol.start_line, symbol.name],
+                                         "region": [ctx.region.start_line, ctx.region.end_line],
+                                         "snippets": [[s.path, s.start_line, s.end_line, s.kind, s.text]
+                                                      for s in ctx.snippets]})
+                    workspace.close()
+                    out = into / label / language / f"{package.name}.json"
+                    out.parent.mkdir(parents=True, exist_ok=True)
+                    out.write_text(json.dumps(contexts, indent=1) + "\n", encoding="utf-8")
+                    print(f"  dumped {label} {language}/{package.name}: {len(contexts)} contexts", file=sys.stderr)
+    return 0
+
+
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--set", choices=["tuning", "held-out", "both"], default="both",
@@ -386,11 +439,15 @@ def main() -> int:
                         help="build each context this many times; its time is their median")
     parser.add_argument("--repin", action="store_true",
                         help=f"draw a new sample of the chosen sets and languages, write it to {PINNED.name}, stop")
+    parser.add_argument("--dump", type=Path, metavar="DIR",
+                        help="write each pinned function's context to DIR (no oracle, no figures), stop")
     args = parser.parse_args()
     labels = ["tuning", "held-out"] if args.set == "both" else [args.set]
     languages = args.language or ["python", "typescript", "go"]
     if args.repin:
         return repin(labels, languages, args.max_functions, args.seed)
+    if args.dump:
+        return dump(labels, languages, args.dump)
 
     pinned = pinned_sample()
     results: dict[str, Any] = {}
@@ -405,8 +462,12 @@ def main() -> int:
                                                     args.repeats))
                     print(f"  {label} {language}/{package.name}: {packages[-1]['seconds']:.1f} s "
                           f"(oracle {packages[-1]['oracle_s']:.1f} s)", file=sys.stderr)
+                if label == "held-out":  # unseen: its totals only, no misses, no per-package figures
+                    summaries.setdefault(label, {})[language] = totals(language, packages)
+                    results.setdefault(label, {})[language] = {"summary": summaries[label][language]}
+                    continue
                 summaries.setdefault(label, {})[language] = report(language, packages, label)
-                shapes = report_shapes(language, packages) if label == "held-out" else None
+                shapes = report_shapes(language, packages)
                 results.setdefault(label, {})[language] = {"summary": summaries[label][language],
                                                            "shapes": shapes, "packages": packages}
     compare(summaries)

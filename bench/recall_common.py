@@ -1,9 +1,10 @@
 """The corpus and the identifiers of `context_recall.py`: three languages, pinned packages.
 
 `PACKAGES` names the tuning set, the packages the context engine's rules were measured
-and kept on; `HELD_OUT` a second, disjoint set per language, chosen for issue 26 and
-only ever reported, never tuned on (`SETS` names both; none of them in `corpus.py` or
-`next_edit_oracles.py`): Python sdists (`pip download`),
+and kept on (issue 26's held-out set among them since issue 39); `HELD_OUT` a second,
+disjoint set per language, drawn for issue 39 by `draw_held_out.py` (`held_out.json`),
+never looked at: only its totals are printed (`SETS` names both; none of them in
+`corpus.py` or `next_edit_oracles.py`): Python sdists (`pip download`),
 npm tarballs (`npm pack`), both unpacked under `bench/.cache/recall/` (git-ignored),
 and Debian `golang-*-dev` packages, whose sources apt installs under
 `/usr/share/gocode/src` (GOPATH mode: `apt-get install -y golang-go gopls` and the
@@ -11,7 +12,7 @@ packages below). `package_roots(language, pinned)` fetches what is missing and r
 one `Package` per package of the set (`PACKAGES` unless told): its workspace root and
 pinned version.
 
-`shape(...)` names the shape of a miss (for reading the held-out misses).
+`shape(...)` names the shape of a miss (for reading the tuning set's misses).
 
 `identifiers(language, tree, first, last)` lists the identifiers of rows first..last
 that the oracle is asked about, as tree-sitter gives them, deduplicated the way
@@ -21,6 +22,7 @@ once per receiver expression).
 
 from __future__ import annotations
 
+import json
 import os
 import re
 import shutil
@@ -40,32 +42,30 @@ GOPATH = Path("/usr/share/gocode")
 
 TYPESCRIPT_VERSION = "5.9.3"  # the oracle (`npm view typescript versions`)
 PACKAGES: dict[str, dict[str, tuple[str, str]]] = {
-    # language -> name -> (pinned version or Debian package, the folder that is the workspace)
-    "python": {"packaging": ("26.3", ""), "marshmallow": ("4.4.0", ""), "tomlkit": ("0.15.2", "")},
-    "typescript": {"rxjs": ("7.8.2", "src"), "immer": ("10.1.1", "src"), "express": ("4.21.2", "")},
+    # language -> name -> (pinned version or Debian package, the folder that is the workspace).
+    # The first ones since issue 16; the rest were issue 26's held-out set, tuning since issue 39
+    # (tqdm: `from .std import tqdm as std_tqdm`, one very large class; jinja2: `__init__`
+    # re-exports; attrs: `from ._make import ... as ...`; axios: ESM, `export default {...}`;
+    # undici: CommonJS with `#` fields; mobx: options interfaces).
+    "python": {"packaging": ("26.3", ""), "marshmallow": ("4.4.0", ""), "tomlkit": ("0.15.2", ""),
+               "tqdm": ("4.70.1", ""), "jinja2": ("3.1.6", ""), "attrs": ("26.1.0", "")},
+    "typescript": {"rxjs": ("7.8.2", "src"), "immer": ("10.1.1", "src"), "express": ("4.21.2", ""),
+                   "axios": ("1.21.1", "lib"), "undici": ("8.13.1", "lib"), "mobx": ("7.1.3", "src")},
     "go": {
         "go-cmp": ("golang-github-google-go-cmp-dev", "github.com/google/go-cmp"),
         "pflag": ("golang-github-spf13-pflag-dev", "github.com/spf13/pflag"),
         "mux": ("golang-github-gorilla-mux-dev", "github.com/gorilla/mux"),
         "yaml.v3": ("golang-gopkg-yaml.v3-dev", "gopkg.in/yaml.v3"),
-    },
-}
-# Held out (issue 26): popular packages the engine was never tuned on, only reported. A change
-# is kept when it helps `PACKAGES` without hurting these; never pick a rule by their score.
-HELD_OUT: dict[str, dict[str, tuple[str, str]]] = {
-    # tqdm: `from .std import tqdm as std_tqdm`, `tqdm.auto`, one very large class; jinja2:
-    # `__init__` re-exports (`from .x import Y as Y`), a large `Environment`; attrs: `attr/`
-    # re-exports `_make`'s names, `from ._make import ... as ...`.
-    "python": {"tqdm": ("4.70.1", ""), "jinja2": ("3.1.6", ""), "attrs": ("26.1.0", "")},
-    # axios: ESM JavaScript, `lib/utils.js` ends `export default { isArray, ... }`; undici:
-    # CommonJS with ES private `#` fields; mobx: TypeScript `src/`, options interfaces
-    # (`opts: IAutorunOptions`).
-    "typescript": {"axios": ("1.21.1", "lib"), "undici": ("8.13.1", "lib"), "mobx": ("7.1.3", "src")},
-    "go": {
         "testify": ("golang-github-stretchr-testify-dev", "github.com/stretchr/testify"),
         "viper": ("golang-github-spf13-viper-dev", "github.com/spf13/viper"),
         "toml": ("golang-github-burntsushi-toml-dev", "github.com/BurntSushi/toml"),
     },
+}
+# Held out (issue 39): drawn once by `draw_held_out.py` from lists written before looking,
+# none used before; only its totals are printed (`context_recall.py`), never its misses.
+HELD_OUT: dict[str, dict[str, tuple[str, str]]] = {
+    language: {name: (pin, folder) for name, (pin, folder) in drawn.items()}
+    for language, drawn in json.loads((HERE / "held_out.json").read_text(encoding="utf-8")).items()
 }
 SETS = {"tuning": PACKAGES, "held-out": HELD_OUT}
 EXTENSIONS = {"python": (".py",), "typescript": (".ts", ".tsx", ".mts", ".cts", ".js", ".jsx", ".mjs", ".cjs"),
@@ -102,6 +102,15 @@ def _unpack(archive: Path, root: Path) -> None:
     staging.rmdir()
 
 
+def _sdist(downloads: Path, name: str, version: str) -> Path | None:
+    """The sdist of name==version in `downloads`, its name spelled as PyPI normalizes it
+    (`more-itertools` is `more_itertools-10.0.tar.gz`)."""
+    wanted = f"{re.sub(r'[-_.]+', '-', name).lower()}-{version}.tar.gz"
+    return next((a for a in sorted(downloads.glob("*.tar.gz"))
+                 if re.sub(r"[-_.]+", "-", a.name[: -len(f"-{version}.tar.gz")]).lower() + f"-{version}.tar.gz"
+                 == wanted and a.name.endswith(f"-{version}.tar.gz")), None)
+
+
 def _fetched(kind: str, name: str, version: str) -> Path:
     """The unpacked pip sdist or npm tarball of name==version (fetched once)."""
     root = CACHE / "src" / f"{name}-{version}"
@@ -110,10 +119,13 @@ def _fetched(kind: str, name: str, version: str) -> Path:
     downloads = CACHE / "downloads"
     downloads.mkdir(parents=True, exist_ok=True)
     if kind == "pip":
-        archive = downloads / f"{name}-{version}.tar.gz"
-        if not archive.exists():
+        archive = _sdist(downloads, name, version)
+        if archive is None:
             subprocess.run([sys.executable, "-m", "pip", "download", "--no-binary", ":all:", "--no-deps", "--quiet",
                             "-d", str(downloads), f"{name}=={version}"], check=True)
+            archive = _sdist(downloads, name, version)
+        if archive is None:
+            raise RuntimeError(f"pip download gave no .tar.gz sdist for {name}=={version}")
     else:
         archive = downloads / f"{name.replace('@', '').replace('/', '-')}-{version}.tgz"
         if not archive.exists():

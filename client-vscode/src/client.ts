@@ -29,10 +29,10 @@ import { classifyStderrLine, type Level, type RedactingLogChannel } from './comm
 import { NEXT_EDIT_NOTIFICATION } from './common/nextEdit';
 import { errorText, LANGUAGES, STATUS_NOTIFICATION } from './common/protocol';
 import {
-  explicitValue,
   initializationOptions,
   SECTION,
   serverSettings,
+  userValue,
   type ManifestSettings,
   type ServerSettings,
 } from './common/settings';
@@ -98,7 +98,7 @@ export class ServerManager implements vscode.Disposable {
   /** The server's settings as the user set them (contributed defaults left out). */
   serverSettings(): ServerSettings {
     const config = vscode.workspace.getConfiguration(SECTION, vscode.workspace.workspaceFolders?.[0]?.uri);
-    return serverSettings(this.settings.serverKeys, (key) => explicitValue(config.inspect(key)));
+    return serverSettings(this.settings.serverKeys, (key) => userValue(this.settings, key, config.inspect(key)));
   }
 
   /** Send changed settings to the running server (no restart: it reconnects what changed). */
@@ -143,8 +143,13 @@ export class ServerManager implements vscode.Disposable {
 
   private async resolveLaunch(): Promise<Launch> {
     const config = vscode.workspace.getConfiguration(SECTION, vscode.workspace.workspaceFolders?.[0]?.uri);
-    const path = config.get<string>('server.path', '');
-    const python = config.get<string>('server.python', '');
+    // Which program runs is the user's to say: never a workspace's value (settings.ts).
+    const text = (key: string) => {
+      const value = userValue(this.settings, key, config.inspect(key));
+      return typeof value === 'string' ? value : '';
+    };
+    const path = text('server.path');
+    const python = text('server.python');
     const folder = vscode.workspace.workspaceFolders?.[0];
     const discoveredPython =
       path.trim() || python.trim() ? undefined : await discoverPython(folder?.uri, this.log);

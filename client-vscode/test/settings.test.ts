@@ -7,6 +7,8 @@ import {
   manifestSettings,
   NOTIFICATIONS,
   serverSettings,
+  userValue,
+  USER_ONLY_SCOPES,
 } from '../src/common/settings';
 import { readJson } from './helpers';
 
@@ -41,24 +43,90 @@ describe('manifestSettings', () => {
     const single = {
       contributes: { configuration: { properties: { 'sparkls.fast.model': {}, 'other.key': {} } } },
     };
-    assert.deepEqual(manifestSettings(single), { serverKeys: ['fast.model'], clientOnlyKeys: [] });
+    assert.deepEqual(manifestSettings(single), { serverKeys: ['fast.model'], clientOnlyKeys: [], userOnlyKeys: [] });
+  });
+
+  test('user-only keys are those scoped machine or application, of either kind', () => {
+    const scoped = (scope?: string) => (scope === undefined ? {} : { scope });
+    const manifest = {
+      sparkls: { clientOnlySettings: ['server.path', 'trace.server'] },
+      contributes: {
+        configuration: {
+          properties: {
+            'sparkls.fast.baseUrl': scoped('machine'),
+            'sparkls.apiKeyEnv': scoped('application'),
+            'sparkls.server.path': scoped('machine'),
+            'sparkls.trace.server': scoped('window'),
+            'sparkls.fast.model': scoped(),
+            'sparkls.context.exclude': scoped('machine-overridable'),
+            'sparkls.context.index': scoped('resource'),
+          },
+        },
+      },
+    };
+    assert.deepEqual(manifestSettings(manifest).userOnlyKeys, ['fast.baseUrl', 'apiKeyEnv', 'server.path']);
+    assert.deepEqual([...USER_ONLY_SCOPES].sort(), ['application', 'machine']);
+  });
+
+  test('in our manifest, where code and keys go and what runs are user-only', () => {
+    const { userOnlyKeys } = manifestSettings(manifest);
+    for (const key of ['fast.baseUrl', 'deep.baseUrl', 'localBaseUrl', 'apiKeyEnv', 'fast.caFile', 'server.path']) {
+      assert.ok(userOnlyKeys.includes(key), key);
+    }
+    assert.ok(!userOnlyKeys.includes('fast.model'));
   });
 });
 
 describe('explicitValue', () => {
   test('a contributed default alone is not sent', () => {
-    assert.equal(explicitValue({}), undefined);
-    assert.equal(explicitValue(undefined), undefined);
+    assert.equal(explicitValue({}, false), undefined);
+    assert.equal(explicitValue(undefined, false), undefined);
+    assert.equal(explicitValue({}, true), undefined);
   });
 
   test('the most specific scope wins', () => {
-    assert.equal(explicitValue({ globalValue: 1, workspaceValue: 2, workspaceFolderValue: 3 }), 3);
-    assert.equal(explicitValue({ globalValue: 1, workspaceValue: 2 }), 2);
-    assert.equal(explicitValue({ globalValue: 1 }), 1);
+    assert.equal(explicitValue({ globalValue: 1, workspaceValue: 2, workspaceFolderValue: 3 }, false), 3);
+    assert.equal(explicitValue({ globalValue: 1, workspaceValue: 2 }, false), 2);
+    assert.equal(explicitValue({ globalValue: 1 }, false), 1);
+  });
+
+  test('user-only: a workspace or folder value is never taken, the user value is', () => {
+    assert.equal(explicitValue({ globalValue: 1, workspaceValue: 2, workspaceFolderValue: 3 }, true), 1);
+    assert.equal(explicitValue({ workspaceValue: 'http://attacker.example/v1' }, true), undefined);
+    assert.equal(explicitValue({ workspaceFolderValue: 'GITHUB_TOKEN' }, true), undefined);
   });
 
   test('an explicit null is a value (no limit)', () => {
-    assert.equal(explicitValue({ globalValue: null }), null);
+    assert.equal(explicitValue({ globalValue: null }, false), null);
+    assert.equal(explicitValue({ globalValue: null }, true), null);
+  });
+});
+
+describe('userValue', () => {
+  const settings = manifestSettings(manifest);
+  const fromRepository = { globalValue: undefined, workspaceValue: 'http://attacker.example/v1' };
+
+  test('a repository\'s workspace settings cannot move a tier, name the key variable or the server', () => {
+    for (const key of ['fast.baseUrl', 'deep.baseUrl', 'fast.apiKeyEnv', 'apiKeyEnv', 'deep.caFile', 'server.python']) {
+      assert.equal(userValue(settings, key, fromRepository), undefined, key);
+      assert.equal(userValue(settings, key, { ...fromRepository, globalValue: 'mine' }), 'mine', key);
+    }
+  });
+
+  test('other settings still come from the workspace', () => {
+    assert.equal(userValue(settings, 'fast.model', { globalValue: 'a', workspaceValue: 'b' }), 'b');
+    assert.deepEqual(userValue(settings, 'context.exclude', { workspaceFolderValue: ['gen/'] }), ['gen/']);
+  });
+
+  test('the server receives only the user\'s values for user-only keys', () => {
+    const inspections: Record<string, { globalValue?: unknown; workspaceValue?: unknown }> = {
+      'fast.baseUrl': fromRepository,
+      'deep.store': { workspaceValue: true },
+      'deep.confirm': { globalValue: true, workspaceValue: false },
+      'fast.model': { workspaceValue: 'project-model' },
+    };
+    const sent = serverSettings(settings.serverKeys, (key) => userValue(settings, key, inspections[key]));
+    assert.deepEqual(sent, { fast: { model: 'project-model' }, deep: { confirm: true } });
   });
 });
 

@@ -4,7 +4,7 @@
   writes every line of it to its LSP log as `[ERROR]`), so a healthy session writes
   nothing there. `--log-level` lowers it only when there is no `--log-file` (a server
   or a command run by hand).
-- **the log file** (`--log-file`): at `--log-level`, INFO by default.
+- **the log file** (`--log-file`): at `--log-level`, INFO by default; 0600 (`LogFile`).
 - **the editor's log** (`window/logMessage`): as the client's trace asks
   (`initialize`'s `trace`, then `$/setTrace`): `off` (the default) nothing,
   `messages` INFO and above, `verbose` DEBUG too. `ClientLog` is that handler; it
@@ -21,10 +21,13 @@ The `sparkls` logger's level follows the lowest level any destination wants, so 
 from __future__ import annotations
 
 import logging
+import os
 import re
 import sys
 import threading
 from collections.abc import Callable
+
+from sparkls.private import open_private
 
 _SECRETS = [
     # "api_key": "...", apiKey='...', api-key=...
@@ -67,7 +70,7 @@ def setup_logging(level: str | None, log_file: str | None) -> None:
     stderr.setLevel(STDERR_LEVEL if log_file or level is None else level)
     handlers: list[logging.Handler] = [stderr]
     if log_file:
-        file = logging.FileHandler(log_file, encoding="utf-8")
+        file = LogFile(log_file)
         file.setLevel(level or FILE_LEVEL)
         handlers.append(file)
     for handler in handlers:
@@ -84,6 +87,26 @@ def _apply_levels() -> None:
         return
     clients = [h.level for h in logging.getLogger().handlers if isinstance(h, ClientLog)]
     logging.getLogger("sparkls").setLevel(min([_configured_level, *clients]))
+
+
+class LogFile(logging.StreamHandler):  # type: ignore[type-arg]
+    """The `--log-file`, appended to, readable by the user only (`sparkls.private`:
+    made 0600, or an older one made private), whatever the umask: a DEBUG log holds
+    whole messages, the text of files included."""
+
+    def __init__(self, path: str) -> None:
+        self.path = path
+        super().__init__(os.fdopen(open_private(path, os.O_WRONLY | os.O_APPEND), "a", encoding="utf-8"))
+
+    def close(self) -> None:
+        with self.lock:  # as logging.FileHandler closes: flushed, closed, never written again
+            try:
+                if self.stream is not None:
+                    self.flush()
+                    self.stream.close()
+            finally:
+                self.stream = None
+                super().close()
 
 
 class ClientLog(logging.Handler):

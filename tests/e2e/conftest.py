@@ -129,3 +129,25 @@ async def wait_emulator(emulator, predicate) -> dict:
             return stats
         await asyncio.sleep(0.01)
     raise AssertionError(f"the emulator never got there: {emulator.stats()}")
+
+
+@pytest.fixture
+def recording_endpoint():
+    """A loopback endpoint that answers every request `401` and records what it was
+    sent: headers, bodies, WebSocket frames (tests/e2e/hostile_endpoint.py)."""
+    from tests.e2e.hostile_endpoint import RecordingEndpoint
+
+    endpoint = RecordingEndpoint()
+    yield endpoint
+    endpoint.close()
+
+
+@pytest.fixture
+def recording_emulator(emulator):
+    """The test's emulator behind a recording endpoint: sessions work as usual, and
+    every header, body and frame they send is recorded on the way."""
+    from tests.e2e.hostile_endpoint import RecordingEndpoint
+
+    endpoint = RecordingEndpoint(upstream=emulator.url)
+    yield endpoint
+    endpoint.close()

@@ -9,6 +9,7 @@ files that are not open (a multi-file task's) are applied to the disk, all or no
 
 from __future__ import annotations
 
+import asyncio
 import re
 
 from dataclasses import dataclass
@@ -18,6 +19,8 @@ from typing import Any, Union
 from lsprotocol import types
 from pygls.uris import to_fs_path
 from pytest_lsp import LanguageClient, client_capabilities, make_test_lsp_client
+
+HOLD = "<hold>"  # Editor.message_answer: the user does not answer showMessageRequest (yet)
 
 
 def _offset(text: str, pos: types.Position, encoding: str) -> int:
@@ -51,7 +54,8 @@ class Editor:
         self.registrations: list[types.Registration] = []  # client/registerCapability
         self.reject_reason: str | None = None  # when set, every workspace edit is refused with it
         self.message_requests: list[types.ShowMessageRequestParams] = []  # window/showMessageRequest
-        self.message_answer: str | None = None  # the action the user picks (None: dismissed)
+        self.message_answer: str | None = None  # the action the user picks (None: dismissed; HOLD: no answer yet)
+        self.message_release = asyncio.Event()  # a HOLD request is answered (dismissed) once this is set
         self.full_sync = False  # send the whole text after each change, as simple clients do
         self.next_edits: list[dict] = []  # `sparkls/nextEdit` notifications, in order
 
@@ -133,7 +137,9 @@ class Editor:
                 return types.ApplyWorkspaceEditResult(applied=False, failure_reason=f"{uri} does not exist")
             disk[uri] = _edited(disk[uri], list(change.edits), self.encoding)
         for uri, text in disk.items():
-            Path(to_fs_path(uri)).write_text(text or "", encoding="utf-8")
+            path = Path(to_fs_path(uri))
+            path.parent.mkdir(parents=True, exist_ok=True)  # as VS Code creates a new file's folders
+            path.write_text(text or "", encoding="utf-8")
         for uri, edits in buffers:
             self._apply_edits(uri, edits)
         self.applied.append(edit)
@@ -225,9 +231,12 @@ def make_editor_client() -> LanguageClient:
         client.editor.next_edits.append(_plain(params))
 
     @client.feature(types.WINDOW_SHOW_MESSAGE_REQUEST)
-    def show_message_request(params: types.ShowMessageRequestParams) -> types.MessageActionItem | None:
+    async def show_message_request(params: types.ShowMessageRequestParams) -> types.MessageActionItem | None:
         client.editor.message_requests.append(params)
         answer = client.editor.message_answer
+        if answer == HOLD:  # the user looks away: no answer until the test lets go
+            await client.editor.message_release.wait()
+            return None
         return types.MessageActionItem(title=answer) if answer is not None else None
 
     @client.feature(types.WORKSPACE_APPLY_EDIT)

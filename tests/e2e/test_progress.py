@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import asyncio
+import inspect
 import sys
 
 import pytest
@@ -105,7 +106,8 @@ class LateAnswers:
             if method in self.released:
                 self.asked[method].set()
                 await self.released[method].wait()
-            return answer(params)
+            result = answer(params)
+            return await result if inspect.isawaitable(result) else result
 
         return late
 

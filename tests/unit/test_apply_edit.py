@@ -7,6 +7,7 @@ import pytest
 from lsprotocol import types
 from pygls.exceptions import JsonRpcInternalError
 
+from sparkls.config import Settings
 from sparkls.errors import EditRejected
 from sparkls.lsp.handlers.commands import apply_edit
 
@@ -14,11 +15,17 @@ EDIT = types.WorkspaceEdit(changes={})
 
 
 class _Editor:
-    """What apply_edit uses of the server: `workspace_apply_edit_async`, answered as told."""
+    """What apply_edit uses of the server: `workspace_apply_edit_async`, answered as told
+    (and, for the check of what the edit writes, no workspace folder and the defaults)."""
+
+    settings = Settings()
 
     def __init__(self, answer) -> None:
         self.answer = answer
         self.sent: list[types.ApplyWorkspaceEditParams] = []
+
+    def folders(self) -> list[str]:
+        return []
 
     async def workspace_apply_edit_async(self, params):
         self.sent.append(params)

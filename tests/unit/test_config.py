@@ -61,6 +61,19 @@ def test_an_unknown_setting_gets_did_you_mean(written, hint):
     assert problems == [hint + "; ignored"]
 
 
+def test_every_source_goes_through_the_same_key_spelling():
+    """An editor's `FAST.Base-Url` is `fast.base_url` too (trusted there: it applies)."""
+    settings, problems = load_settings(None, {"FAST": {"Base-Url": "https://proxy.corp.example/v1"}, "API_KEY_ENV": "K"})
+    assert problems == [] and settings.fast.base_url == "https://proxy.corp.example/v1" and settings.api_key_env == "K"
+
+
+def test_two_spellings_of_one_key_from_an_editor_are_both_ignored():
+    """`baseUrl` and `base_url` set differently in one table: neither wins, the message names both."""
+    settings, problems = load_settings({"fast": {"baseUrl": "http://127.0.0.1:1/v1", "base_url": "http://127.0.0.1:2/v1"}})
+    assert settings.fast.base_url == "https://api.openai.com/v1"
+    assert problems == ["`fast.baseUrl` and `fast.base_url` are one setting (`fast.base_url`) given different values; both ignored"]
+
+
 def test_an_unknown_setting_far_from_any_gets_no_guess():
     _, problems = load_settings({"zzzz": 1})
     assert problems == ["unknown setting `zzzz`; ignored"]
@@ -236,8 +249,9 @@ def test_default_local_base_url_is_where_the_emulator_listens():
     assert urlsplit(DEFAULT_LOCAL_BASE_URL).port == DEFAULT_PORT
 
 
-def test_a_project_file_cannot_choose_the_key_variable(tmp_path):
-    """A tier's `api_key_env` in `.sparkls.toml` is dropped with a message; a literal local key stays."""
+def test_a_project_file_cannot_choose_the_key_or_its_variable(tmp_path):
+    """A tier's `api_key_env` or `api_key` in `.sparkls.toml` is dropped, each with a
+    message; the local tiers then get no key, as with none configured."""
     (tmp_path / ".sparkls.toml").write_text(
         '[fast]\nbase_url = "http://127.0.0.1:9/v1"\napi_key_env = "OPENAI_API_KEY"\n'
         '[deep]\nbase_url = "http://127.0.0.1:9/v1"\napi_key = "local"\n'
@@ -245,8 +259,10 @@ def test_a_project_file_cannot_choose_the_key_variable(tmp_path):
     project, problems = read_project_file(tmp_path)
     settings, _ = load_settings(project)
     assert settings.api_key_for("fast", REAL_KEY) is None
-    assert settings.api_key_for("deep", REAL_KEY) == "local"
-    assert len(problems) == 1 and "fast.api_key_env" in problems[0]
+    assert settings.api_key_for("deep", REAL_KEY) is None
+    assert len(problems) == 2
+    assert "`fast.api_key_env` = 'OPENAI_API_KEY' ignored" in problems[0]
+    assert "`deep.api_key` ignored" in problems[1] and "local" not in problems[1]
 
 
 def test_a_project_file_may_set_local_base_url(tmp_path):

@@ -2,6 +2,7 @@
 
 import asyncio
 import os
+import re
 import sqlite3
 from contextlib import closing
 from pathlib import Path
@@ -213,3 +214,47 @@ def test_an_index_made_with_fts5_is_rebuilt_by_a_process_without_it(root, index,
     with SymbolIndex(root, index.db_path) as again:  # with FTS5 again: kept as it is, still right
         assert again.build(PathFilter.from_root(root)).parsed == 0
         assert again.files_using(["Circle"]) == ["main.py", "pkg/shapes.py"]
+
+
+def _tokens_in_pieces() -> dict[str, str]:
+    """Tokens with the shapes a secret scanner knows, written in pieces (no scanner flags this file)."""
+    return {
+        "github": "gh" + "p_" + "Zq8wT2xV9kLm4NpR7sYb3CdF6gHj1KaE5uWo",
+        "aws": "AK" + "IA" + "Z7QW3ER8TY2UI4OP",
+        "slack": "xo" + "xb-" + "2400931547-" + "4107726381526-" + "AbCdEfGhIjKlMnOpQrStUvWx",
+    }
+
+
+def _stored_words(db_path: Path) -> set[str]:
+    """Every word the SQLite file holds, read from the file itself: each file's words
+    blob, and the terms of the FTS5 index (folded as it stores them: `#` + lower case)."""
+    with closing(sqlite3.connect(db_path)) as db:
+        words = {w for (blob,) in db.execute("SELECT words FROM file_words") for w in database.unpack_words(blob).split()}
+        if database.words_mode(db) == "fts5":
+            db.execute("CREATE VIRTUAL TABLE temp.terms USING fts5vocab(main, words, row)")
+            words |= {term for (term,) in db.execute("SELECT term FROM temp.terms")}
+    return words
+
+
+def test_the_index_keeps_no_word_of_a_secret(tmp_path: Path):
+    """A file holding a GitHub, an AWS and a Slack token: none of their words is in the database file, its other words are."""
+    tokens = _tokens_in_pieces()
+    root = tmp_path / "ws"
+    root.mkdir()
+    (root / "settings.py").write_text(
+        f'GITHUB_TOKEN = "{tokens["github"]}"\n'
+        f"aws_access_key_id = {tokens['aws']}  # the deploy user\n"
+        f"SLACK = ['{tokens['slack']}']\n"
+        "def client_for(region):\n    return region\n",
+        encoding="utf-8",
+    )
+    db_path = tmp_path / "cache" / "index.sqlite3"
+    with SymbolIndex(root, db_path) as index:
+        index.build(PathFilter.from_root(root))
+        assert index.files_using(["client_for"]) == ["settings.py"]
+    stored = _stored_words(db_path)
+    assert {"GITHUB_TOKEN", "aws_access_key_id", "client_for", "region"} <= stored
+    pieces = {piece for token in tokens.values() for piece in re.findall(r"[A-Za-z_]\w{3,}", token)}
+    assert pieces == {tokens["github"], tokens["aws"], "xoxb", "AbCdEfGhIjKlMnOpQrStUvWx"}  # the words they would give
+    folded = {database._tokens([piece]) for piece in pieces}
+    assert not (pieces | folded) & stored

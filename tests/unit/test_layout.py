@@ -18,7 +18,7 @@ import pytest
 
 PACKAGE = Path(__file__).resolve().parents[2] / "server" / "sparkls"
 
-TOP_LEVEL = {"__init__", "__main__", "cli", "config", "errors", "logs", "endpoints"}
+TOP_LEVEL = {"__init__", "__main__", "cli", "config", "errors", "logs", "endpoints", "private"}
 CAPABILITIES = ("fastedit", "completion", "nextedit", "refine", "deep")
 LSP = ("lsprotocol", "pygls", "sparkls.lsp")
 BELOW_GUARD = {"guard", "errors", "config", "documents", "logs"}
@@ -278,7 +278,7 @@ def test_every_module_parses():
 
 
 def test_the_top_level_holds_only_the_entry_point_settings_and_errors():
-    """No loose module at the top level beyond __init__, __main__, cli, config, errors, logs, endpoints."""
+    """No loose module at the top level beyond __init__, __main__, cli, config, errors, logs, endpoints, private."""
     loose = sorted(path.stem for path in PACKAGE.glob("*.py") if path.stem not in TOP_LEVEL)
     assert loose == [], f"loose modules in server/sparkls/ (give each a folder): {loose}"
 

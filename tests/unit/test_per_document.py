@@ -29,6 +29,7 @@ async def test_closing_every_document_empties_every_per_document_store():
         server.next_edits.record(doc, TEXT, 1)  # a history
         server.completions.cache.remember(uri, TEXT, Completion(len(TEXT), "x", 0))  # a suggestion
         server.completions.scheduler.submit(uri, n, lambda: asyncio.sleep(60), delay=30)  # work going
+        server.completions.first_refusal(uri)  # told why a completion was refused (a minified line)
         server.speculation.start(_key(uri), lambda: asyncio.sleep(60), ttl=30, capacity=10)  # a quick fix ahead
         server.refines.remember(server.documents, _outcome(doc), _Session(), "m.py")  # a last edit to refine
         server.in_flight.begin(uri)  # an edit still streaming, for a refine to steer

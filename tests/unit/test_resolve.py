@@ -14,6 +14,7 @@ from sparkls.context.resolve import (
     DEFAULT, MODULE, STAR, declared_type, dunder_all, imports, is_module_file, module_files, named_after, original,
     receiver_type, reexported,
 )
+from sparkls.context.written import declared_return, type_words
 from sparkls.documents.store import DocumentStore
 from sparkls.guard.exclusions import PathFilter
 from sparkls.nextedit.elsewhere import Outward, find_sites, link_of
@@ -162,6 +163,36 @@ def test_declared_type_where_it_is_plain_to_see(text, marker, language, expected
     doc = _doc(text, "x.go" if language == "go" else "x.py", language)
     receiver = "e" if language == "go" else text[text.index(marker) - 4 : text.index(marker) - 1].strip(" .")
     assert declared_type(doc, text.index(marker), receiver) == expected
+
+
+def test_declared_type_through_a_functions_declared_return():
+    """`task = create_job()`: what `returns` says `create_job` declares; without it, the maker's name."""
+    text = "def f():\n    task = create_job()\n    task.run()\n"
+    doc = _doc(text, "x.py", "python")
+    returns = {"create_job": "Job"}.get
+    assert declared_type(doc, text.index("run"), "task", returns) == "Job"
+    assert declared_type(doc, text.index("run"), "task") == "create_job"
+
+
+@pytest.mark.parametrize(("signature", "language", "words"), [
+    ("def make_store(path: str) -> Store[Job]:", "python", ["Store", "Job"]),
+    ('    def load(self) -> "Job":  # cached', "python", ["Job"]),
+    ("def f(a,\n      b) -> Optional[Job]:", "python", ["Optional", "Job"]),
+    ("def f(a):", "python", []),
+    ("export function makeStore(path: string): Store<Job> {", "typescript", ["Store", "Job"]),
+    ("export const createJob = (): Job => ({ promise: null });", "typescript", ["Job"]),
+    ("  load(): T;", "typescript", ["T"]),
+    ("  get items(): Item[] {", "typescript", ["Item"]),
+    ("export function on(listener: (e: Evt) => void): Unsubscribe {", "typescript", ["Unsubscribe"]),
+    ("function f(a, b) {", "javascript", []),
+    ("func NewServer(port int) (*Server, error) {", "go", ["Server"]),
+    ("func (s *Server) Store() Store[Job] { return nil }", "go", ["Store", "Job"]),
+    ("func (s *Server) Run(ctx context.Context) {", "go", []),
+    ("func Open(name string) *os.File {", "go", ["File"]),
+])
+def test_the_return_type_a_signature_declares(signature, language, words):
+    """Written-out type arguments count; a qualifier (`os.`) and a parameter's type do not."""
+    assert type_words(declared_return(signature, language) or "") == words
 
 
 # -- the two places it serves -------------------------------------------------------------

@@ -4,8 +4,10 @@ client-vscode/package.json contributes one VS Code setting per leaf of
 `sparkls.config.Settings`, named in camelCase under `sparkls.` (`fast.base_url` is
 `sparkls.fast.baseUrl`). These tests fail when the two disagree: a key on one side
 only, or a different type, set of values, bound or default. API keys are never
-settings (the extension keeps its key in VS Code's secret storage). The extension's
-test fixtures for `sparkls/status` and the `sparkls.edit` summary are held to the
+settings (the extension keeps its key in VS Code's secret storage). What a repository
+may not choose (the server's `PROJECT_RULES`, `local_base_url`, the program that runs)
+is declared with a scope VS Code never reads from a workspace. The extension's test
+fixtures for `sparkls/status` and the `sparkls.edit` summary are held to the
 server's own shapes too. Nothing here needs node.
 """
 
@@ -20,7 +22,8 @@ from typing import Any
 import pytest
 from pydantic import BaseModel
 
-from sparkls.config import Settings, load_settings
+from sparkls.config import PROJECT_RULES, Settings, load_settings
+from sparkls.config.project import PROTECT
 from sparkls.edits.tail import EditOutcome, PositionedEdit
 from sparkls.documents.positions import Position
 from sparkls.lsp.handlers.convert import summary
@@ -35,6 +38,9 @@ CLIENT_ONLY = {"server.path", "server.python", "server.logLevel", "trace.server"
 # Settings fields that must never be VS Code settings.
 SECRETS = {"api_key", "fast.api_key", "deep.api_key"}
 BOUNDS = ("minimum", "maximum", "exclusiveMinimum", "exclusiveMaximum")
+# The scopes VS Code takes from user (or remote) settings only, never from a workspace's
+# `.vscode/settings.json` or a `.code-workspace` file.
+USER_ONLY_SCOPES = {"machine", "application"}
 
 
 def camel(snake: str) -> str:
@@ -125,6 +131,36 @@ def test_every_server_setting_is_contributed_and_nothing_else():
     actual = contributed().keys() - CLIENT_ONLY
     assert not expected - actual, f"missing from client-vscode/package.json: {sorted(expected - actual)}"
     assert not actual - expected, f"not in the server's Settings model: {sorted(actual - expected)}"
+
+
+def trust_keys() -> set[str]:
+    """The settings a repository may not choose, as VS Code names them: what a project
+    file may not set (keys aside: never settings), `local_base_url` (the user's machine),
+    the server's program, and `trust.protect` once the server has it (a workspace value
+    would replace the user's patterns, where the project file can only add)."""
+    paths = {rule.path for rule in PROJECT_RULES} - SECRETS | {"local_base_url"}
+    paths |= {PROTECT} & {leaf.dotted for leaf in SETTING_LEAVES}
+    return {".".join(camel(p) for p in path.split(".")) for path in paths} | {"server.path", "server.python"}
+
+
+@pytest.mark.parametrize("key", sorted(trust_keys()))
+def test_a_workspace_cannot_set_what_a_repository_may_not_choose(key: str):
+    """Endpoints, key variables, CA files, `store`, review, the server's program: scope
+    `machine` or `application`, which VS Code never reads from workspace settings."""
+    assert contributed()[key].get("scope") in USER_ONLY_SCOPES
+
+
+def test_the_trust_keys_are_the_documented_ones():
+    """The list derived from the server's rules is the one docs/configuration.md prints."""
+    tiers = {f"{tier}.{key}" for tier in ("fast", "deep") for key in ("baseUrl", "apiKeyEnv", "caFile", "store")}
+    documented = tiers | {"localBaseUrl", "apiKeyEnv", "deep.confirm", "server.path", "server.python"}
+    assert trust_keys() - {"trust.protect"} == documented
+
+
+def test_the_extension_stays_off_in_restricted_mode():
+    """It starts the workspace's Python interpreter: not before the user trusts the workspace."""
+    untrusted = MANIFEST["capabilities"]["untrustedWorkspaces"]
+    assert untrusted["supported"] is False and untrusted["description"]
 
 
 def test_api_keys_are_never_settings():

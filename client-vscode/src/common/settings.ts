@@ -7,6 +7,12 @@
  * never sent. Only values the user set (user, workspace or folder settings) are sent:
  * a contributed default would otherwise override the workspace's `.sparkls.toml`.
  *
+ * A repository can write workspace and folder settings (`.vscode/settings.json`), so
+ * the settings that choose where code and the key go, which key, which certificates,
+ * whether edits are reviewed, and which program runs, are declared with scope
+ * `machine`: VS Code takes them from user or remote settings only. `userValue` reads
+ * them that way too, whatever VS Code does (one rule, decided from the manifest).
+ *
  * Pure: knows nothing of the VS Code API.
  */
 
@@ -17,7 +23,12 @@ export interface ManifestSettings {
   serverKeys: string[];
   /** The extension's own keys, e.g. `server.path`. */
   clientOnlyKeys: string[];
+  /** Keys a workspace may not set (scope `machine` or `application`), either kind. */
+  userOnlyKeys: string[];
 }
+
+/** The scopes VS Code never reads from workspace or folder settings. */
+export const USER_ONLY_SCOPES: readonly string[] = ['machine', 'application'];
 
 function isRecord(value: unknown): value is Record<string, unknown> {
   return typeof value === 'object' && value !== null && !Array.isArray(value);
@@ -31,9 +42,15 @@ export function manifestSettings(manifest: unknown): ManifestSettings {
   const raw = manifest.contributes.configuration;
   const sections = Array.isArray(raw) ? raw : [raw];
   const keys: string[] = [];
+  const userOnly = new Set<string>();
   for (const section of sections) {
     if (isRecord(section) && isRecord(section.properties)) {
-      keys.push(...Object.keys(section.properties));
+      for (const [key, schema] of Object.entries(section.properties)) {
+        keys.push(key);
+        if (isRecord(schema) && typeof schema.scope === 'string' && USER_ONLY_SCOPES.includes(schema.scope)) {
+          userOnly.add(key);
+        }
+      }
     }
   }
   const own = isRecord(manifest.sparkls) ? manifest.sparkls.clientOnlySettings : undefined;
@@ -43,6 +60,7 @@ export function manifestSettings(manifest: unknown): ManifestSettings {
   return {
     serverKeys: all.filter((k) => !clientOnly.has(k)),
     clientOnlyKeys: all.filter((k) => clientOnly.has(k)),
+    userOnlyKeys: all.filter((k) => userOnly.has(prefix + k)),
   };
 }
 
@@ -53,17 +71,23 @@ export interface Inspection {
   workspaceFolderValue?: unknown;
 }
 
-/** The user's value for a key, most specific scope first; `undefined` if only defaulted. */
-export function explicitValue(inspection: Inspection | undefined): unknown {
+/**
+ * The user's value for a key, most specific scope first; `undefined` if only defaulted.
+ * `userOnly`: the user's (or remote) settings alone count, never a workspace's.
+ */
+export function explicitValue(inspection: Inspection | undefined, userOnly: boolean): unknown {
   if (inspection === undefined) {
     return undefined;
   }
-  for (const value of [inspection.workspaceFolderValue, inspection.workspaceValue, inspection.globalValue]) {
-    if (value !== undefined) {
-      return value;
-    }
-  }
-  return undefined;
+  const scopes = userOnly
+    ? [inspection.globalValue]
+    : [inspection.workspaceFolderValue, inspection.workspaceValue, inspection.globalValue];
+  return scopes.find((value) => value !== undefined);
+}
+
+/** `explicitValue` for one `sparkls.*` key (without the prefix), user-only as the manifest scopes it. */
+export function userValue(settings: ManifestSettings, key: string, inspection: Inspection | undefined): unknown {
+  return explicitValue(inspection, settings.userOnlyKeys.includes(key));
 }
 
 export type ServerSettings = Record<string, unknown>;

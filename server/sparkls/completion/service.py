@@ -29,7 +29,7 @@ from sparkls.edits.reply import RegionView
 from sparkls.edits.tail import read_region
 from sparkls.context.builder import EditContext
 from sparkls.context.prompt import prepare_context, render_edit_prompt
-from sparkls.context.region import Region
+from sparkls.context.region import Region, RegionTooLong, lines_weight, refuse_long_lines
 from sparkls.request.environment import RequestEnv
 
 logger = logging.getLogger(__name__)
@@ -88,7 +88,7 @@ async def ask_model(env: RequestEnv, doc: Document, offset: int) -> Completion |
     )
     ctx = cursor_line_only(doc, ctx, offset)
     view = RegionView.of(ctx, doc.text, doc.language_id)
-    reply = await env.fast.complete(env.seal(render_edit_prompt(ctx, COMPLETION_INSTRUCTION)))
+    reply = await env.fast.complete(await env.seal(render_edit_prompt(ctx, COMPLETION_INSTRUCTION)))
     new_region = read_region(reply.text, view, ctx.path)  # as an edit reads it
     found = completion_at_cursor(ctx.region_text, new_region, offset - ctx.region.start)
     return found.shifted(ctx.region.start) if found is not None else None
@@ -105,6 +105,26 @@ class CompletionService:
         self.cache = TypingCache()
         self.scheduler = LatestOnly()
         self.counts = CompletionCounts()
+        self._told: set[str] = set()  # documents whose user was told why a completion was refused
+
+    @staticmethod
+    def too_long(doc: Document, offset: int, path: str) -> str | None:
+        """Why no completion is asked for at `offset`, decided at once from the line
+        index (nothing read): its line weighs more than the fast tier is sent (a
+        minified line). None: ask."""
+        try:
+            refuse_long_lines(*lines_weight(doc, offset, offset), path)
+        except RegionTooLong as exc:
+            return str(exc)
+        return None
+
+    def first_refusal(self, uri: str) -> bool:
+        """True the first time a completion in `uri` is refused: the user is told once,
+        not at every keystroke."""
+        if uri in self._told:
+            return False
+        self._told.add(uri)
+        return True
 
     def cached(self, doc: Document, offset: int) -> Completion | None:
         """What is left of the last suggestion, if the user is typing it out."""
@@ -137,10 +157,11 @@ class CompletionService:
         return task
 
     def held(self) -> int:
-        """How many documents have a suggestion kept or work going."""
-        return len(set(self.cache.uris()) | set(self.scheduler.uris()))
+        """How many documents have a suggestion kept, work going or a refusal told."""
+        return len(set(self.cache.uris()) | set(self.scheduler.uris()) | self._told)
 
     def forget(self, uri: str) -> None:
         """The document closed: stop its work and drop its suggestion."""
         self.scheduler.cancel(uri)
         self.cache.forget(uri)
+        self._told.discard(uri)

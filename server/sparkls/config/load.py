@@ -1,41 +1,42 @@
-"""Settings from their sources: merged (lowest precedence first), camelCase or
-snake_case, validated key by key. A bad value never stops the server: `load_settings`
-drops each invalid key, keeps its default, and returns the problems as sentences for
-`window/showMessage` ("unknown setting `fast.modle` (did you mean `fast.model`?)").
-No I/O.
+"""Settings from their sources: folded to canonical keys (config/keys.py), merged
+(lowest precedence first), validated key by key. A bad value never stops the server:
+`load_settings` drops each invalid key, keeps its default, and returns the problems as
+sentences for `window/showMessage` ("unknown setting `fast.modle` (did you mean
+`fast.model`?)"), naming each key as the user wrote it. No I/O.
 """
 
 from __future__ import annotations
 
+import copy
 import difflib
-import functools
 import re
 from typing import Any
 
-from pydantic import BaseModel, ValidationError
+from pydantic import ValidationError
 
+from sparkls.config.keys import Folded, fold, setting_paths, settle
 from sparkls.config.model import _DEFAULTS, DEFAULT_LOCAL_BASE_URL, TIERS, Settings
 
-_CAMEL = re.compile(r"(?<=[a-z0-9])([A-Z])")
-
-
-def _snake(key: Any) -> str:
-    return _CAMEL.sub(r"_\1", str(key)).lower()
+# Lists that every source adds to: a later source (the user's editor) never takes away
+# what an earlier one (the project file) protects, nor the other way round.
+UNION_PATHS = frozenset({"trust.protect"})
 
 
 def snake_keys(value: Any) -> Any:
-    """`baseUrl` -> `base_url`, recursively through dicts."""
-    if isinstance(value, dict):
-        return {_snake(k): snake_keys(v) for k, v in value.items()}
-    return value
+    """`baseUrl` -> `base_url`, recursively through dicts: the canonical tree (`fold`)."""
+    return dict(fold(value)) if isinstance(value, dict) else value
 
 
-def merge(base: dict[str, Any], override: dict[str, Any]) -> dict[str, Any]:
-    """Deep merge: dicts merge key by key, anything else in `override` wins."""
+def merge(base: dict[str, Any], override: dict[str, Any], section: str = "") -> dict[str, Any]:
+    """Deep merge: dicts merge key by key, the lists of `UNION_PATHS` add up, anything
+    else in `override` wins."""
     out = dict(base)
     for key, value in override.items():
+        path = f"{section}.{key}" if section else key
         if isinstance(value, dict) and isinstance(out.get(key), dict):
-            out[key] = merge(out[key], value)
+            out[key] = merge(out[key], value, path)
+        elif path in UNION_PATHS and isinstance(value, list) and isinstance(out.get(key), list):
+            out[key] = out[key] + [item for item in value if item not in out[key]]
         else:
             out[key] = value
     return out
@@ -57,32 +58,6 @@ def _drop(raw: dict[str, Any], path: tuple[Any, ...]) -> bool:
 def _camel(path: str) -> str:
     """`fast.base_url` -> `fast.baseUrl`: a key as an editor's settings spell it."""
     return ".".join(re.sub(r"_([a-z0-9])", lambda m: m.group(1).upper(), part) for part in path.split("."))
-
-
-def _spellings(value: Any, prefix: str = "", snake: str = "") -> dict[str, str]:
-    """Each key's snake_case path -> the path as the user wrote it (camelCase, say)."""
-    out: dict[str, str] = {}
-    if isinstance(value, dict):
-        for key, child in value.items():
-            written = f"{prefix}.{key}" if prefix else str(key)
-            path = f"{snake}.{_snake(key)}" if snake else _snake(key)
-            out[path] = written
-            out.update(_spellings(child, written, path))
-    return out
-
-
-@functools.cache
-def setting_paths(model: type[BaseModel] = BaseModel) -> tuple[str, ...]:
-    """Every setting's dotted snake_case path (`fast`, `fast.base_url`, `context.exclude`, ...)."""
-    model = Settings if model is BaseModel else model
-    paths: list[str] = []
-    for name, field in model.model_fields.items():
-        kind = field.annotation
-        if isinstance(kind, type) and issubclass(kind, BaseModel):
-            paths += [name, *(f"{name}.{sub}" for sub in setting_paths(kind))]
-        else:
-            paths.append(name)
-    return tuple(paths)
 
 
 def did_you_mean(path: str) -> list[str]:
@@ -124,8 +99,10 @@ def load_settings(*sources: dict[str, Any] | None) -> tuple[Settings, list[str]]
         if not isinstance(source, dict):
             problems.append(f"settings must be an object, got {type(source).__name__}; ignored")
             continue
-        raw = merge(raw, snake_keys(source))
-        spellings.update(_spellings(source))
+        folded = source if isinstance(source, Folded) else fold(source)  # a project file comes folded
+        problems += settle(folded)
+        raw = merge(raw, copy.deepcopy(dict(folded)))  # later drops must not touch a kept source
+        spellings.update({path: written[0] for path, written in folded.written.items()})
     for _ in range(50):  # each round removes at least one bad key
         try:
             settings = Settings.model_validate(merge(_DEFAULTS, raw))

@@ -175,6 +175,16 @@ class NextEditSettings(_Model):
     other_files: Literal["ask", "ahead", "off"] = "ask"
 
 
+class TrustSettings(_Model):
+    """What sparkls asks before it writes (docs/security.md)."""
+
+    # gitignore-style patterns of files written only after you say yes to each by name,
+    # on top of the built-in list (guard/protected.py: .sparkls.toml, .vscode/, ...).
+    protect: list[str] = []
+    # How long to wait for that yes (window/showMessageRequest) before taking it as no.
+    ask_timeout: float = Field(default=60.0, gt=0)
+
+
 TIERS = ("fast", "deep")
 DEFAULT_FAST_MODEL = "gpt-5.3-codex-spark"
 DEFAULT_DEEP_MODEL = "gpt-5.3-codex"
@@ -200,6 +210,7 @@ class Settings(_Model):
     completion: CompletionSettings = CompletionSettings()
     speculation: SpeculationSettings = SpeculationSettings()
     next_edit: NextEditSettings = NextEditSettings()
+    trust: TrustSettings = TrustSettings()
 
     @property
     def next_edit_on(self) -> bool:

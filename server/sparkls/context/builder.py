@@ -21,7 +21,7 @@ from sparkls.context.snippet import Snippet
 from sparkls.context.tokens import estimate_tokens
 from sparkls.context.queries import captures
 from sparkls.context.ranking import import_words
-from sparkls.context.region import DEFINITION, Region, find_region
+from sparkls.context.region import DEFINITION, Region, find_region, lines_weight, refuse_long_lines
 from sparkls.documents.languages import grammar_record
 from sparkls.documents.positions import LineChange, shift_lines
 from sparkls.documents.store import Document
@@ -149,12 +149,25 @@ def imports_used(imports: list[tuple[int, int, str]], region_text: str) -> list[
     return [imp for imp in imports if (set(_WORD.findall(imp[2])) - _IMPORT_WORDS) & mentioned]
 
 
-def pack(candidates: list[list[Snippet]], budget: int) -> list[Snippet]:
+# What the ways of showing definitions better than the cheapest may add, beyond those:
+# the region's own size, at least UPGRADE_FLOOR tokens (issue 39: a small region in a
+# big file is sent with what it uses, not with every body and doc that would fit).
+UPGRADE_FLOOR = 50
+
+
+def upgrade_allowance(region_text: str) -> int:
+    """Tokens the better ways of showing definitions may add for a region: its size, at
+    least UPGRADE_FLOOR."""
+    return max(UPGRADE_FLOOR, estimate_tokens(region_text) // 4)
+
+
+def pack(candidates: list[list[Snippet]], budget: int, allowance: int | None = None) -> list[Snippet]:
     """Keep as many candidates as fit in `budget` tokens, then show the most useful
     ones best: each candidate lists its ways to be shown, best first (a definition
-    whole, then its signature). First every candidate, in priority order, gets its
-    cheapest way if it still fits; then, in the same order, each is upgraded to the
-    best way the rest of the budget allows."""
+    whole, then its signature with its doc, then alone). First every candidate, in
+    priority order, gets its cheapest way if it still fits; then, in the same order,
+    each is upgraded to the best way the rest of the budget allows, the upgrades adding
+    at most `allowance` tokens (None: the budget alone bounds them)."""
     costs = [[estimate_tokens(s.text) for s in options] for options in candidates]
     chosen: dict[int, int] = {}  # candidate -> index of the way it is shown
     used = 0
@@ -162,10 +175,11 @@ def pack(candidates: list[list[Snippet]], budget: int) -> list[Snippet]:
         if options and used + costs[i][-1] <= budget:
             chosen[i] = len(options) - 1
             used += costs[i][-1]
+    ceiling = budget if allowance is None else min(budget, used + allowance)
     for i in chosen:
         cheapest = costs[i][chosen[i]]
         for way, cost in enumerate(costs[i][: chosen[i]]):
-            if used - cheapest + cost <= budget:
+            if used - cheapest + cost <= ceiling:
                 chosen[i] = way
                 used += cost - cheapest
                 break
@@ -182,21 +196,19 @@ def build_edit_context(
     budget_tokens: int = 2000,
     diagnostics: list[DiagnosticInfo] | None = None,
     lookup: Lookup | None = None,
-    max_region_chars: int | None = None,
 ) -> EditContext:
     """Context for an edit of the code-point range `start`..`end` of `doc`.
 
     Around the region, in priority order: the headers of the enclosing containers,
     the imports the region uses, the definitions of the names it uses (this file's,
-    then other files' through `lookup`), packed into `budget_tokens`; the region
-    itself is never cut. A region over `max_region_chars` gets nothing around it (it
-    will not be sent: reading a megabyte line for names is work for nothing).
+    then other files' through `lookup`), packed into `budget_tokens`, what is shown
+    beyond each one's cheapest way bounded by the region's size (`upgrade_allowance`);
+    the region itself is never cut.
     """
+    refuse_long_lines(*lines_weight(doc, start, end), path)  # before anything reads the lines
     region = find_region(doc, start, end, max_lines=max_region_lines)
+    refuse_long_lines(region.start_line, region.end_line, region.end - region.start, path)
     region_text = doc.text[region.start : region.end]
-    if max_region_chars is not None and len(region_text) > max_region_chars:
-        return EditContext(path=path, uri=doc.uri, language_id=doc.language_id, region=region,
-                           region_text=region_text, cursor=None, snippets=[], diagnostics=[])
     in_region = [
         d for d in diagnostics or [] if region.start_line <= d.line <= region.end_line
     ] or list(diagnostics or [])
@@ -222,6 +234,7 @@ def build_edit_context(
                     ),
                 ],
                 budget_tokens,
+                upgrade_allowance(region_text),
             )
         ),
         diagnostics=in_region,

@@ -1,5 +1,9 @@
 """The workspace symbol index as the context engine reads it (`workspace.WorkspaceIndex`
-implements it; tests give small fakes)."""
+implements it; tests give small fakes).
+
+A lookup may also keep module files' imports across requests (a `module_imports`
+attribute, a `resolve.ModuleImports`: the workspace index keeps one per session); one
+without it has them parsed again per request (`scope.Scope`)."""
 
 from __future__ import annotations
 

@@ -19,7 +19,6 @@ from sparkls.context.lookup import Lookup
 from sparkls.context.snippet import DEFINITION_KINDS, Snippet
 from sparkls.documents.languages import grammar_record
 from sparkls.documents.store import Document
-from sparkls.errors import EditError
 from sparkls.guard import Draft, FromEditor, FromFile, FromUser, Guard, Section, Wire, fenced, joined
 from sparkls.guard.parts import Part
 
@@ -39,10 +38,6 @@ lines or {CURSOR}. Keep indentation and unchanged lines exactly. No explanation.
 
 
 EXCERPT_PLACEHOLDER = "    ..."  # the excerpt's line between the class headers and the region
-
-# The most a region may weigh, whatever its line count (`context.max_region_lines`):
-# 300 lines of 160 characters. A minified line or a data blob is refused, not sent.
-MAX_REGION_CHARS = 48_000
 
 
 def fence_tag(language_id: str) -> str:
@@ -131,20 +126,12 @@ def prepare_context(
     doc: Document, start: int, end: int, *, path: str, settings: Settings,
     diagnostics: list[DiagnosticInfo] | None = None, lookup: Lookup | None = None,
 ) -> EditContext:
-    """The context for an edit of `start`..`end`, refused when its region weighs more
-    than the fast tier is sent."""
-    ctx = build_edit_context(
+    """The context for an edit of `start`..`end`, refused at once (`RegionTooLong`)
+    when its lines weigh more than the fast tier is sent (`region.MAX_REGION_CHARS`)."""
+    return build_edit_context(
         doc, start, end, path=path, max_region_lines=settings.context.max_region_lines,
         budget_tokens=settings.context.budget_tokens, diagnostics=diagnostics, lookup=lookup,
-        max_region_chars=MAX_REGION_CHARS,
     )
-    if len(ctx.region_text) > MAX_REGION_CHARS:
-        raise EditError(
-            f"Lines {ctx.region.start_line + 1}-{ctx.region.end_line + 1} of {path} are "
-            f"{len(ctx.region_text):,} characters (a very long line?), more than sparkls sends to the fast tier "
-            f"({MAX_REGION_CHARS:,}); nothing was sent."
-        )
-    return ctx
 
 
 def prepare_draft(
@@ -156,7 +143,7 @@ def prepare_draft(
     return ctx, render_edit_prompt(ctx, instruction)
 
 
-def prepare_edit(
+async def prepare_edit(
     doc: Document, start: int, end: int, *, guard: Guard, settings: Settings, instruction: str,
     diagnostics: list[DiagnosticInfo] | None = None, lookup: Lookup | None = None,
 ) -> tuple[EditContext, Wire]:
@@ -167,4 +154,4 @@ def prepare_edit(
         doc, start, end, path=guard.display_path(doc.uri), settings=settings, instruction=instruction,
         diagnostics=diagnostics, lookup=lookup,
     )
-    return ctx, guard.seal(draft)
+    return ctx, await guard.seal_async(draft)

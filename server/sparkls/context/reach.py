@@ -12,6 +12,7 @@ from collections.abc import Callable, Iterator
 from sparkls.context.lookup import Lookup
 from sparkls.context.render import code_start
 from sparkls.context.resolve import OWN, receiver_type
+from sparkls.context.written import type_words, written_type
 from sparkls.context.symbols import Symbol
 from sparkls.context.symtable import SymbolTable
 
@@ -55,6 +56,8 @@ def declared_types(text: str, table: SymbolTable, line: Callable[[int], str]) ->
             match = next((m for m in DECLARED.finditer(declaration) if m.group(1) == receiver), None)
             if match is not None and match.group(2)[:1].isupper():
                 found.add(match.group(2).split(".")[-1])
+            if match is not None:  # and the type arguments written with it: `Map<string, Job>`, `list[Job]`
+                found.update(type_words(written_type(declaration, match.start(2))))
     return frozenset(found)
 
 
@@ -92,13 +95,35 @@ def definers(
             yield path, s, lines.__getitem__
 
 
+ALIAS_KINDS = frozenset({"variable"})  # `Handler = Callable[[Event], None]`: Python's aliases
+MAX_ALIAS_LINES = 3  # of a variable's declaration, read for the types it names
+MAX_EMBEDDED_LINES = 64  # of a type's body, read for embedded types
+# A body line that is a type alone: Go's embedded `*Base`, `io.Closer`, `sync.Mutex`.
+EMBEDDED = re.compile(r"\s*\*?(?:[A-Za-z_]\w*\.)?([A-Z]\w*)\s*(?:`[^`]*`)?\s*(?://.*)?")
+
+
+def _header_types(s: Symbol, read: Callable[[int], str]) -> set[str]:
+    """The Capitalized words of a type's header (bases, `extends`, an alias's union or
+    intersection, generic arguments), and the types its body embeds (Go); of a
+    variable, its first lines (an alias: `Handler = Callable[[Event], None]`)."""
+    last = s.signature_end_line if s.kind != "variable" else min(s.end_line, s.start_line + MAX_ALIAS_LINES - 1)
+    header = " ".join(read(n) for n in range(s.start_line, last + 1))
+    found = {w for w in WORD.findall(header) if w[:1].isupper()}
+    for n in range(s.signature_end_line + 1, min(s.end_line, s.signature_end_line + MAX_EMBEDDED_LINES) + 1):
+        embedded = EMBEDDED.fullmatch(read(n))
+        if embedded is not None:
+            found.add(embedded.group(1))
+    return found
+
+
 def reached_types(
     mentioned: frozenset[str], table: SymbolTable, line: Callable[[int], str], lookup: Lookup | None
 ) -> frozenset[str]:
     """The types the region reaches through the types it names: the words of their
-    headers (bases, `extends`, an alias's union), up to MAX_TYPE_HOPS deep, so that a
-    member of `ImmerBaseState` counts when the region names `ImmerState`, a union of
-    interfaces that extend it. Only Capitalized words; at most MAX_REACHED_TYPES looked up."""
+    headers (bases, `extends`, an alias's union or intersection, generic arguments) and
+    the types their bodies embed (Go), up to MAX_TYPE_HOPS deep, so that a member of
+    `ImmerBaseState` counts when the region names `ImmerState`, a union of interfaces
+    that extend it. Only Capitalized words; at most MAX_REACHED_TYPES looked up."""
     reached: set[str] = set()
     frontier = {word for word in mentioned if word[:1].isupper()}
     looked = 0
@@ -108,9 +133,8 @@ def reached_types(
             if looked >= MAX_REACHED_TYPES:
                 break
             looked += 1
-            for _, s, read in definers(name, TYPE_KINDS, table, line, lookup, limit=3):
-                header = " ".join(read(n) for n in range(s.start_line, s.signature_end_line + 1))
-                found.update(w for w in WORD.findall(header) if w[:1].isupper())
+            for _, s, read in definers(name, TYPE_KINDS | ALIAS_KINDS, table, line, lookup, limit=3):
+                found.update(_header_types(s, read))
         frontier = found - reached - mentioned
         reached |= found
         if not frontier:

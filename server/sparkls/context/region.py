@@ -27,6 +27,10 @@ from sparkls.documents.window import parse_window
 from sparkls.errors import EditError
 
 CURSOR_WINDOW = 10  # lines each side of a bare cursor when there is no tree
+# The most a region may weigh, whatever its line count (`context.max_region_lines`):
+# 300 lines of 160 characters. A minified line or a data blob is refused, not sent; and,
+# measured by its line offsets first, never read, searched, parsed or redacted either.
+MAX_REGION_CHARS = 48_000
 
 # Capture names of the `scopes.scm` queries, the same in every language.
 DEFINITION = "scope.definition"  # can be a region: function, method, class, impl, ...
@@ -47,6 +51,48 @@ class Region:
     @property
     def line_count(self) -> int:
         return self.end_line - self.start_line + 1
+
+
+class RegionTooLong(EditError):
+    """The lines an edit would rewrite weigh more than MAX_REGION_CHARS (a minified line)."""
+
+
+def lines_weight(doc: Document, start: int, end: int) -> tuple[int, int, int]:
+    """(first line, last line, characters) of the whole lines that text[start:end]
+    touches (a bare cursor: its line), from the line index alone: nothing is read."""
+    lines = doc.lines
+    first, last = lines.line_of(start), lines.line_of(max(start, end))
+    stop = lines.start(last + 1) if last + 1 < lines.line_count else len(doc.text)
+    return first, last, stop - lines.start(first)
+
+
+def has_line_over(doc: Document, start: int, end: int, limit: int, *, most_lines: int = 2_000) -> bool:
+    """Whether a line that text[start:end] touches is longer than `limit` characters
+    (its break included), from the line index alone; a span of more than `most_lines`
+    lines counts as one that has."""
+    first, last, chars = lines_weight(doc, start, end)
+    if chars <= limit:
+        return False
+    if last - first >= most_lines:
+        return True
+    lines = doc.lines
+    stop = lines.start(last + 1) if last + 1 < lines.line_count else len(doc.text)
+    starts = [lines.start(n) for n in range(first, last + 1)] + [stop]
+    return any(b - a > limit for a, b in zip(starts, starts[1:]))
+
+
+def refuse_long_lines(first: int, last: int, chars: int, path: str) -> None:
+    """`RegionTooLong` when lines `first`..`last` (`chars` characters) of `path` weigh
+    more than the fast tier is sent: at once, the text unread, with what to do instead."""
+    if chars <= MAX_REGION_CHARS:
+        return
+    where = f"Line {first + 1}" if first == last else f"Lines {first + 1}-{last + 1}"
+    verb = "is" if first == last else "are"
+    raise RegionTooLong(
+        f"{where} of {path} {verb} {chars:,} characters (minified or generated code?), more than sparkls "
+        f"sends to the fast tier as a region ({MAX_REGION_CHARS:,}); nothing was read or sent. "
+        "Edit shorter lines (format the file first), or use a multi-file task."
+    )
 
 
 def _lines_region(doc: Document, first: int, last: int, kind: str) -> Region:

@@ -1,7 +1,8 @@
 """How a definition is shown to the model: whole when small, else its signature with
-the first paragraph of its doc (a doc comment above it, cut the same way); an
-attribute as its assigning statement, or that statement's first line. Pure: a symbol
-and a way to read its file's lines in, snippets out (best first, for `builder.pack`)."""
+the first paragraph of its doc (a doc comment above it, cut the same way), else its
+signature alone; an attribute as its assigning statement, or that statement's first
+line. Pure: a symbol and a way to read its file's lines in, snippets out (best first,
+for `builder.pack`)."""
 
 from __future__ import annotations
 
@@ -14,6 +15,7 @@ from sparkls.context.tokens import estimate_tokens
 
 MAX_WHOLE_TOKENS = 80  # a longer definition is sent as its signature and doc summary
 MAX_DOC_LINES = 4  # of a docstring, the first paragraph up to this many lines is sent
+MIN_DOC_TOKENS = 8  # a doc this short stays with its signature in every way it is shown
 ATTRIBUTE = "attribute"
 MAX_ATTRIBUTE_TOKENS = 60  # a longer assignment is sent as its first line
 COMMENT_LINE = re.compile(r"\s*(?:#(?![\[!])|//|/\*|\*)")  # a comment's line (not Rust's `#[attr]`)
@@ -21,7 +23,8 @@ COMMENT_LINE = re.compile(r"\s*(?:#(?![\[!])|//|/\*|\*)")  # a comment's line (n
 
 def render(path: str, symbol: Symbol, line: Callable[[int], str]) -> list[Snippet]:
     """Ways to show a definition, best first: whole (unless long), then its signature
-    and the first paragraph of its docstring (`builder.pack` chooses). `line(n)`
+    and the first paragraph of its docstring, then its signature alone when the doc
+    is more than a few words (`builder.pack` chooses). `line(n)`
     gives line n of the file (0-based). An attribute is its assigning statement (its
     first line when the statement is long)."""
 
@@ -38,7 +41,10 @@ def render(path: str, symbol: Symbol, line: Callable[[int], str]) -> list[Snippe
         return [Snippet(path, symbol.start_line, symbol.end_line, ATTRIBUTE, text)]
 
     head_end = _summary_end(symbol, line)
-    head = "\n".join(_doc_above(symbol, line) + [line(n) for n in range(code_start(symbol, line), head_end + 1)])
+    start = code_start(symbol, line)
+    doc_above = _doc_above(symbol, line)
+    head = "\n".join(doc_above + [line(n) for n in range(start, head_end + 1)])
+    bare = "\n".join(line(n) for n in range(start, symbol.signature_end_line + 1))
     options = []
     if head_end < symbol.end_line:
         if symbol.end_line - symbol.start_line < MAX_WHOLE_TOKENS // 2:  # else surely too long
@@ -47,7 +53,11 @@ def render(path: str, symbol: Symbol, line: Callable[[int], str]) -> list[Snippe
                 options.append(Snippet(path, symbol.start_line, symbol.end_line, "definition", whole))
         indent = re.match(r"\s*", line(min(symbol.signature_end_line + 1, symbol.end_line))).group()
         head += f"\n{indent or '    '}..."
+        bare += f"\n{indent or '    '}..."
     options.append(Snippet(path, symbol.start_line, head_end, "signature", head))
+    if (doc_above or head_end > symbol.signature_end_line) and estimate_tokens(head) > estimate_tokens(bare) + MIN_DOC_TOKENS:
+        # its doc left out: the cheapest way, when the budget for upgrades is spent (`builder.pack`)
+        options.append(Snippet(path, start, symbol.signature_end_line, "signature", bare))
     return options
 
 

@@ -14,8 +14,10 @@ the file uses, the name it has in its module, the module as written, the line:
 
 `original` gives the name and module a local name stands for; `reexported` follows a
 name through a package's `__init__`/`index` re-exports. `declared_type` reads a
-receiver's type where it is plain to see; `receiver_type` is the rule "a receiver
-named after its type" that the context's ranking and the follow-ups share.
+receiver's type where it is plain to see (declared, made by a constructor, or
+returned by a function whose signature declares it, as the caller's `returns` reads it);
+`receiver_type` is the rule "a receiver named after its type" that the context's
+ranking and the follow-ups share (written types are read by `written.py`).
 Pure: texts in, records out; regexes, and the tree only to find enclosing functions.
 """
 
@@ -23,6 +25,7 @@ from __future__ import annotations
 
 import posixpath
 import re
+from collections import OrderedDict
 from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass
 
@@ -268,10 +271,36 @@ def _folders(path: str) -> list[str]:
     return ["/".join(parts[: n + 1]) for n in range(len(parts))]
 
 
+class ModuleImports:
+    """Module files' imports by (path, length, hash of the text), for `origin`: a
+    package's index file read again is parsed once. Kept as long as its holder keeps it
+    (a workspace index, for its session); at most `limit` files, the one read least
+    recently forgotten first."""
+
+    def __init__(self, limit: int = 512) -> None:
+        self._limit = limit
+        self._found: OrderedDict[tuple[str, int, int], list[Imported]] = OrderedDict()
+
+    def get(self, key: tuple[str, int, int]) -> list[Imported] | None:
+        found = self._found.get(key)
+        if found is not None:
+            self._found.move_to_end(key)
+        return found
+
+    def __setitem__(self, key: tuple[str, int, int], found: list[Imported]) -> None:
+        self._found[key] = found
+        self._found.move_to_end(key)
+        while len(self._found) > self._limit:
+            self._found.popitem(last=False)
+
+    def __len__(self) -> int:
+        return len(self._found)
+
+
 def origin(
     found: Sequence[Imported], word: str, here: str, language: str,
     read: Callable[[str], str | None], where: Callable[[str], Sequence[str]], hops: int = MAX_REEXPORT_HOPS,
-    parsed: dict[tuple[str, int, int], list[Imported]] | None = None,
+    parsed: dict[tuple[str, int, int], list[Imported]] | ModuleImports | None = None,
 ) -> tuple[str, str] | None:
     """(its name there, the path of the file) that defines a name the file imports: the
     module it names when that file is among `where(name)` (the files defining `name`, by
@@ -282,7 +311,7 @@ def origin(
     when it leads nowhere readable (a module outside the workspace). Only module files
     are read (`read(path)`: a workspace file's text or None), and only to go on past one
     that does not define the name; `parsed` keeps their imports by path and text (a
-    cache the caller may keep across calls); pure otherwise."""
+    dict for one search, or a `ModuleImports` kept across calls); pure otherwise."""
     bound = reexported(found, word)
     leads = [bound] if bound is not None else [(word, i.module) for i in found if i.name == STAR]
     for name, module in leads:  # the module's own file defines it: no file read
@@ -338,10 +367,14 @@ def named_after(receiver: str, type_name: str) -> bool:
     return guessed is not None and bool(plain) and guessed.lower().endswith(plain)
 
 
-def declared_type(doc: Document, at: int, name: str) -> str | None:
+def declared_type(
+    doc: Document, at: int, name: str, returns: Callable[[str], str | None] | None = None
+) -> str | None:
     """The type `name` has where `at` is, when it is plain to see: a parameter's or a Go
     receiver's declared type in an enclosing function (`cxt: KeywordCxt`, `e *Entry`),
-    or what it was made from earlier in that function (`job = Job(`, `e := &Entry{`)."""
+    or what it was made from earlier in that function (`job = Job(`, `e := &Entry{`),
+    or, given `returns` (a function's name -> the type its signature declares it
+    returns), what the function it was assigned from returns (`job = create_job(`)."""
     typed = re.compile(rf"(?<![\w$]){re.escape(name)}\s*(?::\s*|\s+\*?)([A-Za-z_$][\w$.]*)")
     made = re.compile(rf"(?<![\w$.]){re.escape(name)}\s*(?::=|=)\s*&?(?:new\s+)?([A-Za-z_$][\w$.]*)\s*[({{]")
     tree = doc.tree_around(at, at)
@@ -357,5 +390,8 @@ def declared_type(doc: Document, at: int, name: str) -> str | None:
             start = doc.lines.starts[row] + len(doc.lines.line_text(row).encode("utf-8")[:column].decode("utf-8", "ignore"))
             made_here = list(made.finditer(doc.text, start, at))
             if made_here:
-                return made_here[-1].group(1).split(".")[-1]
+                maker = made_here[-1].group(1).split(".")[-1]
+                if returns is not None and not maker[:1].isupper():
+                    return returns(maker) or maker
+                return maker
     return None

@@ -1,9 +1,11 @@
 """Turn a path the deep tier wrote into a file inside the workspace, or refuse it.
 
 Refused, with a `PathRefused` the user can read: empty paths, absolute paths (`/x`,
-`C:\\x`, `~/x`), any `..` component, anything under `.git`, and a path whose real
-location (symlinks resolved with `os.path.realpath`) is not inside the real location
-of some workspace folder. Backslashes are read as `/`.
+`C:\\x`, `~/x`), any `..` component, anything under `.git` (any case), and a path
+whose real location (symlinks resolved with `os.path.realpath`) is not inside the
+real location of some workspace folder or lies in its `.git`. Backslashes are read as
+`/`. (Every edit is checked again, whole, at the LSP edge before it goes out:
+lsp/writes.py, by guard/protected.py.)
 
 With several workspace folders a path may start with a folder's name (that is how
 `display_path` shows files to the model); otherwise it is looked up in each folder,
@@ -97,7 +99,7 @@ def _relative_parts(written: str) -> list[str]:
         raise _refuse(written, "'..' could lead outside the workspace")
     if not parts:
         raise _refuse(written, "it names no file")
-    if ".git" in parts:
+    if any(part.casefold() == ".git" for part in parts):
         raise _refuse(written, "files under .git are never edited")
     return parts
 
@@ -124,8 +126,12 @@ def resolve_reply_path(written: str, folders: Sequence[str], fs: FileSystem = OS
     absolute = os.path.join(folder, *rel_parts)
     real = fs.realpath(absolute)
     real_folders = [fs.realpath(f) for f in folders]
-    if not any(_inside(real, rf) for rf in real_folders):
+    inside = next((rf for rf in real_folders if _inside(real, rf)), None)
+    if inside is None:
         raise _refuse(written, f"it leads outside the workspace (to {real})")
+    real_parts = os.path.relpath(real, inside).split(os.sep)
+    if any(part.casefold() == ".git" for part in real_parts):
+        raise _refuse(written, f"it leads into the git directory ({'/'.join(real_parts)}), which is never edited")
     if fs.isdir(absolute):
         raise _refuse(written, "it is a folder, not a file")
     relative = "/".join(rel_parts)

@@ -140,9 +140,11 @@ async def run_task(env: TaskEnv, request: TaskRequest) -> TaskOutcome:
     shown = await gather_files(env, request)
     route = choose_tier(RouteRequest(files=len(shown.files), deep_requested=True))
     delegate = env.settings.deep.delegate
-    prompt = env.request.seal(
-        render_task_prompt(shown.files, request.instruction, mode="plan" if delegate else "edit", selection=shown.selection)
+    # Whole files: rendered (line breaks, fences) in a worker thread, sealed in one when big.
+    draft = await asyncio.to_thread(
+        render_task_prompt, shown.files, request.instruction, mode="plan" if delegate else "edit", selection=shown.selection
     )
+    prompt = await env.request.seal(draft)
     gathered = time.perf_counter()
     env.phase(f"{'planning' if delegate else 'writing the edit'} on the deep tier ({_files(len(shown.files))} shown)")
     reply = await env.deep.complete(prompt, notify=env.notify)
@@ -239,7 +241,7 @@ async def _run_step(env: TaskEnv, step: PlanStep, path: ResolvedPath, state: Fil
     doc = Document(path.uri, text, 0, language_id_for(path.absolute), env.encoding)
     where = f"Plan step {step.number} ({path.display})"
     try:
-        ctx, prompt = prepare_edit(
+        ctx, prompt = await prepare_edit(
             doc, 0, len(text), guard=env.request.guard, settings=env.settings, instruction=step.instruction,
             lookup=env.lookup,
         )

@@ -12,6 +12,7 @@ end of the text (clients send such positions and the specification allows it).
 
 from __future__ import annotations
 
+import codecs
 import re
 import time
 from bisect import bisect_right
@@ -88,12 +89,16 @@ def normalize_encoding(name: str | None) -> Encoding:
 
 
 def code_units(text: str, encoding: Encoding) -> int:
-    """Length of `text` in the encoding's code units."""
+    """Length of `text` in the encoding's code units (counted by the codec, in C: a
+    line of millions of characters takes milliseconds)."""
     if encoding == "utf-32" or text.isascii():
         return len(text)
     if encoding == "utf-8":
         return len(text.encode("utf-8", "surrogatepass"))
-    return len(text) + sum(1 for ch in text if ord(ch) > 0xFFFF)
+    return len(text.encode("utf-16-le", "surrogatepass")) // 2  # a lone surrogate is one unit, as it is to LSP
+
+
+_SURROGATE = re.compile("[\ud800-\udfff]")
 
 
 def column_to_index(line: str, column: int, encoding: Encoding) -> int:
@@ -106,7 +111,12 @@ def column_to_index(line: str, column: int, encoding: Encoding) -> int:
         return 0
     if encoding == "utf-32" or line.isascii():
         return min(column, len(line))
-    units = 0
+    if not _SURROGATE.search(line):
+        # In C: the line's first `column` units, decoded; a character they cut is held
+        # back by the incremental decoder, which is "moves to its start".
+        codec, width = ("utf-16-le", 2) if encoding == "utf-16" else ("utf-8", 1)
+        return len(codecs.getincrementaldecoder(codec)().decode(line.encode(codec)[: column * width], final=False))
+    units = 0  # lone surrogates (half an emoji): one unit each, never joined to a neighbour
     for index, ch in enumerate(line):
         cp = ord(ch)
         width = 1 if encoding == "utf-16" and cp <= 0xFFFF else 2
@@ -251,7 +261,7 @@ class LineIndex:
         block(s) holding the change re-derived, later blocks moved. A "\\r\\n" the change
         splits or joins is taken in by widening it one character on either side."""
         old = self.text
-        text = old[:start] + inserted + old[end:]
+        text = "".join((old[:start], inserted, old[end:]))  # one copy of the text less than `+`
         s = start - 1 if start > 0 and old[start - 1] == "\r" else start
         e = end + 1 if end < len(old) and old[end] == "\n" else end
         delta = len(inserted) - (end - start)
@@ -319,23 +329,44 @@ class LineIndex:
         end = self.start(line + 1) if line + 1 < self._count else len(self.text)
         return self.text[start:end].rstrip("\r\n")
 
+    def line_end(self, line: int) -> int:
+        """The offset where `line`'s text ends, before its line break."""
+        text = self.text
+        start = self.start(line)
+        end = self.start(line + 1) if line + 1 < self._count else len(text)
+        if end > start and text[end - 1] == "\n":
+            end -= 1
+        if end > start and text[end - 1] == "\r":
+            end -= 1
+        return end
+
+    # Position <-> offset read no more of a line than the column in question, and none
+    # of it when the text is ASCII (`str.isascii` reads a flag): a keystroke on a line
+    # of millions of characters (minified code) costs what one on a short line does.
+
     def offset(self, position: Position, encoding: Encoding) -> int:
         """Code-point offset in the text of an LSP position (clamped)."""
         if position.line < 0:
             return 0
         if position.line >= self._count:
             return len(self.text)
-        line = self.line_text(position.line)
-        return self.start(position.line) + column_to_index(line, position.character, encoding)
+        start, end = self.start(position.line), self.line_end(position.line)
+        column = max(0, position.character)
+        if encoding == "utf-32" or self.text.isascii():
+            return start + min(column, end - start)
+        # Every code point is at least one code unit: those before the column lie within it.
+        return start + column_to_index(self.text[start : min(end, start + column)], column, encoding)
 
     def position(self, offset: int, encoding: Encoding) -> Position:
         """LSP position of a code-point offset in the text (clamped)."""
         offset = max(0, min(offset, len(self.text)))
         line = self.line_of(offset)
-        line_text = self.line_text(line)
+        start = self.start(line)
         # An offset between "\r" and "\n" is inside the break: count it as line end.
-        index = min(offset - self.start(line), len(line_text))
-        return Position(line, index_to_column(line_text, index, encoding))
+        index = min(offset, self.line_end(line)) - start
+        if encoding == "utf-32" or self.text.isascii():
+            return Position(line, index)
+        return Position(line, code_units(self.text[start : start + index], encoding))
 
     def byte_point(self, offset: int) -> tuple[int, tuple[int, int]]:
         """(byte offset, (row, byte column)) of a code-point offset, for tree-sitter."""
@@ -343,6 +374,8 @@ class LineIndex:
         block = self._block_of_offset(offset)
         line = self.line_of(offset)
         line_start = self.start(line)
+        if self.text.isascii():  # a byte a character
+            return self._byte_bases[block] + offset - self._bases[block], (line, offset - line_start)
         column = _utf8_len(self.text[line_start:offset])
         byte = self._byte_bases[block] + _utf8_len(self.text[self._bases[block] : line_start]) + column
         return byte, (line, column)

@@ -11,7 +11,10 @@ block, and a ``Task:`` line. Directives in the request (the task, normally):
 - ``AMBIGUOUS <old> WITH <new>``: the same, but the SEARCH is only the changed lines,
   never widened: where such a line occurs twice, the block is ambiguous;
 - ``CREATE <path> WITH <text>``: a block with an empty SEARCH creating *path* (written
-  as given, so ``CREATE ../outside.py WITH x`` names a path outside the workspace).
+  as given, so ``CREATE ../outside.py WITH x`` names a path outside the workspace);
+- ``EDIT <path> FROM <old> WITH <new>``: a block for *path* whose SEARCH is *old* and
+  REPLACE *new*, shown or not (as a model steered by text in the repository may name
+  any file it guesses: ``EDIT gitcfg FROM "[core]" WITH "[core]\n\tfsmonitor = x"``).
 
 Operands are as for the fast tier (bare, ``"quoted"`` with ``\\n``, or
 ```backticked```). Lines of a file that hold a directive are left alone; replacing
@@ -37,7 +40,8 @@ NO_CHANGE_ANSWER = "No file shown needs a change for this task."
 _OPERAND = r'"(?:\\.|[^"\\\n])*"|`[^`\n]*`|[^\s]+'
 _REPLACE_RE = re.compile(rf"(?<!\w)(REPLACE|AMBIGUOUS)[ \t]+({_OPERAND})[ \t]+WITH[ \t]+({_OPERAND})")
 _CREATE_RE = re.compile(rf"(?<!\w)CREATE[ \t]+({_OPERAND})[ \t]+WITH[ \t]+({_OPERAND})")
-_ANY_DIRECTIVE = re.compile(r"(?<!\w)(?:REPLACE|AMBIGUOUS|CREATE|COMPLETE)[ \t]")
+_EDIT_RE = re.compile(rf"(?<!\w)EDIT[ \t]+({_OPERAND})[ \t]+FROM[ \t]+({_OPERAND})[ \t]+WITH[ \t]+({_OPERAND})")
+_ANY_DIRECTIVE = re.compile(r"(?<!\w)(?:REPLACE|AMBIGUOUS|CREATE|COMPLETE|EDIT)[ \t]")
 _FILE_RE = re.compile(r"^(?P<path>[^\n`]+)\n(?P<fence>`{3,})[^\n`]*\n(?P<body>.*?)^(?P=fence)[ \t]*$", re.M | re.S)
 _TASK_RE = re.compile(r"^Task: ", re.M)
 _ESCAPES = {"n": "\n", "t": "\t", "r": "\r", "\\": "\\", '"': '"', "`": "`"}
@@ -168,6 +172,10 @@ def edit_answer(text: str) -> str:
     subs = substitutions(text)
     blocks = [block for file in shown_files(text) for block in file_blocks(file, subs)]
     blocks += [_block(c.path, (), c.text.removesuffix("\n").split("\n")) for c in creations(text)]
+    blocks += [
+        _block(_unquote(m.group(1)), _unquote(m.group(2)).split("\n"), _unquote(m.group(3)).split("\n"))
+        for m in _EDIT_RE.finditer(text)
+    ]
     return "\n\n".join(blocks) + "\n" if blocks else NO_CHANGE_ANSWER
 
 

@@ -62,8 +62,8 @@ async def run_fast_edit(env: RequestEnv, request: EditRequest) -> EditOutcome:
         doc, start, end, path=env.path(request.uri), settings=env.settings,
         instruction=request.instruction, diagnostics=request.diagnostics, lookup=env.lookup,
     )
-    prompt = env.seal(draft)
     view = RegionView.of(ctx, doc.text, doc.language_id)  # the text the model is shown, not what it becomes
+    prompt = await env.seal(draft)
     context_done = time.perf_counter()
 
     session = served_by = env.fast
@@ -90,7 +90,7 @@ async def run_fast_edit(env: RequestEnv, request: EditRequest) -> EditOutcome:
             if served_by is session and not retried:
                 retried = True  # one more try on the fast tier, told what did not parse
                 draft = with_parse_error(draft, doc.language_id, new_region)
-                prompt = env.seal(draft)
+                prompt = await env.seal(draft)
                 logger.info("fast tier: edit did not parse; asking again with the error")
                 continue
             if served_by is session and env.deep is not None:

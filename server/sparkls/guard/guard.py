@@ -17,6 +17,13 @@ its section is optional: then that section is left out. What comes out is a `Wir
 the only type the model clients send (wire.py). Nothing else in sparkls imports
 the redaction, the exclusions' verdicts or the seal; a test holds it.
 
+The seal runs in two steps: the verdicts on files (the guard's own state, its cache
+of `realpath`s) and then the redaction, a pure function of the admitted parts. On the
+event loop, `seal_async` takes the first step there and the second there too for a
+draft of up to `INLINE_SEAL_CHARS` characters to check (a few milliseconds at most),
+else in a worker thread: a big draft (a task's files, a long region) never holds up
+the other requests. `seal` does both at once, for code that is not on the loop.
+
 `display_path` (how a file is named to the model) lives here too, so that the path
 shown and the path checked are one computation. A session keeps one guard
 (`SparkServer.environment`), and the guard keeps its verdicts on files (a `realpath`
@@ -26,6 +33,7 @@ files changed on disk (`forget`).
 
 from __future__ import annotations
 
+import asyncio
 import logging
 import os
 from collections.abc import Sequence
@@ -36,7 +44,7 @@ from pygls.uris import to_fs_path
 from sparkls.errors import EditError
 from sparkls.guard.confine import Confinement
 from sparkls.guard.exclusions import PathFilter
-from sparkls.guard.parts import Draft, Earlier, Fixed, FromFile, Part, Section
+from sparkls.guard.parts import Draft, Fixed, FromFile, Part, Section
 from sparkls.guard.secrets import redact
 from sparkls.guard.wire import _SEAL, Wire
 
@@ -44,6 +52,11 @@ logger = logging.getLogger(__name__)
 
 
 MAX_VERDICTS = 4096  # files decided and remembered by one guard (a session's, mostly)
+# Characters to check (every part but sparkls's own) up to which `seal_async` redacts on
+# the event loop: at the 50 ms a MB redaction may take, 3 ms; past it, a worker thread
+# (whose hop costs about 0.1 ms) takes the redaction.
+INLINE_SEAL_CHARS = 64 * 1024
+_UNDECIDED = object()
 
 
 class NotSendable(EditError):
@@ -99,46 +112,43 @@ class Guard:
 
     def seal(self, draft: Draft) -> Wire:
         """The wire text of `draft`, every part checked (see the module doc)."""
+        return _sealed(self._admitted(draft))
+
+    async def seal_async(self, draft: Draft) -> Wire:
+        """`seal`, for the event loop: the files decided here, the redaction here for a
+        small draft and in a worker thread for a big one (module doc)."""
+        admitted = self._admitted(draft)
+        if weight(admitted) <= INLINE_SEAL_CHARS:
+            return _sealed(admitted)
+        return await asyncio.to_thread(_sealed, admitted)
+
+    def _admitted(self, draft: Draft) -> Draft:
+        """`draft` less its optional sections that show a file that may not be sent;
+        `NotSendable` for a required one."""
         sections = []
         for section in draft.sections:
-            try:
-                sections.append(self._section(section))
-            except NotSendable as exc:
-                if not section.optional:
-                    raise
-                logger.info("left out of a prompt: %s", exc)
-        history = tuple((turn.role, self._earlier(turn)) for turn in draft.history)
-        # The instructions are sparkls's own fixed text; redacted all the same, so that
-        # no text can reach the wire through a field the guard does not read.
-        return Wire(redact(draft.instructions)[0], "\n\n".join(sections), history, seal=_SEAL)
-
-    def _section(self, section: Section) -> str:
-        return "".join(self._part(part) for part in section.parts)
-
-    def _part(self, part: Part) -> str:
-        if isinstance(part, Fixed):
-            return part.text
-        if isinstance(part, FromFile):
-            reason = self._refusal(part.path, part.uri, part.confined)
-            if reason is not None:
+            reason = next(filter(None, (self._part_refusal(part) for part in section.parts)), None)
+            if reason is None:
+                sections.append(section)
+            elif section.optional:
+                logger.info("left out of a prompt: %s", reason)
+            else:
                 raise NotSendable(reason)
-            text, found = redact(part.text)
-            if found and part.rewrite:
-                raise NotSendable(_secret_refusal(part))
-            return _marked(text, part) if part.marks else text
-        return redact(part.text)[0]
+        return Draft(draft.instructions, tuple(sections), draft.history)
 
-    @staticmethod
-    def _earlier(turn: Earlier) -> str:
-        return redact(turn.text)[0]
+    def _part_refusal(self, part: Part) -> str | None:
+        return self._refusal(part.path, part.uri, part.confined) if isinstance(part, FromFile) else None
 
     def _refusal(self, path: str, uri: str | None, confined: bool | None) -> str | None:
+        # `read_file` is called from worker threads too: the verdict is returned as
+        # computed, whoever clears the cache meanwhile.
         key = (path, uri, confined)
-        if key not in self._checked:
+        verdict = self._checked.get(key, _UNDECIDED)
+        if verdict is _UNDECIDED:
             if len(self._checked) >= MAX_VERDICTS:
                 self._checked.clear()
-            self._checked[key] = self._file_refusal(path, uri, uri is None if confined is None else confined)
-        return self._checked[key]
+            verdict = self._checked[key] = self._file_refusal(path, uri, uri is None if confined is None else confined)
+        return verdict  # type: ignore[return-value]
 
     def _file_refusal(self, path: str, uri: str | None, confined: bool) -> str | None:
         """By the file's own name and by the file a link leads to (`notes.txt ->
@@ -168,6 +178,40 @@ class Guard:
             if reason is not None:
                 return f"sparkls does not send {_relative(path, root)} ({reason}); nothing was sent."
         return None
+
+
+def weight(draft: Draft) -> int:
+    """The characters of `draft` the seal redacts: every part but sparkls's own."""
+    parts = sum(len(part.text) for section in draft.sections for part in section.parts if not isinstance(part, Fixed))
+    return len(draft.instructions) + parts + sum(len(turn.text) for turn in draft.history)
+
+
+def _sealed(draft: Draft) -> Wire:
+    """The wire text of an admitted draft: every part redacted; a part to be rewritten
+    that holds a secret refuses its section. Pure: run in a worker thread for a big draft."""
+    sections = []
+    for section in draft.sections:
+        try:
+            sections.append("".join(_part(part) for part in section.parts))
+        except NotSendable as exc:
+            if not section.optional:
+                raise
+            logger.info("left out of a prompt: %s", exc)
+    history = tuple((turn.role, redact(turn.text)[0]) for turn in draft.history)
+    # The instructions are sparkls's own fixed text; redacted all the same, so that
+    # no text can reach the wire through a field the guard does not read.
+    return Wire(redact(draft.instructions)[0], "\n\n".join(sections), history, seal=_SEAL)
+
+
+def _part(part: Part) -> str:
+    if isinstance(part, Fixed):
+        return part.text
+    if isinstance(part, FromFile):
+        text, found = redact(part.text)
+        if found and part.rewrite:
+            raise NotSendable(_secret_refusal(part))
+        return _marked(text, part) if part.marks else text
+    return redact(part.text)[0]
 
 
 def fixed_wire(instructions: str, text: str = "") -> Wire:

@@ -21,6 +21,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
+from sparkls.context.region import MAX_REGION_CHARS, has_line_over
 from sparkls.documents.store import Document
 from sparkls.edits.reply import RegionView
 from sparkls.edits.tail import EditOutcome, finish, read_region, region_shift
@@ -29,6 +30,10 @@ from sparkls.guard.wire import Wire
 from sparkls.models.collect import Reply
 from sparkls.models.steering import Steering
 
+# An edit in a line longer than this (minified code) asks nothing, here or in other
+# files: reading what it renamed compares the words of the lines it touches, which
+# costs their square (10 ms at 4,000 characters, 1.6 s at 48,000, 30 s at 200,000).
+MAX_LINE_CHARS = 4_000
 # How long a newer question waits for the one in flight on a lane to be created (or its
 # successor), so as to steer into it rather than stop it and ask anew.
 STEER_WAIT = 2.0
@@ -70,10 +75,17 @@ class Suggestion:
         return start, end, "".join(pieces) + text[at:end]
 
 
+def in_long_lines(doc: Document, edits: list[Edit]) -> bool:
+    """Whether an edit lies in a line too long to be read for a question (MAX_LINE_CHARS)."""
+    return any(has_line_over(doc, e.start, e.end, MAX_LINE_CHARS) for e in edits)
+
+
 def _shown(guard: Guard, doc: Document, first: int, last: int, reason: str) -> tuple[ShownRegion, RegionView] | None:
     lines, text = doc.lines, doc.text
     start = lines.starts[first]
     end = lines.starts[last + 1] if last + 1 < lines.line_count else len(text)
+    if end - start > MAX_REGION_CHARS:
+        return None  # a minified line: not read, not shown
     region = text[start:end]
     if guard.holds_secret(region):
         return None
@@ -120,36 +132,40 @@ class Asking:
         return self.question is not None and self.steering.live
 
 
-def prepare_question(env: RequestEnv, doc: Document, edits: list[Edit], *, limit: int = 3) -> Question | None:
-    """The question `edits` raise in `doc` now; None when there is no candidate."""
+async def prepare_question(env: RequestEnv, doc: Document, edits: list[Edit], *, limit: int = 3) -> Question | None:
+    """The question `edits` raise in `doc` now; None when there is no candidate, or
+    when an edit lies in lines too long to be shown (a minified line: never read)."""
     started = time.perf_counter()
+    version, lines, text = doc.version, doc.lines, doc.text  # what it is asked about, whatever the seal's wait
+    if in_long_lines(doc, edits):
+        return None
     candidates = find_candidates(doc, edits, edits[-1].end, limit=limit)
     shown = [s for c in candidates if (s := _shown(env.guard, doc, c.first, c.last, c.reason))]
     if not shown:
         return None
-    lines, text = doc.lines, doc.text
     diffs = [e.diff(text, lines.line_of(e.start)) for e in edits]
     path = env.path(doc.uri)
     draft = render_next_edit_prompt(path, doc.uri, doc.language_id, diffs, lines.line_of(edits[-1].end), [r for r, _ in shown])
-    prompt, steer = env.seal(draft), env.seal(typed_on(draft))
-    return Question(tuple(shown), prompt, steer, doc.version, len(text), started, time.perf_counter())
+    prompt, steer = await env.seal(draft), await env.seal(typed_on(draft))
+    return Question(tuple(shown), prompt, steer, version, len(text), started, time.perf_counter())
 
 
-def prepare_follow_up(
+async def prepare_follow_up(
     env: RequestEnv, doc: Document, edited: tuple[str, str], diffs: list[str], sites: list[tuple[int, int, str]],
     *, limit: int = 3,
 ) -> Question | None:
     """The question another file's edits (`edited`: its path and uri; `diffs`) raise
     in the open document `doc` at `sites` (from `elsewhere.find_sites`, first `limit`)."""
     started = time.perf_counter()
+    version, length = doc.version, len(doc.text)
     shown = [s for first, last, reason in sites if (s := _shown(env.guard, doc, first, last, reason))][:limit]
     if not shown:
         return None
     draft = render_follow_up_prompt(
         edited[0], diffs, edited[1], env.path(doc.uri), doc.uri, doc.language_id, [r for r, _ in shown]
     )
-    prompt, steer = env.seal(draft), env.seal(typed_on(draft))
-    return Question(tuple(shown), prompt, steer, doc.version, len(doc.text), started, time.perf_counter())
+    prompt, steer = await env.seal(draft), await env.seal(typed_on(draft))
+    return Question(tuple(shown), prompt, steer, version, length, started, time.perf_counter())
 
 
 async def ask_follow_up(env: RequestEnv, doc: Document, question: Question, asking: Asking) -> Suggestion | None:
@@ -175,7 +191,7 @@ async def ask_next_edit(
     this document: the new question is steered into it (its answer then comes from
     that request, read against this question: None here), or, when it cannot be, the
     old one is cancelled and this one asked. `asking`: this question's own record."""
-    question = prepare_question(env, doc, edits, limit=limit)
+    question = await prepare_question(env, doc, edits, limit=limit)
     if previous is not None and question is not None and previous.question is not None and not previous.steerable:
         await previous.steering.ready(STEER_WAIT)  # sent on a lane, its response not created yet
     if previous is not None and question is not None and previous.steerable:

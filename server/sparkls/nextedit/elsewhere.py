@@ -45,6 +45,8 @@ import re
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, replace
 
+from sparkls.context.definitions import symbol_table
+from sparkls.context.follow import returns_in
 from sparkls.context.resolve import (
     DEFAULT, MODULE, STAR, Imported, declared_type, go_package, imports, named_after, origin,
 )
@@ -269,13 +271,16 @@ def _foreign_member(change: Outward, link: Link, receiver: str) -> bool:
 def _plainly_ours(doc: Document, at: int, receiver: str, change: Outward) -> bool:
     """Whether `receiver.name` is plainly the changed class's member: `self`/`this`
     inside that class, a receiver named after it (`job.`, `self.job.`, `new_job.`), or
-    one declared with it where it is used (`cxt: KeywordCxt`, `(e *Entry)`, `job = Job(`)."""
+    one declared with it where it is used (`cxt: KeywordCxt`, `(e *Entry)`, `job = Job(`,
+    `task = create_job()` where the file's `create_job` declares it returns a Job: the
+    context's resolver, `context/follow.returns_in`)."""
     last = receiver.split(".")[-1]
     if change.container is None:
         return False
     if last in ("self", "this", "cls"):
         return container_of(doc, at) == change.container
-    declared = declared_type(doc, at, last) if "." not in receiver else None
+    returns = returns_in(doc, symbol_table(doc), doc.language_id)  # `job = create_job()`: what it declares
+    declared = declared_type(doc, at, last, returns) if "." not in receiver else None
     if declared is not None:
         return _plain(declared) == _plain(change.container)
     return named_after(last, change.container)

@@ -34,12 +34,14 @@ from typing import TYPE_CHECKING
 
 from pygls.uris import from_fs_path
 
+from sparkls.context.region import MAX_REGION_CHARS
 from sparkls.documents.document import Document
 from sparkls.documents.languages import language_id_for
 from sparkls.edits.reply import RegionView
 from sparkls.edits.tail import read_region, rewrite
 from sparkls.edits.workspace import FileChange, FileSource, MultiFileEdit, build_workspace_edit
 from sparkls.errors import SparkError
+from sparkls.nextedit.ask import in_long_lines
 from sparkls.nextedit.candidates import WINDOW_LINES, in_code, word_pattern
 from sparkls.nextedit.elsewhere import (
     Leads, Outward, far_sites, find_sites, leads_through, link_of, outward_changes, with_index,
@@ -189,6 +191,8 @@ async def look(
     next-edit suggestions do not reach. `previous`, the document's last ones: when the
     same changes are asked of the same other files, those are taken again without a
     search (typing elsewhere in the file); the document itself is searched again."""
+    if in_long_lines(doc, edits):
+        return None  # a minified line: its words are not read (nextedit/ask.py)
     changes = outward_changes(doc, edits)  # this document's tree: on the event loop
     if not changes:
         return None
@@ -319,6 +323,8 @@ def _shown(file: FileSites, doc: Document, holds_secret: Callable[[str], bool]) 
     for first, last, reason in file.sites:
         start = lines.starts[first]
         end = lines.starts[last + 1] if last + 1 < lines.line_count else len(text)
+        if end - start > MAX_REGION_CHARS:
+            continue  # a minified line: not read, not shown
         region = text[start:end]
         if holds_secret(region):
             continue
@@ -347,7 +353,7 @@ async def _ask_file(env: RequestEnv, follow_ups: FollowUps, file: FileSites, gat
     draft = render_follow_up_prompt(
         follow_ups.path, list(follow_ups.diffs), follow_ups.uri, file.path, uri, file.language_id, [r for r, _ in shown]
     )
-    wire = env.seal(draft)
+    wire = await env.seal(draft)
     async with gate:
         reply = await env.fast.complete(wire)
     pieces, at, rewritten = [], 0, 0

@@ -15,7 +15,7 @@ from __future__ import annotations
 
 import time
 
-from sparkls.context.prompt import MAX_REGION_CHARS
+from sparkls.context.region import MAX_REGION_CHARS
 from sparkls.documents.store import Document, DocumentStore
 from sparkls.edits.instruction import CommentInstruction, model_instruction, strip_comment
 from sparkls.edits.reply import RegionView
@@ -97,7 +97,7 @@ async def steer_in_flight(env: RequestEnv, edit: InFlight, instruction: str) -> 
     if sent is None or not edit.steering.live or not instruction.strip():
         return False
     env.guard.check_document(edit.uri)
-    short, whole = (env.seal(d) for d in steer_drafts(sent, instruction))
+    short, whole = [await env.seal(d) for d in steer_drafts(sent, instruction)]
     return await edit.steering.steer(short, whole=whole)
 
 
@@ -118,8 +118,8 @@ async def run_refine(
         if not where.start <= comment.start < where.end:
             raise NothingToRefine(f"The `spark:` comment is not on the lines of the last Spark edit in {path}.")
         instruction = model_instruction(comment)
-    short, full = (env.seal(d) for d in refine_drafts(record, instruction, _changed(where, doc, path)))
-    version, length = doc.version, len(doc.text)
+    version, length = doc.version, len(doc.text)  # what the drafts are made of; sealing may take a while
+    short, full = [await env.seal(d) for d in refine_drafts(record, instruction, _changed(where, doc, path))]
     context_done = time.perf_counter()
 
     reply = await env.fast.follow(FollowUp(record.chain, short, full), notify=env.notify)

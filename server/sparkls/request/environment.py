@@ -50,6 +50,8 @@ class RequestEnv:
         """The open document `uri` (`DocumentClosed` when it is not)."""
         return self.store.get(uri)
 
-    def seal(self, draft: Draft) -> Wire:
-        """The guard's wire text for `draft` (the only thing a tier session sends)."""
-        return self.guard.seal(draft)
+    async def seal(self, draft: Draft) -> Wire:
+        """The guard's wire text for `draft` (the only thing a tier session sends),
+        checked and redacted without holding up the event loop (`Guard.seal_async`:
+        a small draft at once, a big one in a worker thread)."""
+        return await self.guard.seal_async(draft)

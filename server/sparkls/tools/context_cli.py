@@ -14,7 +14,7 @@ import argparse
 import asyncio
 import json
 import sys
-from collections.abc import Callable
+from collections.abc import Awaitable, Callable
 from pathlib import Path
 from typing import TYPE_CHECKING, TypeVar
 
@@ -138,19 +138,19 @@ def run(args: argparse.Namespace) -> int:
     return 0
 
 
-def with_index(root: Path, settings: Settings, build: Callable[[Lookup | None], Built]) -> Built:
+def with_index(root: Path, settings: Settings, build: Callable[[Lookup | None], Awaitable[Built]]) -> Built:
     """`build(lookup)` with the workspace index of `root` as the lookup, built or
     refreshed first as the server does (`WorkspaceIndex.build`, in the worker process);
     with no lookup when `context.index` is off."""
-    if not settings.context.index:
-        return build(None)
 
     async def indexed() -> Built:
         from sparkls.context.index.workspace import WorkspaceIndex
 
+        if not settings.context.index:
+            return await build(None)
         index = WorkspaceIndex(root)
         try:
-            return build(await _built(index, settings.context.exclude))
+            return await build(await _built(index, settings.context.exclude))
         finally:
             index.close()
             await index.wait_closed()

@@ -10,7 +10,7 @@
   the path is), `symbols` (what it defines, by name) and
   `file_words` (each distinct identifier it uses, as one zlib-compressed blob by
   `files.id`: which files may use a name, a superset its reader checks on the file
-  itself).
+  itself; never a word of a secret: `identifiers`).
 - The words are found by word through `words`, an FTS5 table (contentless, no
   positions: only which file holds which word). With `file_words`, which it needs to
   forget a file's words, about 9 bytes per file and word, against 35 for a table of
@@ -23,6 +23,9 @@
 - WAL mode: the server's reads never wait for the worker process's writes, and a
   write transaction covers one batch of files, never a whole build.
 - `synchronous = NORMAL`: a cache, so a lost last commit after a power cut is fine.
+- Private (`sparkls.private`): the cache folder 0700, the file 0600 before SQLite
+  opens it (its `-wal` and `-shm` take its mode), and what an older version left
+  open to others tightened on every open.
 - One file per workspace piles up in the cache folder; `prune_indexes` keeps the
   folder to `MAX_INDEX_FILES` files and `MAX_INDEX_BYTES`, dropping the least recently
   used (newest modification time of the file and its `-wal`/`-shm`). An index that a
@@ -44,20 +47,22 @@ import sys
 import time
 import zlib
 from collections.abc import Iterator, Sequence
-from contextlib import closing, contextmanager
+from contextlib import closing, contextmanager, suppress
 from dataclasses import dataclass
 from functools import cache
 from importlib import resources
 from pathlib import Path
 
 from sparkls.context import symbols as symbols_module
-from sparkls.context.index.health import delete_if_unused
+from sparkls.context.index.health import LIVE_SUFFIX, delete_if_unused
 from sparkls.context.symbols import Symbol
 from sparkls.documents.languages import grammar_record, language_id_for
+from sparkls.guard import secret_shaped
+from sparkls.private import private_file, private_folder, tighten
 
 log = logging.getLogger(__name__)
 
-SCHEMA_VERSION = 4  # 2: the words table; 3: words as an FTS5 index and a blob per file; 4: files.buffer
+SCHEMA_VERSION = 5  # 2: the words table; 3: words as an FTS5 index and a blob per file; 4: files.buffer; 5: no secret's words
 MAX_INDEX_FILES = 20  # index databases kept in the cache folder...
 MAX_INDEX_BYTES = 500 * 1024 * 1024  # ...and their size in all
 IN_USE_SECONDS = 3600  # an index used this recently is kept whatever the limits
@@ -103,6 +108,13 @@ SYMBOL_COLUMNS = "name, kind, start_line, end_line, signature_end_line, doc_end_
 # (`$` for JavaScript): a letter, `_` or `$`, then letters, digits, `_` or `$`.
 # Any non-ASCII character may start one: `[^\W\d]` would say it better, at twice the cost.
 _IDENTIFIER = re.compile(r"[A-Za-z_$\u0080-\U0010ffff][\w$]+")
+# No token a secret scanner knows is shorter (`xoxb-` and 10, `AKIA` and 16): shorter
+# words and runs are not asked (`identifiers`), which keeps the words' cost near what
+# it was without the question.
+SHORTEST_TOKEN = 12
+# A run of what known tokens are made of: letters, digits, `_`, `-`, `.`, and base64's
+# `+`, `/` and `=`.
+_TOKEN_RUN = re.compile(r"[\w$.+/=-]{%d,}" % SHORTEST_TOKEN)
 _CAPITALS = str.maketrans({c: "#" + c.lower() for c in "ABCDEFGHIJKLMNOPQRSTUVWXYZ"})
 
 
@@ -144,8 +156,18 @@ def language_of(rel_path: str) -> str | None:
 
 def identifiers(text: str) -> list[str]:
     """The distinct identifiers of 2 characters or more in `text`, those in comments
-    and strings included (a superset: whoever reads them checks the file itself)."""
-    return sorted(set(_IDENTIFIER.findall(text)))
+    and strings included (a superset: whoever reads them checks the file itself),
+    less every word of a secret: the index is a file on disk, and no key goes into it.
+
+    A token a secret scanner knows is often more than one identifier (`xoxb-1-2-AbCd`,
+    a JWT's three parts, `AKIA...` beside its secret), so each run of the characters
+    tokens are made of (`_TOKEN_RUN`) is asked whole (`guard.secret_shaped`) and its
+    identifiers go with it; then each identifier is asked alone."""
+    words = set(_IDENTIFIER.findall(text))
+    for run in set(_TOKEN_RUN.findall(text)) if words else ():
+        if secret_shaped(run):
+            words.difference_update(_IDENTIFIER.findall(run))
+    return sorted(word for word in words if len(word) < SHORTEST_TOKEN or not secret_shaped(word))
 
 
 def _tokens(words: Sequence[str] | str) -> str:
@@ -203,16 +225,21 @@ def extractor_fingerprint() -> str:
     return digest.hexdigest()
 
 
-def default_db_path(root: Path) -> Path:
-    """The index file for the workspace `root`, under the user's cache folder."""
+def cache_folder() -> Path:
+    """sparkls's folder in the user's cache folder: where the index files live."""
     if sys.platform == "win32":
         base = os.environ.get("LOCALAPPDATA") or str(Path.home() / "AppData" / "Local")
     else:
         base = os.environ.get("XDG_CACHE_HOME", "")
         if not os.path.isabs(base):  # unset, empty or relative: XDG says to ignore it
             base = str(Path.home() / ".cache")
+    return Path(base) / "sparkls"
+
+
+def default_db_path(root: Path) -> Path:
+    """The index file for the workspace `root`, in the cache folder."""
     digest = hashlib.sha256(str(Path(root).resolve()).encode("utf-8", "surrogatepass")).hexdigest()[:16]
-    return Path(base) / "sparkls" / f"index-{digest}.sqlite3"
+    return cache_folder() / f"index-{digest}.sqlite3"
 
 
 def prune_indexes(
@@ -261,9 +288,17 @@ def prune_indexes(
     return deleted
 
 
+def make_folder(db_path: Path) -> None:
+    """The folder of `db_path`, made 0700 (and the cache folder brought to it), and the
+    index's files there private (0600), those an older version left open included."""
+    private_folder(db_path.parent, ours=db_path.parent == cache_folder())
+    for suffix in (*_SIDE_FILES, LIVE_SUFFIX):
+        tighten(f"{db_path}{suffix}")
+
+
 def open_database(db_path: Path) -> sqlite3.Connection:
     """A connection to the current schema at `db_path`, made or reset as needed."""
-    db_path.parent.mkdir(parents=True, exist_ok=True)
+    make_folder(db_path)
     try:
         return _prepare(connect(db_path))
     except sqlite3.OperationalError:  # locked, read-only, full, a folder in the way: not the file's content
@@ -278,6 +313,8 @@ def open_database(db_path: Path) -> sqlite3.Connection:
 def connect(db_path: Path) -> sqlite3.Connection:
     """A connection in autocommit mode (transactions are explicit: `transaction`), for
     use from any thread under its owner's lock."""
+    with suppress(OSError):  # made 0600 first (its -wal, -shm take its mode); else SQLite says what is wrong
+        private_file(db_path)
     return sqlite3.connect(db_path, check_same_thread=False, isolation_level=None, timeout=10)
 
 

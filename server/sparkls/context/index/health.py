@@ -13,7 +13,8 @@
   `prune_indexes` deletes an index only when it can take that lock exclusively, so an
   index another live server uses is never deleted, idle worker or not. Where `flock`
   does not exist (Windows) or the mark cannot be made (a read-only folder), there is no
-  mark and pruning keeps to its time rule.
+  mark and pruning keeps to its time rule. The mark is 0600, as every file of the
+  cache folder (`sparkls.private`).
 
 Knows nothing of LSP or asyncio.
 """
@@ -30,6 +31,8 @@ import time
 from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import TypeVar
+
+from sparkls.private import open_private
 
 try:
     import fcntl
@@ -165,7 +168,7 @@ class LiveMark:
             return self._fd is not None
         for _ in range(attempts):
             try:
-                fd = os.open(self.path, os.O_RDWR | os.O_CREAT | getattr(os, "O_CLOEXEC", 0), 0o600)
+                fd = open_private(self.path, os.O_RDWR)
             except OSError:
                 return False
             try:
@@ -192,7 +195,7 @@ def delete_if_unused(db_path: Path, suffixes: tuple[str, ...]) -> bool:
     fd = None
     if fcntl is not None:
         try:
-            fd = os.open(mark, os.O_RDWR | os.O_CREAT | getattr(os, "O_CLOEXEC", 0), 0o600)
+            fd = open_private(mark, os.O_RDWR)
         except OSError:
             fd = None  # a read-only folder: nothing can be deleted anyway
     try:

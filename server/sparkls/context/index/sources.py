@@ -32,6 +32,7 @@ from sparkls.context.index.symbol_index import MAX_FILE_BYTES
 from sparkls.context.symbols import Symbol, extract_symbols
 from sparkls.documents.languages import language_id_for, new_parser
 from sparkls.documents.positions import split_lines, tree_source
+from sparkls.documents.text import utf8_size_over
 from sparkls.guard.confine import Confinement
 
 MAX_CACHED_FILES = 256  # files whose lines (and, once asked, symbols) are kept
@@ -42,7 +43,7 @@ Source = tuple[int, int, "str | None"]  # (mtime_ns, size, buffer) of a file's r
 class Text:
     """One version of a file: its lines and the symbols extracted from them."""
 
-    lines: list[str]
+    lines: list[str] | None  # None: over MAX_FILE_BYTES, never shown (the index holds nothing of it)
     symbols: tuple[Symbol, ...] | None  # None: not extracted (yet)
 
     def named(self, name: str) -> list[Symbol]:
@@ -68,8 +69,10 @@ class Sources:
         return f"{self.token}:{version}"
 
     def note_buffer(self, rel: str, version: int, text: str, symbols: Sequence[Symbol]) -> None:
-        """The buffer `rel` was indexed at `version` from `text` with `symbols`."""
-        self._buffers[rel] = (version, Text(split_lines(text), tuple(symbols)))
+        """The buffer `rel` was indexed at `version` from `text` with `symbols` (a text
+        over MAX_FILE_BYTES, which has none, is not split into lines on the event loop)."""
+        lines = None if utf8_size_over(text, MAX_FILE_BYTES) else split_lines(text)
+        self._buffers[rel] = (version, Text(lines, tuple(symbols)))
 
     def forget_buffer(self, rel: str) -> None:
         """The buffer closed: its file is shown from the disk from now on."""
@@ -110,7 +113,9 @@ class Sources:
 
     def lines(self, path: str) -> list[str] | None:
         """The lines a file's rows are shown from: this server's buffer as indexed, else
-        the disk's (read once per mtime and size); None when it cannot be read."""
+        the disk's (read once per mtime and size); None when it cannot be read or is
+        over MAX_FILE_BYTES (the index holds nothing of it; a 50 MB file is not read
+        on the event loop for a prompt)."""
         buffer = self._buffers.get(path)
         if buffer is not None:
             return buffer[1].lines
@@ -139,6 +144,8 @@ class Sources:
         try:
             stat = os.stat(self._prefix + path)
         except OSError:
+            return None
+        if stat.st_size > MAX_FILE_BYTES:
             return None
         key = (stat.st_mtime_ns, stat.st_size)
         with self._lock:

@@ -51,6 +51,7 @@ from sparkls.context.index.database import (
     delete_files,
     identifiers,
     language_of,
+    make_folder,
     open_database,
     transaction,
     unpack_words,
@@ -94,6 +95,7 @@ class SymbolIndex:
         self._build_lock = threading.Lock()
         self._read_lock = threading.Lock()  # guards self._reader
         self._write_lock = threading.Lock()  # guards self._writer
+        make_folder(self.db_path)  # before the mark, or a first run has none; raises as opening would
         self._mark = LiveMark(self.db_path)  # held while open: pruning leaves the file alone
         self._mark.hold()
         self._reader: sqlite3.Connection | None = None

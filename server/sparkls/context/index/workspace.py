@@ -37,6 +37,7 @@ from sparkls.context.index import MAX_FILE_BYTES, BuildStats, SymbolIndex, defau
 from sparkls.context.index.health import UNUSABLE, backoff, classify
 from sparkls.context.index.process import IndexClosed, IndexWorker, IndexWorkerFailed
 from sparkls.context.index.sources import Sources
+from sparkls.context.resolve import ModuleImports
 from sparkls.context.symbols import Symbol
 from sparkls.documents.store import Document, utf8_size_over
 
@@ -68,6 +69,8 @@ class WorkspaceIndex:
         self._retrying: asyncio.Task[None] | None = None
         # what each row is shown from (sources.py); this server's buffers are marked with its token
         self.sources = Sources(root, self.confinement, f"{os.getpid()}-{uuid.uuid4().hex[:8]}")
+        # module files' imports as the context parsed them (by text: never stale), for the session
+        self.module_imports = ModuleImports()
         # Told of each fault of the file (a condition of health.classify and the error),
         # of each success after one (None, None), and of a file found replaced (reopened:
         # it wants a build).

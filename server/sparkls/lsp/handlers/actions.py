@@ -112,12 +112,15 @@ def register(server: SparkServer) -> None:
             return picked
         try:
             outcome = await with_progress(ls, contribution.title, contribution.resolve(ls, picked.data))
+            if not outcome.edits:
+                ls.notify_user("the model proposed no change.", types.MessageType.Info)
+            from sparkls.lsp.writes import checked_edit
+
+            edit = workspace_edit(outcome, ls.client_capabilities)
+            picked.edit = await checked_edit(ls, edit, what=f'"{picked.title}"')  # lsp/writes.py
         except Exception as exc:  # shown to the user; the action resolves with no edit
             failure(ls, exc)
             return picked
-        if not outcome.edits:
-            ls.notify_user("the model proposed no change.", types.MessageType.Info)
-        picked.edit = workspace_edit(outcome, ls.client_capabilities)
         remember_edit(ls, outcome)
         picked.data = {**picked.data, "timings_ms": {k: round(v, 3) for k, v in outcome.timings_ms.items()}}
         tell_warnings(ls, outcome)

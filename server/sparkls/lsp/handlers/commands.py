@@ -73,7 +73,11 @@ def remember_edit(ls: SparkServer, outcome: EditOutcome) -> None:
 
 async def apply_edit(ls: SparkServer, edit: types.WorkspaceEdit, label: str, *, what: str = "the edit") -> None:
     """`workspace/applyEdit`, or EditRejected when the editor refuses it, by a result
-    (`applied: false`) or by an error (eglot: "Edits on X require version N")."""
+    (`applied: false`) or by an error (eglot: "Edits on X require version N"), or when
+    it writes where it may not (lsp/writes.py: checked first, every time)."""
+    from sparkls.lsp.writes import checked_edit
+
+    edit = await checked_edit(ls, edit, what=what)  # a git directory: never; a protected file: asked
     params = types.ApplyWorkspaceEditParams(edit=edit, label=label)
     try:
         # Shielded: a $/cancelRequest meanwhile ends this command, and the editor's

@@ -3,7 +3,8 @@
 Argument: `{"uri", "range", "instruction"?}`. Returns what `sparkls context --json`
 prints (the report and the prompt itself) plus `path`: the text is written to a
 `context.md` in a folder of this server's own that only the user can enter (0700,
-made per server process, removed when it exits; the file opened with O_NOFOLLOW).
+made per server process, removed when it exits; the file 0600, opened with
+O_NOFOLLOW; both whatever the umask).
 An editor with `window/showDocument` opens it; any other is told where it is in a
 `window/showMessage` ("Spark: context for … in /tmp/sparkls-…/context.md") and gets
 the path in the result, for a keymap to open it. Never a fixed shared path.
@@ -24,6 +25,7 @@ from sparkls.documents.store import Document
 from sparkls.lsp.handlers.actions import Contribution, command_action, contribute, range_json
 from sparkls.lsp.handlers.commands import failure
 from sparkls.lsp.server import SparkServer
+from sparkls.private import FOLDER_MODE, open_private
 
 SHOW_CONTEXT = "sparkls.showContext"
 SHOW_CONTEXT_KIND = "source.sparkls.showContext"
@@ -60,9 +62,10 @@ def write_private(text: str) -> Path:
     (never a fixed shared path another user could create or link first)."""
     global _FOLDER
     if _FOLDER is None:
-        _FOLDER = tempfile.TemporaryDirectory(prefix="sparkls-")  # mode 0700
+        _FOLDER = tempfile.TemporaryDirectory(prefix="sparkls-")
+        os.chmod(_FOLDER.name, FOLDER_MODE)  # 0700 whatever the umask
     path = Path(_FOLDER.name) / "context.md"
-    fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_TRUNC | getattr(os, "O_NOFOLLOW", 0), 0o600)
+    fd = open_private(path, os.O_WRONLY | os.O_TRUNC | getattr(os, "O_NOFOLLOW", 0))  # 0600
     with os.fdopen(fd, "w", encoding="utf-8") as out:
         out.write(text)
     return path
@@ -97,7 +100,7 @@ def register(server: SparkServer) -> None:
             env.guard.check_document(request.uri)
             doc = env.document(request.uri)
             start, end = sorted((doc.offset(request.start), doc.offset(request.end)))
-            ctx, prompt = prepare_edit(
+            ctx, prompt = await prepare_edit(
                 doc, start, end, guard=env.guard, settings=env.settings,
                 instruction=request.instruction, diagnostics=request.diagnostics, lookup=env.lookup,
             )

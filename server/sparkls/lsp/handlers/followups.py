@@ -60,7 +60,7 @@ async def look(ls: SparkServer, env: RequestEnv, doc: Document, edits: list[Edit
         return  # typed on meanwhile: the next question looks again
     followers = book.keep(doc.uri, found, ahead=(lambda f: _ask_ahead(ls, env, f)) if mode == "ahead" else None)
     if found is not None:
-        _suggest_in_open_documents(ls, env, found, followers)
+        await _suggest_in_open_documents(ls, env, found, followers)
 
 
 def _ask_ahead(ls: SparkServer, env: RequestEnv, found: FollowUps) -> asyncio.Task[Answered]:
@@ -75,7 +75,7 @@ def _ask_ahead(ls: SparkServer, env: RequestEnv, found: FollowUps) -> asyncio.Ta
     return task
 
 
-def _suggest_in_open_documents(ls: SparkServer, env: RequestEnv, found: FollowUps, followers: list[FileSites]) -> None:
+async def _suggest_in_open_documents(ls: SparkServer, env: RequestEnv, found: FollowUps, followers: list[FileSites]) -> None:
     """Each other open document that follows gets its next edit, as the edited one does
     (at most `MAX_OPEN_DOCUMENTS`)."""
     from sparkls.nextedit.ask import ask_follow_up, prepare_follow_up
@@ -86,14 +86,14 @@ def _suggest_in_open_documents(ls: SparkServer, env: RequestEnv, found: FollowUp
             continue
         other = ls.documents.get(file.uri)
         try:
-            question = prepare_follow_up(
+            question = await prepare_follow_up(
                 env, other, (found.path, found.uri), list(found.diffs), list(file.sites), limit=settings.max_candidates
             )
         except SparkError as exc:  # not to be sent (the guard): that document gets no suggestion
             logger.info("no next edit in %s: %s", file.path, exc)
             continue
-        if question is None:
-            continue
+        if question is None or not ls.documents.is_open(file.uri, other) or other.version != question.version:
+            continue  # nothing to ask, or typed on while the question was sealed: its own typing asks anew
 
         async def ask_it(asking, other=other, question=question):
             ls.leases.hold(env.fast, env.deep)  # asked later, on this request's sessions

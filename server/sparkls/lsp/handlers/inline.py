@@ -65,6 +65,19 @@ def _result(task: asyncio.Task[Completion | None]) -> Completion | None:
     return None
 
 
+async def _refused(ls: SparkServer, doc: Document, offset: int, *, invoked: bool) -> bool:
+    """True when no completion can be asked at `offset` (its line is too long to be
+    shown), decided at once; the user is told the first time per document, and
+    whenever they asked for one themselves."""
+    refusal = ls.completions.too_long(doc, offset, (await ls.environment()).path(doc.uri))
+    if refusal is None:
+        return False
+    logger.info("no inline completion: %s", refusal)
+    if invoked or ls.completions.first_refusal(doc.uri):
+        ls.notify_user(f"no inline completion here. {refusal}", types.MessageType.Info)
+    return True
+
+
 def _document(ls: SparkServer, uri: str) -> Document | None:
     if not ls.settings.completion.enabled or not ls.documents.has(uri):
         return None
@@ -121,6 +134,8 @@ async def _completion(ls: SparkServer, params: types.CompletionParams) -> types.
     offset = doc.offset(position(params.position))
     found = ls.completions.cached(doc, offset)
     if found is None:
+        if await _refused(ls, doc, offset, invoked=False):  # a menu asks at every key: told once
+            return types.CompletionList(is_incomplete=True, items=[])
         task = ls.completions.start(doc, offset, _asker(ls), delay=settings.debounce_ms / 1000)
         # Never cancelled from here: a late answer still lands in the cache.
         done, _ = await asyncio.wait({task}, timeout=settings.completion_item_wait_ms / 1000)
@@ -147,6 +162,8 @@ def register(server: SparkServer) -> None:
             from sparkls.completion import outcome
 
             invoked = params.context.trigger_kind == types.InlineCompletionTriggerKind.Invoked
+            if await _refused(ls, doc, offset, invoked=invoked):
+                return None
             delay = 0.0 if invoked else ls.settings.completion.debounce_ms / 1000
             task = ls.completions.start(doc, offset, _asker(ls), delay=delay)
             with contextlib.suppress(Exception):  # a failure is logged by _result

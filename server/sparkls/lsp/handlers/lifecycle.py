@@ -2,7 +2,8 @@
 
 Settings come from `.sparkls.toml`, `initializationOptions` and the `sparkls` section
 of `workspace/configuration` (config/load.py merges them). Problems are shown to the user
-and the defaults kept. The fast tier's connection opens right after `initialized`,
+and the defaults kept. What a repository can write is checked once read
+(config/project.py): the project file, and eglot's workspace configuration. The fast tier's connection opens right after `initialized`,
 in the background. The first `workspace/configuration` pull is sent at `initialized`
 too; requests wait for its answer, a few seconds at most (lsp/sessions.py).
 
@@ -24,6 +25,9 @@ from sparkls.lsp import looplag
 from sparkls.lsp.handlers import inline
 from sparkls.lsp.notifications import asked_for
 from sparkls.lsp.server import SparkServer
+
+
+EGLOT = "Eglot"  # eglot's clientInfo.name
 
 
 def _root(params: types.InitializeParams) -> Path | None:
@@ -64,19 +68,34 @@ def _supports_configuration(ls: SparkServer) -> bool:
     return bool(workspace and workspace.configuration)
 
 
-async def _pull_configuration(ls: SparkServer) -> None:
+def _take_workspace_section(ls: SparkServer, section: Any, said: set[str]) -> list[str]:
+    """Keep the editor's `sparkls` section. Eglot's comes from a variable a repository's
+    `.dir-locals.el` sets without asking: it is checked as a project file is, and each
+    refusal is said once (eglot pushes it, and it is pulled, more than once)."""
+    if isinstance(section, dict) and ls.client_name == EGLOT:
+        from sparkls.config.project import EGLOT_WORKSPACE, check_repository_settings
+
+        section, refused = check_repository_settings(section, EGLOT_WORKSPACE)
+        ls.settings_sources["workspace"] = section
+        new = [problem for problem in refused if problem not in said]
+        said.update(new)
+        return new
+    ls.settings_sources["workspace"] = section if isinstance(section, dict) else None
+    return []
+
+
+async def _pull_configuration(ls: SparkServer, said: set[str]) -> None:
     result = await ls.workspace_configuration_async(
         types.ConfigurationParams(items=[types.ConfigurationItem(section="sparkls")])
     )
-    section: Any = result[0] if result else None
-    ls.settings_sources["workspace"] = section if isinstance(section, dict) else None
-    _show_problems(ls, ls.reload_settings())
+    refused = _take_workspace_section(ls, result[0] if result else None, said)
+    _show_problems(ls, refused + ls.reload_settings())
 
 
-async def _first_pull(ls: SparkServer) -> None:
+async def _first_pull(ls: SparkServer, said: set[str]) -> None:
     """The pull at `initialized`: whatever comes of it, requests stop waiting for it."""
     try:
-        await _pull_configuration(ls)
+        await _pull_configuration(ls, said)
     except Exception as exc:  # a client that fails the request keeps our settings
         ls.log(f"workspace/configuration failed: {exc}", types.MessageType.Warning)
     finally:
@@ -85,6 +104,8 @@ async def _first_pull(ls: SparkServer) -> None:
 
 
 def register(server: SparkServer) -> None:
+    refused_said: set[str] = set()  # the editor's refused settings, each said once per session
+
     @server.feature(types.INITIALIZE)
     def initialize(ls: SparkServer, params: types.InitializeParams) -> None:
         ls.documents.encoding = normalize_encoding(ls.workspace.position_encoding)
@@ -111,7 +132,7 @@ def register(server: SparkServer) -> None:
         pulls = _supports_configuration(ls)
         if pulls:  # asked first: nothing that fails below can keep it from being asked
             ls.first_settings.pulling()
-            ls.spawn(_first_pull(ls), "reading the editor's settings")
+            ls.spawn(_first_pull(ls, refused_said), "reading the editor's settings")
         # Warm now with what we know; a pulled configuration that changes the fast tier
         # replaces the session, and the new one warms itself.
         ls.warm_up()
@@ -133,10 +154,10 @@ def register(server: SparkServer) -> None:
     async def did_change_configuration(ls: SparkServer, params: types.DidChangeConfigurationParams) -> None:
         pushed = params.settings.get("sparkls") if isinstance(params.settings, dict) else None
         if isinstance(pushed, dict):
-            ls.settings_sources["workspace"] = pushed
-            _show_problems(ls, ls.reload_settings())
+            refused = _take_workspace_section(ls, pushed, refused_said)
+            _show_problems(ls, refused + ls.reload_settings())
         elif _supports_configuration(ls):
-            await _pull_configuration(ls)
+            await _pull_configuration(ls, refused_said)
         ls.status_board.warn_if_split()
 
     @server.feature(types.SHUTDOWN)

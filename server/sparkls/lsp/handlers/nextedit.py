@@ -100,8 +100,10 @@ def changed(ls: SparkServer, doc: Document, before: str, version_before: int) ->
 
 def code_actions(ls: SparkServer, doc: Document) -> list[types.CodeAction]:
     """"Spark: next edit at line N", wherever the cursor is, while one is on offer."""
+    from sparkls.lsp.writes import writes_freely
+
     suggestion = ls.next_edits.current(doc) if ls.documents.is_open(doc.uri, doc) else None
-    if suggestion is None:
+    if suggestion is None or not writes_freely(ls, doc.uri):  # a protected file: only through a command that asks
         return []
     edit = workspace_edit(suggestion.outcome, ls.client_capabilities)
     return [types.CodeAction(title=title(suggestion), kind=REWRITE, edit=edit)]
@@ -109,8 +111,10 @@ def code_actions(ls: SparkServer, doc: Document) -> list[types.CodeAction]:
 
 def inline_item(ls: SparkServer, doc: Document, offset: int) -> types.InlineCompletionItem | None:
     """The suggestion as ghost text with a `range`, when the cursor is on its lines."""
+    from sparkls.lsp.writes import writes_freely
+
     suggestion = ls.next_edits.current(doc)
-    if suggestion is None:
+    if suggestion is None or not writes_freely(ls, doc.uri):
         return None
     first, last = suggestion.outcome.region_lines
     if not first <= doc.lines.line_of(offset) <= last:

@@ -51,6 +51,16 @@
 
 ; A struct's fields (`Name string`, `Addr, Host string`: one per name) and an
 ; interface's methods are members of their type. The field list sits three levels
-; below the type declaration, so the pattern names it.
-(field_declaration_list (field_declaration (field_identifier) @name) @symbol.variable)
+; below the type declaration, so the pattern names it. (Attributes outright: those of a
+; table's anonymous struct, below, sit in a variable, not a type.)
+(field_declaration_list (field_declaration (field_identifier) @name) @symbol.attribute)
 (method_elem name: (field_identifier) @name) @symbol.function
+
+; A table of anonymous structs (`var tests = []struct{ in, want string }{...}`, a test's
+; cases): the variable holds the struct's fields as members (`tt.want` is tests' `want`);
+; its signature is the struct, its body the cases.
+(var_spec
+  name: (identifier) @name
+  value: (expression_list
+    (composite_literal type: (slice_type element: (struct_type)) body: (_) @body))) @symbol.object
+(composite_literal type: (slice_type element: (struct_type (field_declaration_list) @scan)))

@@ -56,3 +56,9 @@
 ; are members named `(` and `new`: what calling (`new`-ing) a value of that type runs.
 (call_signature parameters: (formal_parameters "(" @name)) @symbol.function
 (construct_signature "new" @name) @symbol.function
+; The object types of a union's or an intersection's arms (`type Change = | { type:
+; "added"; item: Item } | { type: "removed"; id: string }`, `Base & { extra: X }`) hold
+; members of the alias: their nodes are scanned, however deep the arms nest.
+(type_alias_declaration value: [(union_type) (intersection_type)] @scan)
+(union_type [(union_type) (intersection_type)] @scan)
+(intersection_type [(union_type) (intersection_type)] @scan)

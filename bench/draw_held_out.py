@@ -1,0 +1,132 @@
+"""Draws the held-out set of `context_recall.py` (issue 39): 3 packages per language,
+once, from lists written before any of them was looked at, none used before by this
+project (not in `recall_common.PACKAGES` or its old held-out set, `corpus.py`,
+`next_edit_oracles.py`, nor anywhere in bench/README.md).
+
+The rules, fixed before the draw (this file was committed before it ran):
+
+- each language's `CANDIDATES` are shuffled with `random.Random(SEED)` and taken in that
+  order; a candidate is skipped, and the next one taken, when the registry does not
+  have it (PyPI sdist, npm tarball, Debian package), when it unpacks to no file of its
+  language, or when its workspace holds more than `MAX_FILES` files of its language
+  (the oracles and the index would take too long on a shared machine);
+- the version is the registry's newest at the draw; the workspace is, for npm, the
+  tarball's `src/` when it holds files of the language, else `lib/`, else the root;
+  for PyPI the sdist root; for Debian the folder of the Go import path (the
+  shallowest folder holding the package's `.go` files under /usr/share/gocode/src).
+
+It writes `held_out.json` beside it (name -> [version or Debian package, workspace
+folder] per language), which `recall_common.HELD_OUT` reads, and prints only what it
+drew: never a figure of the packages. Run once:
+
+    .venv/bin/python bench/draw_held_out.py
+"""
+
+from __future__ import annotations
+
+import json
+import random
+import re
+import subprocess
+import sys
+from pathlib import Path
+
+from recall_common import CACHE, EXTENSIONS, GOPATH, _fetched, _npm
+
+SEED = 39
+PER_LANGUAGE = 3
+MAX_FILES = 1500
+OUT = Path(__file__).resolve().parent / "held_out.json"
+
+# Written before looking at any of them: popular packages of each ecosystem, mid-sized.
+CANDIDATES = {
+    "python": ["pyparsing", "idna", "more-itertools", "toolz", "boltons", "arrow", "humanize", "sqlparse",
+               "markdown", "itsdangerous", "cachetools", "structlog", "h11", "blinker", "pluggy"],
+    "typescript": ["zod", "date-fns", "koa", "yargs", "redux", "joi", "pino", "winston", "preact", "ws", "knex",
+                   "superstruct", "eventemitter3", "yup", "fastify"],
+    "go": ["golang-github-urfave-cli-dev", "golang-github-gin-gonic-gin-dev", "golang-github-go-chi-chi-dev",
+           "golang-github-fsnotify-fsnotify-dev", "golang-github-hashicorp-hcl-dev",
+           "golang-github-mitchellh-mapstructure-dev", "golang-github-gorilla-websocket-dev",
+           "golang-github-google-uuid-dev", "golang-github-spf13-afero-dev", "golang-github-pelletier-go-toml-dev",
+           "golang-github-sergi-go-diff-dev", "golang-github-fatih-color-dev", "golang-github-rs-zerolog-dev",
+           "golang-github-jmoiron-sqlx-dev", "golang-github-hashicorp-golang-lru-dev"],
+}
+
+
+def _count(root: Path, language: str) -> int:
+    return sum(1 for p in root.rglob("*") if p.is_file() and p.name.endswith(EXTENSIONS[language])
+               and "node_modules" not in p.parts)
+
+
+def _python(name: str) -> tuple[str, str, Path] | None:
+    downloads = CACHE / "downloads"
+    downloads.mkdir(parents=True, exist_ok=True)
+    done = subprocess.run([sys.executable, "-m", "pip", "download", "--no-binary", ":all:", "--no-deps", "--quiet",
+                           "-d", str(downloads), name], capture_output=True, text=True)
+    if done.returncode != 0:
+        return None
+    stem = re.sub(r"[-_.]+", "[-_.]", re.escape(name).replace("\\-", "-"))
+    for archive in sorted(downloads.glob("*.tar.gz")):
+        found = re.fullmatch(rf"(?i){stem}-(.+)\.tar\.gz", archive.name)
+        if found:
+            version = found.group(1)
+            return version, "", _fetched("pip", name, version)
+    return None
+
+
+def _typescript(name: str) -> tuple[str, str, Path] | None:
+    done = subprocess.run([_npm(), "view", name, "version"], capture_output=True, text=True)
+    if done.returncode != 0 or not done.stdout.strip():
+        return None
+    version = done.stdout.strip()
+    root = _fetched("npm", name, version)
+    folder = next((f for f in ("src", "lib") if (root / f).is_dir() and _count(root / f, "typescript")), "")
+    return version, folder, root / folder if folder else root
+
+
+def _go(package: str) -> tuple[str, str, Path] | None:
+    done = subprocess.run(["apt-get", "install", "-y", "-q", package], capture_output=True, text=True)
+    if done.returncode != 0:
+        return None
+    listed = subprocess.run(["dpkg", "-L", package], capture_output=True, text=True).stdout.split("\n")
+    folders = sorted({str(Path(p).parent) for p in listed if p.endswith(".go") and p.startswith(str(GOPATH / "src"))},
+                     key=len)
+    if not folders:
+        return None
+    folder = Path(folders[0]).relative_to(GOPATH / "src").as_posix()
+    return package, folder, GOPATH / "src" / folder
+
+
+def draw() -> dict[str, dict[str, list[str]]]:
+    fetch = {"python": _python, "typescript": _typescript, "go": _go}
+    drawn: dict[str, dict[str, list[str]]] = {}
+    for language, candidates in CANDIDATES.items():
+        order = list(candidates)
+        random.Random(SEED).shuffle(order)
+        chosen: dict[str, list[str]] = {}
+        for candidate in order:
+            if len(chosen) == PER_LANGUAGE:
+                break
+            got = fetch[language](candidate)
+            files = _count(got[2], language) if got is not None else 0
+            if got is None or not 0 < files <= MAX_FILES:
+                print(f"  {language}: {candidate} skipped ({'not fetched' if got is None else f'{files} files'})")
+                continue
+            name = candidate if language != "go" else next(
+                part for part in reversed(got[1].split("/")) if not re.fullmatch(r"v\d+", part))
+            chosen[name] = [got[0], got[1]]
+            print(f"  {language}: {name} {got[0]} ({got[1] or 'root'})")
+        drawn[language] = chosen
+    return drawn
+
+
+def main() -> int:
+    if OUT.exists():
+        print(f"{OUT.name} exists: the held-out set is drawn once", file=sys.stderr)
+        return 1
+    OUT.write_text(json.dumps(draw(), indent=1, sort_keys=True) + "\n", encoding="utf-8")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
