@@ -14,6 +14,7 @@ import ssl
 from typing import Any
 
 from sparkls.config import Settings, TierSettings
+from sparkls.errors import BadCaFile
 from sparkls.guard.wire import Wire
 from sparkls.models.events import Where, warm_up_create
 from sparkls.models.http import HTTPStreamer
@@ -23,8 +24,30 @@ from sparkls.models.pool import SocketPool
 from sparkls.models.websocket import ResponsesSocket, warmed
 
 
-def ssl_context_for(tier: TierSettings) -> ssl.SSLContext | None:
-    return ssl.create_default_context(cafile=tier.ca_file) if tier.ca_file else None
+def ssl_context_for(tier: TierSettings, name: str) -> ssl.SSLContext | None:
+    """The TLS context that trusts `tier.ca_file` besides the system's CAs (None: the
+    system's alone); `BadCaFile` naming the file when it does not load."""
+    if not tier.ca_file:
+        return None
+    try:
+        return ssl.create_default_context(cafile=tier.ca_file)
+    except (OSError, ValueError) as exc:  # OSError includes ssl.SSLError: a file that is no CA bundle
+        raise BadCaFile(
+            f"cannot load the CA bundle {tier.ca_file} (`{name}.ca_file`): {_why(exc)}. Set `{name}.ca_file` to a PEM "
+            f"file of CA certificates, or remove it to trust the system's; nothing was sent to the {name} tier."
+        ) from exc
+
+
+def _why(exc: Exception) -> str:
+    if isinstance(exc, ssl.SSLError):
+        return f"no CA certificate could be read from it ({exc.reason or exc})"
+    if isinstance(exc, FileNotFoundError):
+        return "no such file"
+    if isinstance(exc, IsADirectoryError):
+        return "it is a folder"
+    if isinstance(exc, OSError):
+        return exc.strerror or str(exc)
+    return str(exc)
 
 
 class Transports:
@@ -48,7 +71,7 @@ class Transports:
         tier = self.tier
         return {
             "connect_timeout": tier.connect_timeout,
-            "ssl_context": ssl_context_for(tier),
+            "ssl_context": ssl_context_for(tier, self.name),
             "ping": (tier.keepalive_interval, tier.keepalive_timeout),
         }
 
@@ -110,7 +133,7 @@ class Transports:
                 api=self.tier.api,
                 connect_timeout=self.tier.connect_timeout,
                 request_timeout=self.tier.request_timeout,
-                verify=ssl_context_for(self.tier) or True,
+                verify=ssl_context_for(self.tier, self.name) or True,
             )
         return self._http
 
