@@ -55,7 +55,8 @@ class Editor:
         self.reject_reason: str | None = None  # when set, every workspace edit is refused with it
         self.message_requests: list[types.ShowMessageRequestParams] = []  # window/showMessageRequest
         self.message_answer: str | None = None  # the action the user picks (None: dismissed; HOLD: no answer yet)
-        self.message_release = asyncio.Event()  # a HOLD request is answered (dismissed) once this is set
+        self.message_release = asyncio.Event()  # a HOLD request is answered once this is set...
+        self.message_late_answer: str | None = None  # ...with this action (None: dismissed)
         self.full_sync = False  # send the whole text after each change, as simple clients do
         self.next_edits: list[dict] = []  # `sparkls/nextEdit` notifications, in order
 
@@ -236,7 +237,8 @@ def make_editor_client() -> LanguageClient:
         answer = client.editor.message_answer
         if answer == HOLD:  # the user looks away: no answer until the test lets go
             await client.editor.message_release.wait()
-            return None
+            late = client.editor.message_late_answer
+            return types.MessageActionItem(title=late) if late is not None else None
         return types.MessageActionItem(title=answer) if answer is not None else None
 
     @client.feature(types.WORKSPACE_APPLY_EDIT)

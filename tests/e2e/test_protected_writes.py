@@ -3,6 +3,7 @@ protected file only after the user said yes to it by name (lsp/writes.py)."""
 
 from __future__ import annotations
 
+import asyncio
 import os
 from pathlib import Path
 
@@ -145,3 +146,24 @@ async def test_a_fast_edit_of_a_file_the_user_protects_is_asked(client, emulator
     result = await client.workspace_execute_command_async(types.ExecuteCommandParams(command="sparkls.edit", arguments=[edit]))
     assert result["applied"] is True, result
     assert client.editor.text(uri) == SHAPES.replace("3.14159", "3.14")
+
+
+async def test_a_file_changed_while_the_user_is_asked_refuses_the_edit(client, emulator, workspace):
+    """The question waits on the user; the file changes meanwhile; "Apply" then sends nothing."""
+    client.editor.message_answer, client.editor.message_late_answer = HOLD, "Apply"
+    uri = await _start(client, emulator, workspace, editor="neovim")
+    config = (workspace / ".pre-commit-config.yaml").as_uri()
+    (workspace / ".pre-commit-config.yaml").write_text("repos: []\n")
+    client.editor.open(config, "repos: []\n", "yaml")
+    task = asyncio.ensure_future(
+        _task(client, 'REPLACE area WITH surface and EDIT .pre-commit-config.yaml FROM "repos: []" WITH "repos: [x]"', uri)
+    )
+    for _ in range(3000):  # until the question is on screen (polled, bounded)
+        if client.editor.message_requests:
+            break
+        await asyncio.sleep(0.01)
+    client.editor.type_text(config, 1, 0, "# mine\n")
+    client.editor.message_release.set()
+    result = await task
+    assert result["applied"] is False and "changed while the task ran" in result["error"]["message"], result
+    assert client.editor.text(config) == "repos: []\n# mine\n" and client.editor.text(uri) == SHAPES

@@ -137,3 +137,19 @@ def test_a_file_outside_the_workspace_is_judged_by_its_whole_path(tmp_path: Path
     assert protection.verdict(str(elsewhere / ".git" / "config")).verdict == "never"
     assert protection.verdict(str(elsewhere / ".vscode" / "tasks.json")).verdict == "ask"
     assert protection.verdict(str(elsewhere / "app.py")).verdict == "free"
+
+
+@pytest.mark.parametrize("name", [".git./config", ".git /config", ".git::$INDEX_ALLOCATION/config", "git~1/config", "GIT~1/hooks/x", ".g\u200cit/config", "\ufeff.git/config"])
+def test_git_as_a_disk_may_store_it(repo: Path, name: str) -> None:
+    """`.git` spelled as Windows or HFS+ would open it is the git directory too."""
+    assert verdict(repo, name) == "never"
+
+
+@pytest.mark.parametrize("name", [".vscode./tasks.json", ".vsc\u200dode/tasks.json", ".envrc::$DATA", ".ENVRC "])
+def test_protected_names_as_a_disk_may_store_them(repo: Path, name: str) -> None:
+    assert verdict(repo, name) == "ask"
+
+
+def test_lookalike_letters_are_other_names(repo: Path) -> None:
+    """A Cyrillic `і` is another name on every disk: an ordinary file."""
+    assert verdict(repo, ".g\u0456t/config") == "free"

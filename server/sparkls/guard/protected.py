@@ -6,8 +6,9 @@ chose, and a model can be steered by text in the repository. So before any edit 
 out, each file it touches gets a verdict from `Protection.verdict(path)`:
 
 - **never**: the file lies in a git directory — by a `.git` component of its name as
-  written or of its real path (any case: a case-insensitive disk opens `.GIT/config`
-  as `.git/config`), inside the git directory a `.git` pointer file names (worktrees and
+  written or of its real path, read as a disk may store it (any case: a
+  case-insensitive disk opens `.GIT/config` as `.git/config`; `.git.`, `.git::$DATA`,
+  `git~1` on Windows; `.git` with code points HFS+ ignores), inside the git directory a `.git` pointer file names (worktrees and
   submodules: `gitdir: <path>`, and that directory's `commondir`), or inside any folder
   that *is* a git directory by what it holds (`HEAD`, `objects/`, `refs/`), wherever
   it lies. Nothing there is ever written: `.git/config` and `.git/hooks/` make git run
@@ -30,6 +31,7 @@ cached, so a link changed a moment ago is seen.
 from __future__ import annotations
 
 import os
+import re
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from pathlib import PurePosixPath
@@ -151,7 +153,7 @@ class Protection:
         return None
 
     def _protected(self, rel: str) -> str | None:
-        parts = rel.split("/")
+        parts = [stored_name(part) for part in rel.split("/")]
         for depth in range(1, len(parts) + 1):
             prefix, is_dir = "/".join(parts[:depth]), depth < len(parts)
             for rule, why in self._rules:
@@ -187,13 +189,29 @@ def _posix(relative: str) -> str:
     return PurePosixPath(*relative.split(os.sep)).as_posix() if relative else ""
 
 
+# Code points HFS+ drops from names (so `.g\u200cit` opens `.git` there; git refuses them too).
+_IGNORED = re.compile("[\u200c-\u200f\u202a-\u202e\u206a-\u206f\ufeff]")
+
+
+def stored_name(name: str) -> str:
+    """A path component as a disk may store it: an NTFS stream suffix (`.git::$DATA`),
+    trailing dots and spaces (Windows), the code points HFS+ ignores dropped, case
+    folded. Lookalike letters stay other names: no disk confuses them."""
+    stem = name.split(":", 1)[0] if ":" in name else name
+    return (_IGNORED.sub("", stem).rstrip(" .") or name).casefold()
+
+
+def _is_dot_git(name: str) -> bool:
+    return stored_name(name) in (GIT, "git~1")  # `git~1`: the NTFS 8.3 short name of `.git`
+
+
 def _has_git_component(rel: str) -> bool:
-    return any(part.casefold() == GIT for part in rel.split("/"))
+    return any(_is_dot_git(part) for part in rel.split("/"))
 
 
 def _git_part(rel: str) -> str:
     parts = rel.split("/")
-    index = next(i for i, part in enumerate(parts) if part.casefold() == GIT)
+    index = next(i for i, part in enumerate(parts) if _is_dot_git(part))
     return "/".join(parts[: index + 1])
 
 

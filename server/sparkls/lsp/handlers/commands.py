@@ -71,13 +71,17 @@ def remember_edit(ls: SparkServer, outcome: EditOutcome) -> None:
     ls.refines.remember(ls.documents, outcome, ls.fast, display_path(outcome.uri, ls.root))
 
 
-async def apply_edit(ls: SparkServer, edit: types.WorkspaceEdit, label: str, *, what: str = "the edit") -> None:
+async def apply_edit(
+    ls: SparkServer, edit: types.WorkspaceEdit, label: str, *, what: str = "the edit", checked: bool = False
+) -> None:
     """`workspace/applyEdit`, or EditRejected when the editor refuses it, by a result
     (`applied: false`) or by an error (eglot: "Edits on X require version N"), or when
-    it writes where it may not (lsp/writes.py: checked first, every time)."""
+    it writes where it may not (lsp/writes.py: checked first, unless the caller has
+    just done so, `checked`)."""
     from sparkls.lsp.writes import checked_edit
 
-    edit = await checked_edit(ls, edit, what=what)  # a git directory: never; a protected file: asked
+    if not checked:  # a git directory: never; a protected file: asked (lsp/writes.py)
+        edit = await checked_edit(ls, edit, what=what)
     params = types.ApplyWorkspaceEditParams(edit=edit, label=label)
     try:
         # Shielded: a $/cancelRequest meanwhile ends this command, and the editor's

@@ -19,6 +19,7 @@ from pygls.uris import to_fs_path
 from sparkls.errors import EditRejected
 from sparkls.lsp.handlers.commands import apply_edit
 from sparkls.lsp.server import SparkServer
+from sparkls.lsp.writes import checked_edit
 from sparkls.lsp.workspace_edit import client_edit_support, lsp_workspace_edit, moved_file, unsupported_reason
 
 if TYPE_CHECKING:
@@ -33,10 +34,13 @@ async def send_multi_file_edit(
     support = client_edit_support(ls.client_capabilities)
     if (reason := unsupported_reason(edit, support)) is not None:
         raise EditRejected(f"{what[0].upper()}{what[1:]} was not sent: {reason}. Nothing was changed.")
+    lsp_edit = lsp_workspace_edit(edit, annotations=support.change_annotations, document_changes=support.document_changes)
+    # What it writes is checked (and a protected file asked for) first: a file may
+    # change while the user reads the question, so what moved is checked after it.
+    lsp_edit = await checked_edit(ls, lsp_edit, what=what)
     if (moved := moved_file(edit, lambda uri: open_document(ls, uri), disk_text)) is not None:
         raise EditRejected(f"{moved} changed {during}; nothing was applied; {again}.")
-    lsp_edit = lsp_workspace_edit(edit, annotations=support.change_annotations, document_changes=support.document_changes)
-    await apply_edit(ls, lsp_edit, label, what=what)
+    await apply_edit(ls, lsp_edit, label, what=what, checked=True)
 
 
 def open_document(ls: SparkServer, uri: str) -> tuple[int, str] | None:
