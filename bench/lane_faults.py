@@ -1,15 +1,17 @@
 """Benchmark: faults on the lane connection, and how long each request in flight took to end.
 
 Each fault of tests/peer/lane_faults.py (a silent peer, a malformed, truncated or
-binary frame, a half-closed socket, an event naming an unknown lane or none, frames
-after `response.completed`, a duplicated response id, a close frame) strikes an
-independent lane peer (not the emulator) once 1, 3 and 8 requests stream on one
-connection, read by sparkls's real tier session (`TierSession.complete`). For each:
+binary frame, a half-closed socket, a connection cut, a close frame, an event naming
+an unknown lane or none, a duplicated response id, frames after `response.completed`,
+a failed response or an error on one lane) strikes an independent lane peer (not the
+emulator) once 1, 3 and 8 requests stream on one connection, read by sparkls's real
+tier session (`TierSession.complete`). For each:
 what the requests got (the whole answer, sent again once where the fault cut it),
 model requests and connections it took, and the time from asking to the end of each
 request in flight (p50 and max over the requests, and over `--runs`). The stall limit
 is `keepalive_timeout` = 0.6 s here (20 s by default), so a silent peer's row scales
-with it. Then the same faults on a pool socket (`lanes = false`, one request).
+with it. Then the same faults on a pool socket (`lanes = false`, one request; a
+pool of one socket, so that the next request meets what the fault left on it).
 
     python bench/lane_faults.py [--runs 3] [--json out.json]
 
@@ -27,7 +29,7 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))  # the repository root, for tests.peer
 
-from tests.peer.lane_faults import CONNECTION_FAULTS, FAULTS, STALL, run_fault  # noqa: E402
+from tests.peer.lane_faults import FAULTS, LANE_ONLY, STALL, run_fault  # noqa: E402
 from tests.peer.variants import ANSWER  # noqa: E402
 
 
@@ -36,8 +38,10 @@ def _outcome(outcomes, fault) -> str:
     whole = sum(t == ANSWER for t in texts)
     attempts = {getattr(r, "attempts", None) for o in outcomes for r in o.replies}
     nexts = all(getattr(o.next_reply, "text", None) == ANSWER for o in outcomes)
-    said = "resent once" if attempts == {2} else "answered" if attempts == {1} else f"attempts {sorted(map(str, attempts))}"
-    return f"{whole}/{len(texts)} whole, {said}, next {'ok' if nexts else 'FAILED'}"
+    resent = sum(a == 2 for o in outcomes for a in (getattr(r, "attempts", None) for r in o.replies))
+    said = "resent once" if attempts == {2} else "answered" if attempts == {1} else f"{resent} resent once"
+    next_attempts = {getattr(o.next_reply, "attempts", None) for o in outcomes}
+    return f"{whole}/{len(texts)} whole, {said}, next {'ok' if nexts else 'FAILED'}{' (resent)' if next_attempts == {2} else ''}"
 
 
 async def _row(fault, in_flight: int, runs: int, **tier) -> dict:
@@ -61,7 +65,7 @@ async def main() -> None:
     parser.add_argument("--json", type=Path)
     args = parser.parse_args()
     rows = [await _row(fault, n, args.runs) for fault in FAULTS for n in (1, 3, 8)]
-    rows += [await _row(f, 1, args.runs, lanes=False) for f in FAULTS if f.name.startswith(CONNECTION_FAULTS)]
+    rows += [await _row(f, 1, args.runs, lanes=False, pool_size=1) for f in FAULTS if not f.name.startswith(LANE_ONLY)]
     width = max(len(r["fault"]) for r in rows)
     print(f"stall limit (keepalive_timeout): {STALL:g} s; {args.runs} run(s) per row; times: asked -> ended, per request")
     print(f"{'fault':{width}}  mode   in flight  req  conn  end p50 ms  end max ms  outcome")

@@ -3,8 +3,10 @@ fault through sparkls's real tier session (`TierSession.complete`) against the l
 peer (lanes.py).
 
 Each fault strikes once N requests are streaming on one connection (each has had two
-text deltas). Requests that come after (the resends, and one more request) get a
-whole answer. Shared by tests/unit/test_lane_faults.py (which asserts the outcome)
+text deltas), on the lane of the last to arrive. A fault of the connection cuts every
+lane in flight (each is sent again); a fault of one response (an error, a failed
+response) ends that lane only (it alone is sent again, the others finish). Requests
+that come after (the resends, and one more request) get a whole answer. Shared by tests/unit/test_lane_faults.py (which asserts the outcome)
 and bench/lane_faults.py (which prints how long each request took to end).
 """
 
@@ -20,7 +22,7 @@ from sparkls.config import Settings
 from sparkls.errors import SparkError
 from sparkls.models.session import TierSession
 from tests.peer.lanes import LanePeer
-from tests.peer.streams import ResponseStream
+from tests.peer.streams import ResponseStream, ws_error
 from tests.peer.variants import ANSWER, KEY, PROMPT
 from tests.sealing import wire
 
@@ -32,11 +34,24 @@ def whole() -> list[dict[str, Any]]:
     return ResponseStream().start().message(ANSWER, phase="final_answer").completed()
 
 
+EVERY_LANE, ITS_LANE, NONE = "every lane", "its lane", "none"  # what a fault has sent again
+
+
 @dataclass(frozen=True)
 class LaneFault:
     name: str
-    resent: bool  # the requests in flight are sent again (the connection is replaced)
+    resends: str  # EVERY_LANE (the connection is replaced), ITS_LANE (the striking one), NONE
     strike: Callable[[list[list[dict[str, Any]]]], list[Any]]  # the responses in flight -> the fault's steps
+
+    @property
+    def resent(self) -> bool:
+        """The connection is lost: every request in flight is sent again."""
+        return self.resends == EVERY_LANE
+
+    def attempts(self, lanes: int) -> list[int]:
+        """Each request's attempts, sorted: 2 where the fault cut it."""
+        cut = {EVERY_LANE: lanes, ITS_LANE: 1, NONE: 0}[self.resends]
+        return [1] * (lanes - cut) + [2] * cut
 
     def scripts(self, lanes: int) -> Callable[[int], list[Any]]:
         """Request n's script: the first `lanes` stream, gather, and the last of them
@@ -47,9 +62,10 @@ class LaneFault:
             if n > lanes:
                 return whole()
             events = responses[n - 1]
-            rest = [("hang",)] if self.resent else events[HEAD:]
-            fault = self.strike(responses) if n == lanes else []
-            return [*events[:HEAD], ("gather", lanes), *fault, *rest]
+            if n == lanes:
+                rest = [("hang",)] if self.resends != NONE else events[HEAD:]
+                return [*events[:HEAD], ("gather", lanes), *self.strike(responses), *rest]
+            return [*events[:HEAD], ("gather", lanes), *([("hang",)] if self.resent else events[HEAD:])]
 
         return script_for
 
@@ -69,22 +85,37 @@ def _duplicate(responses: list[list[dict[str, Any]]]) -> list[Any]:
     return [responses[0][0]]
 
 
+def _failed(responses: list[list[dict[str, Any]]]) -> list[Any]:
+    """The striking lane's response fails (`response.failed`, a server error)."""
+    created = responses[-1][0]
+    error = {"code": "server_error", "message": "The server had an error while processing your request."}
+    return [{"type": "response.failed", "sequence_number": HEAD, "response": {**created["response"], "status": "failed", "error": error}}]
+
+
+def _server_error(responses: list[list[dict[str, Any]]]) -> list[Any]:
+    """An in-band error on the striking lane mid-stream (a 500)."""
+    return [ws_error(500, "server_error", "The server had an error.", kind="server_error")]
+
+
 FAULTS = [
-    LaneFault("silent peer (no frames, no pongs)", True, lambda r: [("silent",)]),
-    LaneFault("malformed frame (not JSON)", True, lambda r: [("raw", "<html>502 Bad Gateway</html>")]),
-    LaneFault("truncated frame", True, lambda r: [("raw", '{"type": "response.output_text.delta", "delta": "x')]),
-    LaneFault("binary frame", True, lambda r: [("binary", b"\x00\x01\x02 not an event")]),
-    LaneFault("half-closed socket (FIN, no close frame)", True, lambda r: [("half_close",)]),
-    LaneFault("event naming an unknown stream_id", True, lambda r: [("as_lane", "lane-unknown", _delta(r))]),
-    LaneFault("event naming no stream_id", True, lambda r: [("as_lane", None, _delta(r))]),
-    LaneFault("frames after response.completed", False, _after_end),
-    LaneFault("duplicated response id", True, _duplicate),
-    LaneFault("close frame mid-stream (1011)", True, lambda r: [("close", 1011)]),
+    LaneFault("silent peer (no frames, no pongs)", EVERY_LANE, lambda r: [("silent",)]),
+    LaneFault("malformed frame (not JSON)", EVERY_LANE, lambda r: [("raw", "<html>502 Bad Gateway</html>")]),
+    LaneFault("truncated frame", EVERY_LANE, lambda r: [("raw", '{"type": "response.output_text.delta", "delta": "x')]),
+    LaneFault("binary frame", EVERY_LANE, lambda r: [("binary", b"\x00\x01\x02 not an event")]),
+    LaneFault("half-closed socket (FIN, no close frame)", EVERY_LANE, lambda r: [("half_close",)]),
+    LaneFault("connection cut (no close handshake)", EVERY_LANE, lambda r: [("cut",)]),
+    LaneFault("close frame mid-stream (1011)", EVERY_LANE, lambda r: [("close", 1011)]),
+    LaneFault("event naming an unknown stream_id", EVERY_LANE, lambda r: [("as_lane", "lane-unknown", _delta(r))]),
+    LaneFault("event naming no stream_id", EVERY_LANE, lambda r: [("as_lane", None, _delta(r))]),
+    LaneFault("duplicated response id", EVERY_LANE, _duplicate),
+    LaneFault("frames after response.completed", NONE, _after_end),
+    LaneFault("response.failed on one lane", ITS_LANE, _failed),
+    LaneFault("in-band server_error on one lane", ITS_LANE, _server_error),
 ]
 
 
-# The faults a pool socket can meet too (it sends no `stream_id` and one response at a time).
-CONNECTION_FAULTS = ("silent peer", "malformed", "truncated", "binary", "half-closed", "close frame")
+# The faults a pool socket can meet too (it sends no `stream_id`).
+LANE_ONLY = ("event naming",)
 
 
 @dataclass

@@ -10,7 +10,9 @@ liveness.py) has its connection closed and the response fails as a broken stream
 
 A response whose reader stopped early stays `pending`: its frames are still coming.
 The next user of the socket first drains them (`drain`, bounded in time) or closes the
-socket, so a request never sees frames of another. Foreign exceptions are translated
+socket, so a request never sees frames of another; a frame that cannot belong to the
+response awaited (frameorder.py: the tail of an earlier one, a duplicated response id)
+closes the connection, and the request is sent again on a new one. Foreign exceptions are translated
 here into `sparkls.errors`.
 """
 
@@ -32,6 +34,7 @@ from sparkls.guard.wire import Wire
 from sparkls.errors import ApiError, ConnectError, EndpointNotFound, HandshakeRefused, ModelError, StreamError
 from sparkls.models.explain import connect_failure, not_found_message
 from sparkls.models.events import Completed, Event, Sent, Where, api_error, classify, retry_after_from_headers, warm_up_create
+from sparkls.models.frameorder import OutOfOrder, ResponseOrder
 from sparkls.models.liveness import Liveness
 
 logger = logging.getLogger(__name__)
@@ -141,6 +144,7 @@ class ResponsesSocket:
         self._stall = stall
         self._liveness: Liveness | None = None
         self._silence: str | None = None  # why the connection was closed for silence
+        self._order = ResponseOrder()
         self._lock = asyncio.Lock()
         self.opened_at = 0.0
         self.pending = False  # a response was sent and its end not yet read
@@ -177,6 +181,7 @@ class ResponsesSocket:
         self.opened_at = time.monotonic()
         self.pending = False
         self._silence = None
+        self._order = ResponseOrder()
         if self._stall is not None:
             self._liveness = Liveness(self._ws, self._stall, self._silent)
         self.last_response_id = None
@@ -241,6 +246,8 @@ class ResponsesSocket:
     def _awaiting(self, pending: bool) -> None:
         """Whether a response is awaited on the connection (the stall watch runs then)."""
         self.pending = pending
+        if pending:
+            self._order.sent()
         if self._liveness is not None:
             self._liveness.busy(pending)
 
@@ -260,6 +267,7 @@ class ResponsesSocket:
             data = json.loads(frame)
             if not isinstance(data, dict):
                 raise ValueError("not an object")
+            self._order.check(data)
         except ConnectionClosed as exc:
             silence, _ = self._silence, await self._drop()
             if silence is not None:
@@ -273,6 +281,9 @@ class ResponsesSocket:
         except ValueError as exc:
             await self._drop()
             raise StreamError(f"The {where.tier} tier sent a frame that is not a JSON event ({exc}).") from exc
+        except OutOfOrder as exc:
+            await self._drop()
+            raise StreamError(f"The {where.tier} tier at {where.host} {exc}; sparkls closed the connection.") from exc
         try:
             event = classify(data, self.where)
         except ModelError:
