@@ -22,7 +22,7 @@ from sparkls.errors import DocumentClosed, SparkError
 from sparkls.logs import ClientLog
 from sparkls.lsp.indexing import IndexKeeper
 from sparkls.lsp.messages import Messages
-from sparkls.lsp.protocol import SparkProtocol
+from sparkls.lsp.protocol import SHUTDOWN_GRACE, SparkProtocol
 from sparkls.lsp.sessions import FirstSettings, SessionLeases, tier_identity
 from sparkls.lsp.status import StatusBoard
 from sparkls.lsp.timers import DocumentTimers
@@ -383,11 +383,18 @@ class SparkServer(Messages):
             types.MessageType.Warning,
         )
 
-    async def close_sessions(self) -> None:
+    async def shut_down(self) -> None:
+        """`shutdown`: close the tier sessions and the index, then cancel the background
+        work still running (a preload, a pull the editor never answered) and let it
+        unwind, bounded: `exit` should find nothing left to cancel."""
         await self.fast.close()
         if self._deep is not None:
             await self._deep[1].close()
         await self.indexing.close()
+        if left := [task for task in self._tasks if not task.done()]:
+            for task in left:
+                task.cancel()
+            await asyncio.wait(left, timeout=SHUTDOWN_GRACE)
 
 
 def workspace_cache_key(root: Path | None) -> str | None:

@@ -162,4 +162,4 @@ def register(server: SparkServer) -> None:
 
     @server.feature(types.SHUTDOWN)
     async def shutdown(ls: SparkServer, params: None) -> None:
-        await ls.close_sessions()
+        await ls.shut_down()
