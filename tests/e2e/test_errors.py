@@ -9,6 +9,7 @@ import pytest
 from lsprotocol import types
 
 from tests.e2e.conftest import run_edit, start, wait_emulator, wait_status
+from tests.e2e.testbound import end_session
 
 SAMPLE = "def area(radius):\n    return 3.14 * raduis ** 2\n"
 FIX = "REPLACE raduis WITH radius"
@@ -228,7 +229,7 @@ async def test_api_key_never_logged(tmp_path, emulator):
         client.editor.open((tmp_path / "a.py").as_uri(), SAMPLE)
         assert (await run_edit(client, (tmp_path / "a.py").as_uri(), 1, FIX))["applied"] is True
     finally:
-        await client.shutdown_session()
+        await end_session(client)
         await client.stop()
     text = log.read_text()
     assert "initialize" in text  # the log did record the messages

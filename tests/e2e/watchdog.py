@@ -6,8 +6,11 @@ sends (it wraps the client protocol's `send_request`) and the server's requests 
 client (`_handle_request`, until the client's `_send_response`). Every `CHECK_EVERY`
 seconds it looks at what is pending: a request of the test's past its bound has its
 future failed with a message naming the method, so the test awaiting it fails there;
-a request of the server's the client left unanswered is noted. Whatever went overdue
-fails the test at its end (`overdue()`), awaited or not.
+a request of the server's the client left unanswered is noted, and so is an answer the
+client failed to send (pytest-lsp then stops talking to the server). Whatever went
+overdue or failed fails the test at its end (testbound.py asks `overdue()` and
+`failures()`), awaited or not; `pending()` says what is still waiting, for a test
+that outlived its own bound.
 
 Bounds are the server's own (docs/model-protocol.md, "Every request ends"): a request
 that waits on the model ends within `request_timeout` (120 s unless the test set its
@@ -44,6 +47,9 @@ class Pending:
     def describe(self) -> str:
         return f"{self.method} ({self.direction}) stayed pending past its bound of {self.bound:g} s"
 
+    def waiting(self, now: float) -> str:
+        return f"{self.method} ({self.direction}) for {now - self.since:.1f} s"
+
 
 class Watchdog:
     def __init__(self, client: Any) -> None:
@@ -52,6 +58,7 @@ class Watchdog:
         self._pending: dict[Any, Pending] = {}
         self._served: dict[Any, Pending] = {}
         self._overdue: list[Pending] = []
+        self._failures: list[str] = []
         protocol = client.protocol
         self._send_request, self._handle_request = protocol.send_request, protocol._handle_request
         self._send_response = protocol._send_response
@@ -75,8 +82,12 @@ class Watchdog:
         self._handle_request(msg_id, method_name, params)
 
     def _on_send_response(self, msg_id: Any, *args: Any, **kwargs: Any) -> None:
-        self._served.pop(msg_id, None)
+        served, failed_before = self._served.pop(msg_id, None), getattr(self.client, "error", None)
         self._send_response(msg_id, *args, **kwargs)
+        error = getattr(self.client, "error", None)
+        if error is not None and error is not failed_before:  # pygls reports a send that failed, and goes on
+            method = served.method if served is not None else f"request {msg_id!r}"
+            self.note(f"the client's answer to {method} could not be sent ({type(error).__name__}: {error})")
 
     async def _watch(self) -> None:
         while True:
@@ -96,3 +107,16 @@ class Watchdog:
         """What went overdue so far (and stop watching)."""
         self._task.cancel()
         return [p.describe() for p in self._overdue]
+
+    def pending(self) -> list[str]:
+        """What is waiting now, in both directions, and for how long."""
+        now = time.monotonic()
+        return [p.waiting(now) for p in (*self._pending.values(), *self._served.values())]
+
+    def note(self, failure: str) -> None:
+        self._failures.append(failure)
+
+    def failures(self) -> list[str]:
+        """What went wrong on the client's side (an answer it could not send, a server
+        that would not stop)."""
+        return list(self._failures)

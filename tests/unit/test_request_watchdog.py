@@ -62,3 +62,21 @@ async def test_requests_answered_in_time_pass(quick):
     future.set_result({"applied": True})
     await asyncio.sleep(0.1)
     assert dog.overdue() == [] and dog.bound("workspace/executeCommand") == 120 + watchdog_module.MARGIN
+
+
+async def test_an_answer_the_client_could_not_send_is_a_failure_naming_the_request(quick):
+    """pygls reports a response it could not serialize and goes on; the watchdog names it."""
+    client = SimpleNamespace(protocol=Protocol(), error=None)
+
+    def unsendable(msg_id, result=None, error=None):
+        client.error = AttributeError("'object' object has no attribute '__dict__'")
+
+    client.protocol._send_response = unsendable
+    dog = Watchdog(client)
+    dog.client.protocol._handle_request("s1", "client/registerCapability", None)
+    dog.client.protocol._send_response("s1", result=object())
+    assert dog.failures() == [
+        "the client's answer to client/registerCapability could not be sent"
+        " (AttributeError: 'object' object has no attribute '__dict__')"
+    ]
+    assert dog.overdue() == [] and dog.pending() == []
