@@ -186,7 +186,7 @@ class TierSession:
         """Open and warm the WebSocket connection (HTTP tiers: check the key); never raises."""
         if self.transport != "websocket":
             try:
-                self._links.http()
+                await self._links.http()
             except ModelError as exc:  # no API key
                 self._set_status(state="failing", reason=str(exc))
             else:
@@ -331,12 +331,12 @@ class TierSession:
                         return replace(reply, chain=chain, chained=previous is not None, mode="pool")
                 if self.tier.api != "responses":
                     body = chat_body(self.tier.model, prompt)
-                    return replace(await collect(self._links.http().stream(body), **read), mode="http")
+                    return replace(await collect((await self._links.http()).stream(body), **read), mode="http")
                 sent, previous = turn_for(follow_up, prompt, None)
                 body = responses_body(
                     self.tier.model, sent, cache_key=self.cache_key, previous_response_id=previous, store=store
                 )
-                reply = await collect(self._links.http().stream(body), **read)
+                reply = await collect((await self._links.http()).stream(body), **read)
                 chain = Chain(reply.response_id, transport, store)
                 return replace(reply, chain=chain, chained=previous is not None, mode="http")
         except TimeoutError as exc:

@@ -10,6 +10,7 @@ the server runs lanes). Which one serves a request is the session's choice.
 
 from __future__ import annotations
 
+import asyncio
 import ssl
 from typing import Any
 
@@ -17,7 +18,7 @@ from sparkls.config import Settings, TierSettings
 from sparkls.errors import BadCaFile
 from sparkls.guard.wire import Wire
 from sparkls.models.events import Where, warm_up_create
-from sparkls.models.http import HTTPStreamer
+from sparkls.models.http import HTTPStreamer, tls_context
 from sparkls.models.lanes import LaneConnection
 from sparkls.models.lanesocket import LaneSocket
 from sparkls.models.pool import SocketPool
@@ -124,17 +125,18 @@ class Transports:
         assert self._warm_wire is not None
         await sock.warm(self.tier.model, self._warm_wire, cache_key=self.cache_key)
 
-    def http(self) -> HTTPStreamer:
+    async def http(self) -> HTTPStreamer:
+        """The tier's HTTP client, made on first use; its TLS context (a CA bundle read)
+        is made in a worker thread, so the loop does not wait for it."""
         if self._http is None:
-            self._http = HTTPStreamer(
-                self.tier.base_url,
-                self._settings.api_key_for(self.name),
-                self.where,
-                api=self.tier.api,
-                connect_timeout=self.tier.connect_timeout,
-                request_timeout=self.tier.request_timeout,
-                verify=ssl_context_for(self.tier, self.name) or True,
-            )
+            key = self._settings.api_key_for(self.name)  # raises MissingApiKey
+            tier, name = self.tier, self.name
+            verify = await asyncio.to_thread(lambda: tls_context(ssl_context_for(tier, name)))
+            if self._http is None:  # another request may have made it meanwhile
+                self._http = HTTPStreamer(
+                    tier.base_url, key, self.where, api=tier.api, connect_timeout=tier.connect_timeout,
+                    request_timeout=tier.request_timeout, verify=verify,
+                )
         return self._http
 
     async def close(self) -> None:
