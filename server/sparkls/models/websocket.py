@@ -79,6 +79,20 @@ def headers_for(api_key: str | None) -> list[tuple[str, str]]:
     return [("Authorization", f"Bearer {api_key}"), BETA_HEADER]
 
 
+_system_tls: ssl.SSLContext | None = None
+
+
+async def system_tls() -> ssl.SSLContext:
+    """The TLS context trusting the system's CAs, made once per process in a worker
+    thread (reading the CA store takes tens of milliseconds) and shared by every
+    `wss` connection; websockets would otherwise make one on the loop per connection."""
+    global _system_tls
+    if _system_tls is None:
+        made = await asyncio.to_thread(ssl.create_default_context)
+        _system_tls = _system_tls or made  # two connections at once may each have made one
+    return _system_tls
+
+
 async def dial(
     url: str,
     api_key: str | None,
@@ -89,7 +103,9 @@ async def dial(
     ping: tuple[float | None, float | None],
 ) -> ClientConnection:
     """Open one WebSocket-mode connection; failures as `sparkls.errors`."""
-    kwargs: dict[str, Any] = {"ssl": ssl_context} if ssl_context is not None and url.startswith("wss") else {}
+    kwargs: dict[str, Any] = {}
+    if url.startswith("wss"):
+        kwargs["ssl"] = ssl_context if ssl_context is not None else await system_tls()
     try:
         return await connect(
             url,
