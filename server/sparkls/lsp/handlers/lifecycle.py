@@ -136,7 +136,7 @@ def register(server: SparkServer) -> None:
         # Warm now with what we know; a pulled configuration that changes the fast tier
         # replaces the session, and the new one warms itself.
         ls.warm_up()
-        ls.spawn(ls.preload(), "loading what requests need")
+        ls.preload.start(ls.spawn)
         looplag.started()  # the test suite's loop-lag monitor counts start-up apart
         if _supports_watch_registration(ls):
             try:
