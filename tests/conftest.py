@@ -20,6 +20,7 @@ import pytest
 
 from sparkls.tools.devclient import start_emulator
 from tests.canaries import CANARIES as PLANTED
+from tests.looplag import LoopLagMonitor
 
 EMULATOR_KEY = "sk-test-emulator-key"
 
@@ -100,6 +101,11 @@ class EmulatorHandle:
     def connection_limit(self, seconds: float | None, *, close: bool = False) -> None:
         """WebSocket connections older than `seconds` are refused (None: no limit)."""
         self._control("POST", "connection_limit", {"seconds": seconds, "close": close})
+
+
+def pytest_configure(config: pytest.Config) -> None:
+    """The loop-lag monitor (tests/looplag.py), before any server starts."""
+    config.pluginmanager.register(LoopLagMonitor(), "sparkls-loop-lag")
 
 
 # -- the canary net ----------------------------------------------------------------
