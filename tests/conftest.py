@@ -1,7 +1,8 @@
 """Shared fixtures: a real emulator process on loopback, reset for every test.
 
 The canary net: both emulators are given the session's canaries (tests/canaries.py,
-planted in every e2e workspace by `start()`), and a test whose run made the emulator
+planted in every e2e workspace by `start()`: where sparkls never sends from, and the
+secrets corpus's shapes in files it sends redacted), and a test whose run made the emulator
 receive a request holding one fails, naming the canary's kind and quoting the request
 around it. The terminal summary says how many requests were checked.
 """
@@ -19,6 +20,7 @@ import pytest
 
 from sparkls.tools.devclient import start_emulator
 from tests.canaries import CANARIES as PLANTED
+from tests.looplag import LoopLagMonitor
 
 EMULATOR_KEY = "sk-test-emulator-key"
 
@@ -99,6 +101,11 @@ class EmulatorHandle:
     def connection_limit(self, seconds: float | None, *, close: bool = False) -> None:
         """WebSocket connections older than `seconds` are refused (None: no limit)."""
         self._control("POST", "connection_limit", {"seconds": seconds, "close": close})
+
+
+def pytest_configure(config: pytest.Config) -> None:
+    """The loop-lag monitor (tests/looplag.py), before any server starts."""
+    config.pluginmanager.register(LoopLagMonitor(), "sparkls-loop-lag")
 
 
 # -- the canary net ----------------------------------------------------------------

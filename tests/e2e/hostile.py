@@ -43,6 +43,7 @@ from pytest_lsp import LanguageClient
 from tests import canaries
 from tests.e2e import netaudit
 from tests.e2e.editor import capabilities, make_editor_client
+from tests.e2e.testbound import end_session
 
 CHECKOUT = Path(__file__).resolve().parents[2]  # where `tests` is importable from
 PROJECT_FILE = ".sparkls.toml"
@@ -296,9 +297,5 @@ async def hostile_session(
         client.editor.encoding = result.capabilities.position_encoding or "utf-16"
         yield session
     finally:
-        with contextlib.suppress(Exception):
-            async with asyncio.timeout(30):
-                await client.shutdown_session()
-        if client._server is not None and client._server.returncode is None:
-            client._server.kill()
+        await end_session(client)
         await client.stop()

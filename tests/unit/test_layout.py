@@ -534,6 +534,7 @@ UNIT = Path(__file__).resolve().parent
 PACKAGE_WIDE = {
     "test_layout", "test_architecture_doc", "test_docs_examples", "test_version", "test_logs", "test_endpoints",
     "test_file_modes", "test_vscode_settings", "test_vscode_tools", "test_node_script",
+    "test_request_watchdog",  # the e2e suite's own watchdog (tests/e2e/watchdog.py)
 }
 
 

@@ -174,10 +174,14 @@ async def ghost_text(edge: Edge, doc: Document, offset: int, params: types.Inlin
     return inline_item(doc, found)
 
 
+# Declared as a non-empty object: a multiplexer reading `{}` as false (rass) would route
+# no completion request to sparkls.
+_COMPLETION_OPTIONS = types.CompletionOptions(resolve_provider=False)
+
 FEATURE = Feature(
     "inline completion",
     methods=(
-        Method(types.TEXT_DOCUMENT_COMPLETION, _completion, types.CompletionOptions(),
+        Method(types.TEXT_DOCUMENT_COMPLETION, _completion, _COMPLETION_OPTIONS,
                when=lambda caps: not supports_inline_completion(caps)),
     ),
     ghost=(Ghost(20, ghost_text),),

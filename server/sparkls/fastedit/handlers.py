@@ -10,7 +10,8 @@ While it streams, the edit is registered in the `InFlightEdits` store
 (request/inflight.py), so that a refine of the document steers it or waits for it.
 
 Listing actions never waits on the model. Quick fixes are computed speculatively as
-soon as they are listed (`speculation.py`, setting `speculation`), so that resolving
+soon as they are listed in a menu the user opened (`triggerKind` Invoked; a request
+without it, or Automatic, starts nothing: `speculation.py`, setting `speculation`), so that resolving
 the one the user picks usually returns an edit that is already there. Clients that can
 resolve an action's `edit` get it in `codeAction/resolve` (and its timings in the
 resolved action's `data.timings_ms`, as in `sparkls.edit`'s summary, without `apply`:
@@ -235,7 +236,11 @@ def _fixes(edge: Edge, doc: Document, params: types.CodeActionParams) -> list[ty
         actions.append(edge.action(f"Fix with Spark: {first_line}", QUICKFIX, args, d, command=EDIT_COMMAND))
     # VS Code also asks on its own, for the lightbulb, at every cursor move:
     # speculating then would spend model calls on menus nobody opened.
-    if params.context.trigger_kind != types.CodeActionTriggerKind.Automatic:
+    # Only a menu the user opened is worth model calls before a pick. Editors also ask on
+    # their own at every cursor move (VS Code's lightbulb says Automatic; lsp-mode's
+    # modeline and sideline say nothing, as do eglot 1.9 and Neovim 0.7 for a menu):
+    # speculating then would pay for menus nobody opened. Those fixes run when picked.
+    if params.context.trigger_kind == types.CodeActionTriggerKind.Invoked:
         speculate(edge, doc, fixes)
     return actions
 

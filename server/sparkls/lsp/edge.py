@@ -232,7 +232,10 @@ class Edge:
     # -- code actions and what is shown -------------------------------------------------
 
     def resolves_edit(self) -> bool:
-        """Whether the client resolves an action's `edit` (else it gets a command)."""
+        """Whether the client resolves an action's `edit` (else it gets a command): it says
+        it can, and sparkls declared `codeAction/resolve` to it (lsp/clients.py)."""
+        if not self._ls.code_action_options.resolve_provider:
+            return False
         text = self._ls.client_capabilities.text_document
         action = text.code_action if text else None
         support = action.resolve_support if action else None

@@ -124,7 +124,7 @@ async def _suggest_in_open_documents(edge: Edge, env: RequestEnv, found: FollowU
             next_edits(edge).asked_model()
             return await ask_follow_up(env, other, question, asking)
 
-        next_edits(edge).schedule_elsewhere(other, ask_it, ttl=settings.ttl_seconds)
+        next_edits(edge).schedule_elsewhere(other, ask_it, ttl=settings.ttl_seconds, diffs="\n".join(found.diffs))
 
 
 def _quiet(task: asyncio.Task[Any]) -> None:

@@ -171,5 +171,6 @@ async def test_what_a_feature_asks_preloaded_is_loaded_after_initialized(monkeyp
     monkeypatch.delitem(sys.modules, "colorsys", raising=False)
     monkeypatch.setattr("gc.freeze", lambda: None)  # the test process keeps collecting
     server, _ = _server(TOY)
-    await server.preload()
+    server.preload.start(server.spawn)
+    await server.preload.done()
     assert "colorsys" in sys.modules

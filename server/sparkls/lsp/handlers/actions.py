@@ -42,6 +42,7 @@ def menu(server: SparkServer) -> tuple[list[Contribution], types.CodeActionOptio
 
 def register(server: SparkServer) -> None:
     contributions, options = menu(server)
+    server.code_action_options = options  # lsp-mode 8 is declared no resolve (lifecycle.py)
 
     @server.feature(types.TEXT_DOCUMENT_CODE_ACTION, options)
     async def code_action(ls: SparkServer, params: types.CodeActionParams) -> list[types.CodeAction]:
