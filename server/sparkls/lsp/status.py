@@ -49,14 +49,16 @@ class StatusBoard:
     def announce_deep(self) -> None:
         """The deep tier's status before any task: where it goes, and whether it can serve."""
         from sparkls.models.session import TierStatus
+        from sparkls.models.transports import preferred
 
         try:
             self._server.settings.api_key_for("deep")
         except SparkError as exc:  # no key for a remote deep tier: the reason names the variable
             deep = self._server.settings.deep
-            self.send(
-                TierStatus("deep", deep.model, deep.host, "failing", deep.transport, str(exc), location=deep.location)
-            )
+            kind = preferred(deep)
+            self.send(TierStatus(
+                "deep", deep.model, deep.host, "failing", kind.carries, str(exc), location=deep.location, mode=kind.name
+            ))
             return
         session = self._server.deep_session()
         if session is not None:

@@ -45,13 +45,13 @@ class Reply:
     response_id: str
     ttft_ms: float  # request sent -> first text delta
     stream_ms: float  # first text delta -> response completed
-    transport: str = "websocket"
+    transport: str = ""  # what carried it (`Transport.carries`: websocket | http)
     attempts: int = 1
     usage: dict[str, Any] = field(default_factory=dict)
     chain: Chain | None = None  # how a follow-up can continue this response
     chained: bool = False  # it continued an earlier response (`previous_response_id`)
     wait_ms: float = 0.0  # asked -> request sent: waiting for a socket, a lane or a connection
-    mode: str = "websocket"  # "lanes" | "pool" | "http": how it was served
+    mode: str = ""  # the transport that served it (`Transport.name`: lanes | pool | http)
     steered: int = 0  # steering inputs its answer took (steering.py)
     via: object = None  # the WebSocket connection that served it (`Sent.via`)
 
@@ -76,6 +76,7 @@ async def collect(
     sent = time.perf_counter()
     first: float | None = None
     via: object = None
+    chained = False
     finished: Completed | None = None  # ended, with accepted steering waiting for a successor
     stall = _stall_timer(where, tier)
     try:
@@ -89,7 +90,7 @@ async def collect(
                     if progress is not None:
                         progress(1)
                 elif isinstance(event, Sent):
-                    sent, via = time.perf_counter(), event.via
+                    sent, via, chained = time.perf_counter(), event.via, event.chained
                     continue
                 elif isinstance(event, Created):
                     if steering is not None:
@@ -103,7 +104,7 @@ async def collect(
                         if finished is not None and not steering.awaiting_successor:
                             if finished.incomplete == STEERED:
                                 raise SteeredAway("The response stopped for added input that could not be applied.")
-                            return _reply(answer, finished, sent, first, transport, attempt, started, steering, via)
+                            return _reply(answer, finished, sent, first, transport, attempt, started, steering, via, chained)
                     continue
                 elif isinstance(event, Completed):
                     if steering is not None:
@@ -111,7 +112,7 @@ async def collect(
                     if steering is not None and (event.incomplete == STEERED or steering.awaiting_successor):
                         finished = event  # a successor (or the steering's failure) follows
                         continue
-                    return _reply(answer, event, sent, first, transport, attempt, started, steering, via)
+                    return _reply(answer, event, sent, first, transport, attempt, started, steering, via, chained)
                 answer.feed(event)
     finally:
         if stall is not None:
@@ -131,6 +132,7 @@ def _reply(
     started: float,
     steering: Steering | None,
     via: object,
+    chained: bool,
 ) -> Reply:
     done = time.perf_counter()
     text = answer.answer(event)  # raises on a refusal or a cut-off reply
@@ -146,6 +148,7 @@ def _reply(
         wait_ms=max(0.0, sent - started) * 1000,
         steered=len(steering.committed) if steering is not None else 0,
         via=via,
+        chained=chained,
     )
 
 

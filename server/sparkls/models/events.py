@@ -80,10 +80,12 @@ class Completed:
 
 @dataclass(frozen=True, slots=True)
 class Sent:
-    """The request left (WebSocket): time spent before this was waiting, not the model.
-    `via`: the connection it left on."""
+    """The request left: time spent before this was waiting, not the model. `via`: the
+    WebSocket connection it left on (None over HTTP); `chained`: it continues an
+    earlier response (`previous_response_id`)."""
 
     via: object = None
+    chained: bool = False
 
 
 @dataclass(frozen=True, slots=True)

@@ -16,8 +16,9 @@ import socket
 import ssl
 from urllib.parse import urlsplit, urlunsplit
 
-from sparkls.config import DEFAULT_LOCAL_BASE_URL
+from sparkls.config import DEFAULT_LOCAL_BASE_URL, Settings
 from sparkls.endpoints import is_loopback_host
+from sparkls.errors import AuthError, ConnectError, EndpointNotFound, HandshakeRefused, ModelError
 
 EMULATOR_PORT = urlsplit(DEFAULT_LOCAL_BASE_URL).port  # where `sparkls emulate` listens by default
 # Default ports of local servers people run, to name the one that is not answering.
@@ -107,3 +108,28 @@ def naming_local_base_url(message: str, tier: str) -> str:
     """`message` with the tier's `base_url` setting named as `local_base_url`: what the
     user set when that setting put the tier where it is."""
     return message.replace(f"`{tier}.base_url`", "`local_base_url`")
+
+
+# Errors whose message may name the tier's `base_url` setting.
+NAMES_BASE_URL = (ConnectError, HandshakeRefused, EndpointNotFound)
+
+
+def for_the_user(exc: ModelError, settings: Settings, tier: str) -> ModelError:
+    """`exc` as the user is to read it: a base URL set through `local_base_url` named as
+    that setting; a local server that refused a request that carried no key, with how
+    to give it one."""
+    tier_settings = getattr(settings, tier)
+    if type(exc) in NAMES_BASE_URL and settings.local_base_url == tier_settings.base_url:
+        return type(exc)(naming_local_base_url(str(exc), tier))
+    if not isinstance(exc, AuthError) or not tier_settings.is_local:
+        return exc
+    try:
+        sent_none = settings.api_key_for(tier) is None
+    except ModelError:
+        return exc
+    if not sent_none:
+        return exc
+    return AuthError(
+        f"{exc} (No key was sent: a server on this machine gets only a key given to its tier, "
+        f"`{tier}.api_key` or `{tier}.api_key_env`; {settings.api_key_env} never goes to it.)"
+    )

@@ -15,15 +15,20 @@ from __future__ import annotations
 
 import random
 from collections.abc import Iterator
+from typing import TYPE_CHECKING
 
 from sparkls.errors import (
     ApiError,
     ConnectError,
     HandshakeRefused,
+    ModelError,
     RateLimited,
     ServerError,
     StreamError,
 )
+
+if TYPE_CHECKING:
+    from sparkls.models.deadline import Deadline
 
 MAX_ATTEMPTS = 3  # in all, the first one included
 MAX_RATE_LIMIT_WAIT = 30.0  # seconds; a longer retry-after is reported, not waited for
@@ -60,3 +65,29 @@ def retry_delay(exc: BaseException, delays: Iterator[float]) -> float:
     if isinstance(exc, (ServerError, ConnectError)) and not isinstance(exc, HandshakeRefused):
         return next(delays)
     return 0.0  # a fresh socket or the full input is the remedy, not time
+
+
+class Tries:
+    """One request's tries: how many so far, the jittered backoff, the bound on the
+    whole request (`Deadline`), and the broken stream it was sent again after."""
+
+    def __init__(self, deadline: Deadline, *, max_wait: float) -> None:
+        self.deadline = deadline
+        self.max_wait = max_wait  # the longest rate-limit wait this request sits out
+        self.attempt = 0
+        self.resent: ModelError | None = None  # the broken stream a request was sent again after
+        self._delays = backoff()
+        self._stream_retried = False
+
+    def again_after(self, exc: ModelError) -> float | None:
+        """Seconds to wait before the next try after `exc`, or None: no more tries (not
+        retryable, the attempts used up, a second broken stream, or past the deadline)."""
+        retry = is_retryable(exc, max_wait=self.max_wait) and self.attempt < MAX_ATTEMPTS
+        if isinstance(exc, StreamError):
+            retry, self._stream_retried = retry and not self._stream_retried, True
+        delay = retry_delay(exc, self._delays) if retry else 0.0
+        if not retry or not self.deadline.allows(delay):
+            return None
+        if isinstance(exc, StreamError):
+            self.resent = exc
+        return delay

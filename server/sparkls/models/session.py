@@ -1,19 +1,22 @@
 """A model tier as the engine sees it: `complete(prompt) -> Reply`, kept healthy all day.
 
-`TierSession` binds one tier's settings to its transports, in one of three modes:
+`TierSession` holds the policy over one tier's transports (models/transports/): which
+one serves, retrying, falling back and healing. It knows them by their traits, never
+by name:
 
-- **lanes** (WebSocket mode, the default): one warm connection carries every
-  concurrent request, each on a lane of its own (`LaneSocket`, lanesocket.py);
-- **pool**: a `SocketPool` of warm WebSockets, one response at a time on each, for a
-  server that does not run lanes (it refused or ignored the first `stream_id`: the
-  session remembers it and resends that request on the pool at once) or when the
-  tier's `lanes` setting is off;
-- **http**: an `HTTPStreamer` (Responses SSE, or Chat Completions SSE for
-  OpenAI-compatible servers).
-
-It retries what `is_retryable` allows, falls back to HTTP after repeated WebSocket
-failures (a connection lost with several lanes in flight counts once) and heals back
-after a cool-down, and reports its state (`TierStatus`) to whoever listens.
+- **the choice**: the transports that fit the tier's settings, most preferred first
+  (`transports.TRANSPORTS`: lanes on one WebSocket, then a pool of WebSockets, then
+  Responses over HTTP; Chat Completions for an OpenAI-compatible server). One a
+  setting switches off is left out (`lanes = false`), and so is one the server is
+  found to refuse for good (`Transport.refusal`: a server that does not run lanes):
+  the request that found it out goes to the next one at once;
+- **retries**: what `is_retryable` allows, within the request's `Deadline`
+  (`retry.Tries`);
+- **fallback**: repeated failures of a transport that keeps connections open
+  (`persistent`; a connection lost under several requests counts once) put the tier on
+  the first one that does not (HTTP) for a cool-down, `degraded`; it heals back to the
+  preferred one (heal.py);
+- **status**: its state (`TierStatus`) to whoever listens.
 
 An endpoint that cannot be reached at all (`unreachable`: connection refused, a name
 that does not resolve) marks the tier failing and is probed every few seconds at
@@ -28,38 +31,31 @@ from __future__ import annotations
 import asyncio
 import logging
 import time
-from collections import deque
 from collections.abc import Callable
 from dataclasses import asdict, dataclass, replace
 from typing import Any
 
 from sparkls.config import Settings, TierSettings
-from sparkls.guard.wire import Wire, require_wire
 from sparkls.errors import (
     ApiError,
-    AuthError,
     ConnectError,
-    EndpointNotFound,
     HandshakeRefused,
     ModelError,
     ModelRefused,
     RateLimited,
     ReplyCutOff,
-    RequestTimeout,
     StreamError,
 )
-from sparkls.models.chain import PREVIOUS_RESPONSE_NOT_FOUND, Chain, FollowUp, turn_for
+from sparkls.guard.wire import Wire, require_wire
+from sparkls.models.chain import PREVIOUS_RESPONSE_NOT_FOUND, Chain, FollowUp
 from sparkls.models.collect import Reply, SteeredAway, collect
 from sparkls.models.deadline import Deadline, gave_up
-from sparkls.models.events import Where, chat_body, response_create, responses_body
-from sparkls.models.explain import naming_local_base_url
+from sparkls.models.events import Where
+from sparkls.models.explain import for_the_user
 from sparkls.models.heal import Healer
-from sparkls.models.lanes import ConnectionLost, LaneConnection
-from sparkls.models.lanesocket import LanesUnsupported, lanes_refused
-from sparkls.models.retry import MAX_ATTEMPTS, MAX_RATE_LIMIT_WAIT, backoff, is_retryable, retry_delay
+from sparkls.models.retry import MAX_RATE_LIMIT_WAIT, Tries
 from sparkls.models.steering import Steering
-from sparkls.models.transports import Transports
-from sparkls.models.websocket import ResponsesSocket
+from sparkls.models.transports import Link, Request, Transport, fitting
 
 logger = logging.getLogger(__name__)
 
@@ -69,10 +65,6 @@ REQUEST_ERRORS = (ApiError, ReplyCutOff, ModelRefused)
 # An interactive request (an edit, a quick fix, a completion, a next edit) waits out a
 # rate limit up to this many seconds; a longer one is reported at once with its wait.
 INTERACTIVE_RATE_LIMIT_WAIT = 5.0
-
-
-# Errors whose message may name the tier's `base_url` setting (models/explain.py).
-NAMES_BASE_URL = (ConnectError, HandshakeRefused, EndpointNotFound)
 
 
 def unreachable(exc: BaseException) -> bool:
@@ -89,12 +81,12 @@ class TierStatus:
     model: str
     host: str
     state: str = "idle"  # idle | connecting | ready | degraded | failing
-    transport: str = "websocket"  # the transport requests use now
+    transport: str = ""  # what carries its requests now (`Transport.carries`: websocket | http)
     reason: str | None = None  # why degraded or failing
     last: dict[str, Any] | None = None  # the last request: transport and timings
     location: str = "remote"  # "local": its host is loopback, requests never leave the machine
-    mode: str = "lanes"  # lanes | pool | http: how WebSocket requests share connections
-    lanes_off: str | None = None  # why this tier's server is served by a pool instead of lanes
+    mode: str = ""  # the transport that serves now (`Transport.name`: lanes | pool | http)
+    lanes_off: str | None = None  # why the tier's preferred transport is left out (lanes: a pool serves)
     wasted_tokens: int = 0  # output tokens of cancelled responses streamed and dropped
 
     def to_json(self) -> dict[str, Any]:
@@ -102,7 +94,7 @@ class TierStatus:
 
 
 class TierSession:
-    """One tier ("fast" or "deep"): its connections, retries, fallback and status."""
+    """One tier ("fast" or "deep"): its transports, retries, fallback and status."""
 
     def __init__(
         self,
@@ -119,74 +111,92 @@ class TierSession:
         self.where = Where(name, self.tier.host, self.tier.model)
         self.cache_key = cache_key
         self._on_status = on_status
-        self._links = Transports(name, settings, self.where, warm=warm, cache_key=cache_key)
-        self._lanes_off: str | None = None if self.tier.lanes else "the tier's `lanes` setting is off"
-        self._ws_failures = 0
-        self._lost_counted: deque[LaneConnection] = deque(maxlen=8)  # lost connections counted once
+        link = Link(name, settings, self.where, warm, cache_key)
+        off = [(kind, kind.switched_off(self.tier)) for kind in fitting(self.tier)]
+        # What this tier may use, most preferred first (made now, connected when first used).
+        self.transports: tuple[Transport, ...] = tuple(kind(link) for kind, why in off if why is None)
+        self._left_out = next((why for _, why in off if why is not None), None)  # why the preferred one is not used
+        self._refused: set[Transport] = set()
+        self._serving = self.transports[0]
+        self._failures = 0  # failures of persistent transports in a row
         self._heal = Healer(
-            name, self._start_websocket, self._healed,
+            name, self._start_preferred, self._healed,
             cooldown=self.tier.fallback_cooldown, cooldown_max=self.tier.fallback_cooldown_max,
         )
-        self.status = TierStatus(
-            name, self.tier.model, self.tier.host, transport=self._configured_transport,
-            location=self.tier.location, lanes_off=self._lanes_off,
-        )
-        self.status.mode = self.mode
+        self.status = TierStatus(name, self.tier.model, self.tier.host, location=self.tier.location)
+        self._update_status()
 
-    @property
-    def _configured_transport(self) -> str:
-        return "websocket" if self.tier.transport == "websocket" else "http"
+    # -- which transport ---------------------------------------------------------------
 
     @property
     def transport(self) -> str:
-        return self.status.transport
+        """What carries its requests now (`Transport.carries`)."""
+        return self._serving.carries
 
     @property
     def mode(self) -> str:
-        """"lanes", "pool" or "http": how requests are served now (module doc)."""
-        if self.transport != "websocket":
-            return "http"
-        return "pool" if self._lanes_off else "lanes"
+        """The transport that serves now (`Transport.name`)."""
+        return self._serving.name
 
     @property
     def wasted_tokens(self) -> int:
         """Output tokens of cancelled responses that streamed on and were dropped."""
-        lanes = self._links.lanes_made
-        return lanes.wasted_tokens if lanes is not None else 0
+        return sum(t.wasted_tokens for t in self.transports)
+
+    def _usable(self) -> list[Transport]:
+        return [t for t in self.transports if t not in self._refused]
+
+    def _preferred(self) -> Transport:
+        return self._usable()[0]
+
+    def _fallback(self) -> Transport | None:
+        """Where requests go while the persistent transports fail: the first that is not one."""
+        return next((t for t in self._usable() if not t.persistent), None)
+
+    def _refuse(self, transport: Transport, why: str) -> bool:
+        """The server never takes `transport`: the tier does without it from now on, if
+        another is left (else its failure is the request's). Whether it was left out."""
+        if transport in self._refused or len(self._usable()) == 1:
+            return False
+        self._refused.add(transport)
+        self._left_out = self._left_out or why
+        if self._serving is transport:
+            self._serving = self._preferred()
+        logger.info("%s tier: %s; %s serves instead", self.name, why, self._preferred().name)
+        self._set_status()
+        return True
+
+    async def _start_preferred(self) -> None:
+        """Open and warm the preferred transport; one the server refuses is left out and
+        the next one started."""
+        while True:
+            preferred = self._preferred()
+            try:
+                await preferred.start()
+                return
+            except ModelError as exc:
+                if (why := preferred.refusal(exc)) is None or not self._refuse(preferred, why):
+                    raise
+
+    # -- status --------------------------------------------------------------------------
+
+    def _update_status(self) -> None:
+        self.status.transport, self.status.mode = self.transport, self.mode
+        self.status.lanes_off, self.status.wasted_tokens = self._left_out, self.wasted_tokens
 
     def _set_status(self, **changes: Any) -> None:
         for key, value in changes.items():
             setattr(self.status, key, value)
-        self.status.mode, self.status.lanes_off = self.mode, self._lanes_off
-        self.status.wasted_tokens = self.wasted_tokens
+        self._update_status()
         if self._on_status is not None:
             self._on_status(self.status)
 
-    async def _start_websocket(self) -> None:
-        """Open and warm the lane connection, or the pool; a server found not to run
-        lanes is remembered and the pool opened instead."""
-        if self.mode == "lanes":
-            try:
-                await self._links.lanes().start()
-                return
-            except ModelError as exc:
-                if not lanes_refused(exc):
-                    raise
-                self._no_lanes(exc)
-        await self._links.pool().start()
-
-    def _no_lanes(self, exc: BaseException) -> None:
-        """This server does not run lanes: the pool serves the rest of the session."""
-        if self._lanes_off is None:
-            self._lanes_off = f"{self.tier.host} does not run lanes ({exc})"
-            logger.info("%s tier: %s; using a pool of %d sockets", self.name, self._lanes_off, self.tier.pool_size)
-            self._set_status()
-
     async def warm(self) -> None:
-        """Open and warm the WebSocket connection (HTTP tiers: check the key); never raises."""
-        if self.transport != "websocket":
+        """Open and warm the serving transport's connections (over HTTP: make its client,
+        which reads the key); never raises."""
+        if not self._serving.persistent:
             try:
-                await self._links.http()
+                await self._serving.start()
             except ModelError as exc:  # no API key
                 self._set_status(state="failing", reason=str(exc))
             else:
@@ -194,26 +204,28 @@ class TierSession:
             return
         self._set_status(state="connecting", reason=None)
         try:
-            await self._start_websocket()
+            await self._start_preferred()
         except ModelError as exc:
-            self._websocket_failed(exc)
-            if self.transport == "websocket":
+            self._transport_failed(self._preferred(), exc)
+            if self._serving.persistent:
                 self._set_status(state="failing", reason=str(self._explained(exc)))
             if unreachable(exc):
                 self._probe()
             return
-        self._ws_failures = 0
+        self._failures = 0
         self._set_status(state="ready", reason=None)
 
+    # -- requests ------------------------------------------------------------------------
+
     def hold(self, chain: Chain | None) -> None:
-        """Keep the pool socket `chain` was served on for its follow-up (`SocketPool.hold`);
-        on a lane nothing is held: a follow-up forks from any lane of the connection."""
-        if chain is not None and isinstance(chain.socket, ResponsesSocket) and self._links.pool_made is not None:
-            self._links.pool_made.hold(chain.socket)
+        """Keep what a follow-up of `chain` needs (the pool socket that served it; on a
+        lane nothing: a follow-up forks from any lane of the connection)."""
+        for transport in self.transports:
+            transport.hold(chain)
 
     def release(self, chain: Chain | None) -> None:
-        if chain is not None and isinstance(chain.socket, ResponsesSocket) and self._links.pool_made is not None:
-            self._links.pool_made.release(chain.socket)
+        for transport in self.transports:
+            transport.release(chain)
 
     async def follow(self, follow_up: FollowUp, *, notify: Callable[[str], None] | None = None) -> Reply:
         """Continue `follow_up.chain` with its short turn where the chain still holds,
@@ -232,115 +244,94 @@ class TierSession:
         """Send `prompt` and collect the whole reply, retrying what may be retried.
         With `follow_up`, its short turn goes instead where its chain can be continued;
         a chain the service no longer knows (`previous_response_not_found`) is resent
-        in full at once. With `steering`, input may be added while it streams on a lane
-        (steering.py). `patient` (default: on the deep tier only) waits out a rate limit
-        up to `MAX_RATE_LIMIT_WAIT`; otherwise the request is interactive and a wait
-        longer than `INTERACTIVE_RATE_LIMIT_WAIT` fails it at once. Only the guard's
-        output (`Wire`) is accepted."""
+        in full at once. With `steering`, input may be added while it streams, on a
+        transport that `steers`. `patient` (default: on the deep tier only) waits out a
+        rate limit up to `MAX_RATE_LIMIT_WAIT`; otherwise the request is interactive
+        and a wait longer than `INTERACTIVE_RATE_LIMIT_WAIT` fails it at once. Only
+        the guard's output (`Wire`) is accepted."""
         require_wire(prompt)
         if follow_up is not None:
             require_wire(follow_up.short)
-        delays = backoff()
         patient = self.name == "deep" if patient is None else patient
-        max_wait = MAX_RATE_LIMIT_WAIT if patient else INTERACTIVE_RATE_LIMIT_WAIT
-        stream_retried = False
-        attempt = 0
+        tries = Tries(
+            Deadline(self.tier.request_timeout, self.name),
+            max_wait=MAX_RATE_LIMIT_WAIT if patient else INTERACTIVE_RATE_LIMIT_WAIT,
+        )
         asked = time.perf_counter()
-        deadline = Deadline(self.tier.request_timeout, self.name)
-        resent: ModelError | None = None  # the broken stream a request was sent again after
         while True:
-            attempt += 1
-            transport, mode = self.transport, self.mode
+            tries.attempt += 1
+            transport = self._serving
             try:
-                reply = await self._complete_once(transport, prompt, attempt, follow_up, steering, deadline)
+                reply = await self._attempt(transport, Request(prompt, follow_up, steering), tries)
             except ModelError as exc:
-                if mode == "lanes" and lanes_refused(exc, self._links.ignores_lanes):
-                    self._no_lanes(exc)
-                    attempt -= 1  # not a failure of the request: it goes to the pool at once
+                if (why := transport.refusal(exc)) is not None and self._refuse(transport, why):
+                    tries.attempt -= 1  # not a failure of the request: the next transport takes it at once
                     continue
                 if follow_up is not None and isinstance(exc, ApiError) and exc.api_code == PREVIOUS_RESPONSE_NOT_FOUND:
                     # The service no longer knows the response: the whole conversation, at once.
                     logger.info("%s tier: the chain is gone (%s); resending in full", self.name, exc)
                     follow_up = None
                     continue
-                if transport == "websocket":
-                    self._websocket_failed(exc)
-                retry = is_retryable(exc, max_wait=max_wait) and attempt < MAX_ATTEMPTS
-                if isinstance(exc, StreamError):
-                    retry, stream_retried = retry and not stream_retried, True
-                delay = retry_delay(exc, delays) if retry else 0.0
-                if not retry or not deadline.allows(delay):
-                    explained = gave_up(self._explained(exc), resent)
-                    self._failed(exc, explained)
-                    if explained is exc:
-                        raise
-                    raise explained from exc
-                if isinstance(exc, StreamError):
-                    resent = exc
-                if isinstance(exc, RateLimited) and notify is not None:
-                    notify(f"Rate limited by {self.where.host} ({self.name} tier). Retrying in {delay:.3g} s.")
-                logger.info("%s tier: retrying after %s (attempt %d, in %.2f s)", self.name, exc, attempt, delay)
-                await asyncio.sleep(delay)
+                await self._wait_to_retry(transport, exc, tries, notify)
                 continue
-            if transport == "websocket":
-                self._ws_failures = 0
-                if mode == "lanes" and self._links.ignores_lanes:
-                    self._no_lanes(LanesUnsupported("its responses name no lane"))
-            # What the user waited for includes earlier attempts: all of it before this
-            # attempt's request left is waiting.
-            reply = replace(reply, wait_ms=(time.perf_counter() - asked) * 1000 - reply.ttft_ms - reply.stream_ms)
-            last = {
-                "transport": transport, "mode": reply.mode, "wait_ms": round(reply.wait_ms, 2),
-                "ttft_ms": round(reply.ttft_ms, 2), "stream_ms": round(reply.stream_ms, 2),
-            }
-            state = "degraded" if self.status.state == "degraded" else "ready"
-            self._set_status(state=state, reason=self.status.reason if state == "degraded" else None, last=last)
-            self._heal.wake()  # the endpoint answers: reconnect now, not at the next probe
-            return reply
+            return self._served(transport, reply, asked)
 
-    async def _complete_once(
-        self, transport: str, prompt: Wire, attempt: int, follow_up: FollowUp | None, steering: Steering | None,
-        deadline: Deadline,
-    ) -> Reply:
-        chain, store = (follow_up.chain if follow_up else None), self.tier.store
+    async def _attempt(self, transport: Transport, request: Request, tries: Tries) -> Reply:
+        """One try on `transport`, within what is left of the request's deadline."""
+        steering = request.steering
+        if not transport.steers or (steering is not None and steering.closed):  # the first try only
+            request = replace(request, steering=None)
         started = time.perf_counter()
-        read = {"where": self.where, "tier": self.tier, "transport": transport, "attempt": attempt, "started": started}
-
-        def create(sent: Wire, previous: str | None) -> dict[str, Any]:
-            return response_create(
-                self.tier.model, sent, previous_response_id=previous, cache_key=self.cache_key, store=store
-            )
-
         try:
-            async with asyncio.timeout(deadline.left()):
-                if transport == "websocket" and self.mode == "lanes":
-                    lanes = self._links.lanes()
-                    conn = await lanes.connection()
-                    sent, previous = turn_for(follow_up, prompt, conn)
-                    steering = steering if steering is not None and not steering.closed else None  # first attempt only
-                    if steering is not None:
-                        steering.attach(conn.steer, prompt)
-                    reply = await collect(lanes.stream(create(sent, previous), on=conn), steering=steering, **read)
-                    chain = Chain(reply.response_id, transport, store, reply.via)  # type: ignore[arg-type]
-                    return replace(reply, chain=chain, chained=previous is not None, mode="lanes")
-                if transport == "websocket":
-                    async with self._links.pool().checkout(prefer=chain.socket if chain else None) as sock:
-                        sent, previous = turn_for(follow_up, prompt, sock)
-                        reply = await collect(sock.stream(create(sent, previous)), **read)
-                        chain = Chain(reply.response_id, transport, store, sock)
-                        return replace(reply, chain=chain, chained=previous is not None, mode="pool")
-                if self.tier.api != "responses":
-                    body = chat_body(self.tier.model, prompt)
-                    return replace(await collect((await self._links.http()).stream(body), **read), mode="http")
-                sent, previous = turn_for(follow_up, prompt, None)
-                body = responses_body(
-                    self.tier.model, sent, cache_key=self.cache_key, previous_response_id=previous, store=store
+            async with asyncio.timeout(tries.deadline.left()):
+                reply = await collect(
+                    transport.stream(request), self.where, self.tier, transport=transport.carries,
+                    attempt=tries.attempt, started=started, steering=request.steering,
                 )
-                reply = await collect((await self._links.http()).stream(body), **read)
-                chain = Chain(reply.response_id, transport, store)
-                return replace(reply, chain=chain, chained=previous is not None, mode="http")
         except TimeoutError as exc:
-            raise deadline.passed() from exc
+            raise tries.deadline.passed() from exc
+        chain = None
+        if transport.chains:  # where a follow-up continues it: the connection that served it, if any
+            chain = Chain(reply.response_id, transport.carries, self.tier.store, reply.via)  # type: ignore[arg-type]
+        return replace(reply, chain=chain, mode=transport.name)
+
+    async def _wait_to_retry(
+        self, transport: Transport, exc: ModelError, tries: Tries, notify: Callable[[str], None] | None
+    ) -> None:
+        """Wait before the next try after `exc`; when there is none, raise it as the user
+        is to read it (what happened, what it was sent again after, that nothing changed)."""
+        self._transport_failed(transport, exc)
+        delay = tries.again_after(exc)
+        if delay is None:
+            explained = gave_up(self._explained(exc), tries.resent)
+            self._failed(exc, explained)
+            if explained is exc:
+                raise exc
+            raise explained from exc
+        if isinstance(exc, RateLimited) and notify is not None:
+            notify(f"Rate limited by {self.where.host} ({self.name} tier). Retrying in {delay:.3g} s.")
+        logger.info("%s tier: retrying after %s (attempt %d, in %.2f s)", self.name, exc, tries.attempt, delay)
+        await asyncio.sleep(delay)
+
+    def _served(self, transport: Transport, reply: Reply, asked: float) -> Reply:
+        """A reply came: the tier's health and status say so."""
+        if transport.persistent:
+            self._failures = 0
+        if (why := transport.refusal(None)) is not None:
+            self._refuse(transport, why)
+        # What the user waited for includes earlier attempts: all of it before this
+        # attempt's request left is waiting.
+        reply = replace(reply, wait_ms=(time.perf_counter() - asked) * 1000 - reply.ttft_ms - reply.stream_ms)
+        last = {
+            "transport": transport.carries, "mode": reply.mode, "wait_ms": round(reply.wait_ms, 2),
+            "ttft_ms": round(reply.ttft_ms, 2), "stream_ms": round(reply.stream_ms, 2),
+        }
+        state = "degraded" if self.status.state == "degraded" else "ready"
+        self._set_status(state=state, reason=self.status.reason if state == "degraded" else None, last=last)
+        self._heal.wake()  # the endpoint answers: reconnect now, not at the next probe
+        return reply
+
+    # -- failures ------------------------------------------------------------------------
 
     def _failed(self, exc: ModelError, explained: ModelError) -> None:
         """The status after a request failed for good. An unreachable endpoint makes the
@@ -354,59 +345,47 @@ class TierSession:
             self._set_status(state="failing", reason=str(explained))
 
     def _explained(self, exc: ModelError) -> ModelError:
-        """A local server that refused the request sent no key: say how to give it one.
-        A base URL set through `local_base_url` is named as that setting."""
-        if type(exc) in NAMES_BASE_URL and self._settings.local_base_url == self.tier.base_url:
-            return type(exc)(naming_local_base_url(str(exc), self.name))
-        if not isinstance(exc, AuthError) or not self.tier.is_local:
-            return exc
-        try:
-            sent_none = self._settings.api_key_for(self.name) is None
-        except ModelError:
-            return exc
-        if not sent_none:
-            return exc
-        return AuthError(
-            f"{exc} (No key was sent: a server on this machine gets only a key given to its tier, "
-            f"`{self.name}.api_key` or `{self.name}.api_key_env`; {self._settings.api_key_env} never goes to it.)"
-        )
+        return for_the_user(exc, self._settings, self.name)
 
-    def _websocket_failed(self, exc: ModelError) -> None:
-        """Count transport failures; after enough of them, serve over HTTP for a while.
-        A connection lost with several lanes in flight is one failure, not one per lane."""
-        if not isinstance(exc, (ConnectError, StreamError)) or isinstance(exc, SteeredAway) or self.tier.api != "responses":
+    def _transport_failed(self, transport: Transport, exc: ModelError) -> None:
+        """Count a persistent transport's failures; after enough of them (or an upgrade
+        a proxy refuses), serve through the fallback for a while."""
+        if not transport.persistent or not isinstance(exc, (ConnectError, StreamError)) or isinstance(exc, SteeredAway):
             return
-        if isinstance(exc, ConnectionLost):
-            if exc.connection in self._lost_counted:
-                return
-            self._lost_counted.append(exc.connection)
-        self._ws_failures += 1
+        if not transport.counts(exc):
+            return
+        self._failures += 1
+        fallback = self._fallback()
         refused = isinstance(exc, HandshakeRefused)  # a proxy will not let it through: no point retrying
-        if (refused or self._ws_failures >= self.tier.fallback_after) and self.transport == "websocket":
+        if fallback is not None and (refused or self._failures >= self.tier.fallback_after) and self._serving.persistent:
             probing = unreachable(exc)
             logger.warning(
-                "%s tier: WebSocket failing (%s); using HTTP %s", self.name, exc,
+                "%s tier: %s failing (%s); using %s %s", self.name, transport.carries, exc, fallback.carries,
                 "until it answers" if probing else f"for {self.tier.fallback_cooldown:.0f} s",
             )
-            self._set_status(state="degraded", transport="http", reason=str(self._explained(exc)))
+            self._serving = fallback
+            self._set_status(state="degraded", reason=str(self._explained(exc)))
             self._heal.start(probing=probing)
 
     def _probe(self) -> None:
-        """Probe an unreachable endpoint until the WebSocket opens (heal.py). An HTTP
-        tier has no connection to probe: its next request that gets through is enough."""
-        if self._configured_transport == "websocket" and self.tier.api == "responses":
+        """Probe an unreachable endpoint until the preferred transport opens (heal.py).
+        One without connections has nothing to probe: its next request that gets
+        through is enough."""
+        if self._preferred().persistent:
             self._heal.start(probing=True)
 
     def _healed(self) -> None:
-        self._ws_failures = 0
-        self._set_status(state="ready", transport="websocket", reason=None)
+        self._failures = 0
+        self._serving = self._preferred()
+        self._set_status(state="ready", reason=None)
 
     async def settled(self) -> None:
-        """Wait until no cancelled response holds a pool socket (pool.py). On lanes
-        nothing waits: a cancelled response's rest is dropped as it arrives."""
-        if self._links.pool_made is not None:
-            await self._links.pool_made.settled()
+        """Wait until no cancelled response holds a connection of its own (pool.py). On
+        lanes nothing waits: a cancelled response's rest is dropped as it arrives."""
+        for transport in self.transports:
+            await transport.settled()
 
     async def close(self) -> None:
         self._heal.cancel()
-        await self._links.close()
+        for transport in self.transports:
+            await transport.close()

@@ -92,7 +92,7 @@ async def test_keepalive_pings_replace_an_idle_lane_connection_gone_silent():
         await session.warm()
         peer.silence()
         async with asyncio.timeout(HANG_GUARD):
-            while peer.connections < 2 or session._links.lanes().current is None:
+            while peer.connections < 2 or session.transports[0].socket.current is None:
                 await asyncio.sleep(0.01)
             reply = await session.complete(PROMPT)
         await session.close()

@@ -78,7 +78,7 @@ async def test_a_request_refused_for_its_lane_is_resent_on_the_pool(emulator):
     session = _session(emulator)
     await session.warm()
     emulator.lanes = False  # as if the endpoint changed behind the connection
-    await session._links.lanes().current.close()  # type: ignore[union-attr]  # the next request opens a new one
+    await session.transports[0].socket.current.close()  # type: ignore[attr-defined]  # lanes; the next request opens a new connection
     reply = await session.complete(_edit(1))
     assert reply.text == "```\nx = 2\n```" and reply.mode == "pool" and reply.attempts == 1
     assert session.mode == "pool"
