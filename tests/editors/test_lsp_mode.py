@@ -181,15 +181,15 @@ def test_beside_ruff_fixes_land_and_diagnostics_follow_the_text(flow):
 def test_both_set_ups_route_every_spark_action_command_to_sparkls():
     """Each command sparkls puts in a code action has an action handler in both set-ups,
     and both apply sparkls's edits with the documented handler."""
-    from sparkls.fastedit.handlers import INSTRUCTION_COMMAND
-    from sparkls.lsp.edge import EDIT_COMMAND
+    from sparkls.explain.handlers import EXPLAIN_COMMAND
+    from sparkls.fastedit.handlers import EDIT_COMMAND, INSTRUCTION_COMMAND
     from sparkls.lsp.handlers.context import SHOW_CONTEXT
     from sparkls.nextedit.followup_handlers import FOLLOW_UPS_COMMAND
     from sparkls.refine.handlers import REFINE_COMMAND
 
-    # The commands of the actions sparkls lists (lsp/handlers/*: `action(...)` and
+    # The commands of the actions sparkls lists (each feature's `edge.action(...)` and
     # `command_action(...)`), VS Code's own (spark.*) aside.
-    action_commands = {EDIT_COMMAND, INSTRUCTION_COMMAND, REFINE_COMMAND, FOLLOW_UPS_COMMAND, SHOW_CONTEXT}
+    action_commands = {EDIT_COMMAND, INSTRUCTION_COMMAND, REFINE_COMMAND, FOLLOW_UPS_COMMAND, SHOW_CONTEXT, EXPLAIN_COMMAND}
     for heading in ("Set-up", "Without a key"):
         text = block(PAGE, "elisp", heading)
         handled = set(re.findall(r'\("(sparkls\.\w+)" #\'sparkls-lsp--action\)', text))
