@@ -110,14 +110,16 @@ class SparkServer(Messages):
         # What requests need, imported after `initialized` (lsp/preload.py): the core's
         # modules, then each feature's own (`Feature.preload`).
         self.preload = Preload(CORE_PRELOAD + tuple(name for feature in features for name in feature.preload))
-        # Every store of per-document state, by name: each forgets a document when it
-        # closes (`close_document`), and says how many documents it holds (`held`).
-        self.per_document: dict[str, PerDocument] = {"preparer": self.preparer}
-        self.reparse_timers = self._per_document("reparse_timers", DocumentTimers())
+        self.reparse_timers = DocumentTimers()
         # The guard of this session's requests: its verdicts on files are kept until the
         # path filter is rebuilt, the folders change or files change on disk.
         self._guard: Guard | None = None
-        self.indexing = self._per_document("indexing", IndexKeeper(self))  # the workspace index and its refreshes
+        self.indexing = IndexKeeper(self)  # the workspace index and its refreshes
+        # Every store of per-document state, by name: each forgets a document when it
+        # closes (`close_document`), and says how many documents it holds (`held`).
+        self.per_document: dict[str, PerDocument] = {
+            "preparer": self.preparer, "reparse_timers": self.reparse_timers, "indexing": self.indexing,
+        }
         # The features' per-document stores: made on first use (`store`).
         self._stores = _declared_stores(features)
         # Log records for the editor's log, as its trace asks (logs.py); the loop they go out on.
@@ -148,16 +150,9 @@ class SparkServer(Messages):
         use and registered in `per_document`, so that `didClose` empties it."""
         if declared not in self._stores:
             raise LookupError(f"no feature declares the per-document store {declared.name!r}")
-        return self._store(declared.name, declared.make)
-
-    def _store(self, name: str, make: Callable[[], Any]) -> Any:
-        if (store := self.per_document.get(name)) is None:
-            store = self._per_document(name, make())
-        return store
-
-    def _per_document(self, name: str, store: Any) -> Any:
-        self.per_document[name] = store
-        return store
+        if (store := self.per_document.get(declared.name)) is None:
+            store = self.per_document[declared.name] = declared.make()
+        return store  # type: ignore[return-value]
 
     def close_document(self, uri: str) -> None:
         """`didClose`: the document and everything kept about it, in every store."""
