@@ -4,16 +4,24 @@
 sending (`guard/`):
 
 - `function string`: a string returned by a function in a Python source file (sent
-  only redacted, `guard/secrets.py`);
+  only redacted, `guard/secrets/`);
 - `module constant`: a module-level constant in that file (the same);
 - `.env file`: a value in a `.env` file (never sent, `guard/exclusions.py`);
 - `gitignored file`: a file a line appended to the root `.gitignore` ignores (never
   sent);
 - `link out`: a file outside the workspace reached through a symlink inside it (never
-  sent, `guard/confine.py`).
+  sent, `guard/confine.py`);
+- the secrets corpus's shapes (`SHAPES`, tests/fixtures/secrets/), in files features
+  do read and send, so that redaction, not exclusion, is what keeps them off the wire:
+  token shapes (SendGrid, Hugging Face, npm, Stripe restricted), an AWS secret key
+  beside its id, a Slack webhook's path, URL userinfo, `Basic` and `Bearer`
+  Authorization headers, a DSN's password and a key in a comment (in the Python file),
+  a YAML `password` and `signing_salt`, a service account's `private_key_id` and an API
+  key in JSON, and a notebook cell's `password = "..."` (JSON-escaped).
 
 The emulator is given them (`POST /_emulator/canaries`, see tests/conftest.py) and
-records every request that holds one; the `emulator` fixture then fails the test.
+records every request that holds one, as written or as JSON or a URL escapes it; the
+`emulator` fixture then fails the test.
 
 Everything planted sits in `zz_canaries/` (plus the `.gitignore` line), under names
 no test uses, and defines names no code uses, so nothing refers to it: it changes no
@@ -25,6 +33,8 @@ here only in pieces, so no secret scanner flags this file. Planting is idempoten
 from __future__ import annotations
 
 import atexit
+import base64
+import json
 import os
 import secrets
 import shutil
@@ -37,6 +47,9 @@ SOURCE = f"{FOLDER}/zz_canary_source.py"
 ENV = f"{FOLDER}/.env"
 IGNORED = f"{FOLDER}/zz_canary_ignored.py"
 LINK = f"{FOLDER}/zz_canary_link.py"
+SETTINGS = f"{FOLDER}/zz_canary_settings.yaml"
+SERVICE = f"{FOLDER}/zz_canary_service.json"
+NOTEBOOK = f"{FOLDER}/zz_canary_notebook.ipynb"
 GITIGNORE_LINE = f"/{IGNORED}"
 
 _UPPER_DIGITS = string.ascii_uppercase + string.digits
@@ -54,11 +67,36 @@ def _canaries() -> dict[str, str]:
         "module constant": "AK" + "IA" + "Z9" + _random(_UPPER_DIGITS, 14),
         ".env file": "gh" + "p_" + "zzcanary3" + _random(_ALNUM, 27),
         "gitignored file": "gl" + "pat-" + "zzcanary5" + _random(_ALNUM, 16),
-        "link out": "xo" + "xb-" + "zzcanary8-" + _random(_ALNUM, 20),
+        "link out": "xo" + "xb-" + _random(string.digits, 12) + "-" + _random(string.digits, 13) + "-zzcanary8" + _random(_ALNUM, 16),
+        **SHAPES,
     }
 
 
-CANARIES: dict[str, str] = _canaries()  # kind -> canary, for this session
+def _shapes() -> dict[str, str]:
+    """The corpus's shapes planted in files that are sent (their secret parts)."""
+    hexdigits = "0123456789abcdef"
+    return {
+        "sendgrid token": "SG" + "." + "zzcanary" + _random(_ALNUM, 14) + "." + _random(_ALNUM, 43),
+        "hugging face token": "hf" + "_" + "zzcanary" + _random(string.ascii_letters, 26),
+        "npm token": "npm" + "_" + "zzcanary" + _random(_ALNUM, 28),
+        "stripe restricted key": "rk" + "_live_" + "zzcanary" + _random(_ALNUM, 16),
+        "aws secret key": "zzCanary" + _random(_ALNUM + "/", 31) + "7",
+        "slack webhook path": "zzcanary" + _random(_ALNUM, 16),
+        "url password": "zzCanaryPw" + _random(_ALNUM, 10) + "4",
+        "basic credentials": base64.b64encode(("zzcanary:" + _random(_ALNUM, 15)).encode()).decode(),
+        "bearer token": "zzcanary" + _random(_ALNUM, 24) + "9",
+        "dsn password": "zzCanaryDsn" + _random(_ALNUM, 9) + "2",
+        "comment key": "ZZ" + _random("0123456789ABCDEF", 38),  # a key (a weak name) must read as generated
+        "yaml password": "zzCanaryYaml" + _random(_ALNUM, 10) + "6",
+        "yaml signing salt": "ZZ" + _random(_UPPER_DIGITS, 18) + "1",  # a salt must read as generated: no words
+        "json private key id": "zzcanary" + _random(hexdigits, 32),
+        "json api key": "zzcanary" + _random(_ALNUM, 24) + "3",
+        "notebook password": "zzCanaryNb" + _random(_ALNUM, 10) + "5",
+    }
+
+
+SHAPES: dict[str, str] = _shapes()  # kind -> canary, planted where redaction keeps them off the wire
+CANARIES: dict[str, str] = _canaries()  # kind -> canary, for this session (SHAPES included)
 KINDS: dict[str, str] = {canary: kind for kind, canary in CANARIES.items()}  # canary -> kind
 
 _outside: Path | None = None
@@ -78,13 +116,43 @@ def outside_file() -> Path:
 
 def contents() -> dict[str, str]:
     """What each planted file holds, by its path in the workspace."""
+    c = CANARIES
+    aws_id = "AK" + "IA" + "ZZCANARY" + "2345ABCD"
+    source = (
+        f'ZZ_CANARY_CONSTANT = "{c["module constant"]}"\n'
+        f'ZZ_CANARY_MAIL = "{c["sendgrid token"]}"\n'
+        f'ZZ_CANARY_HUB = "{c["hugging face token"]}"\n'
+        f'ZZ_CANARY_REGISTRY = "{c["npm token"]}"\n'
+        f'ZZ_CANARY_BILLING = "{c["stripe restricted key"]}"\n'
+        f'ZZ_CANARY_S3 = ("{aws_id}", "{c["aws secret key"]}")\n'
+        f'ZZ_CANARY_HOOK = "https://hooks.slack.com/services/T0ZZCANARY/B0ZZCANARY/{c["slack webhook path"]}"\n'
+        f'ZZ_CANARY_DB = "postgresql://zzcanary:{c["url password"]}@db.internal:5432/app"\n'
+        f'ZZ_CANARY_DSN = "host=db.internal user=zzcanary password={c["dsn password"]} dbname=app"\n'
+        f'ZZ_CANARY_HEADERS = {{"Authorization": "Basic {c["basic credentials"]}"}}\n'
+        f'ZZ_CANARY_BEARER = {{"Authorization": "Bearer {c["bearer token"]}"}}\n'
+        f"# zz canary key: {c['comment key']}\n\n\n"
+        f'def zz_canary_function():\n    return "{c["function string"]}"\n'
+    )
+    notebook = {
+        "cells": [{"cell_type": "code", "metadata": {}, "outputs": [], "execution_count": None,
+                   "source": [f'zz_canary_password = "{c["notebook password"]}"\n', "zz_canary_client = None\n"]}],
+        "metadata": {}, "nbformat": 4, "nbformat_minor": 5,
+    }  # fmt: skip
     return {
-        SOURCE: (
-            f'ZZ_CANARY_CONSTANT = "{CANARIES["module constant"]}"\n\n\n'
-            f'def zz_canary_function():\n    return "{CANARIES["function string"]}"\n'
+        SOURCE: source,
+        ENV: f"ZZ_CANARY_API_KEY={c['.env file']}\n",
+        IGNORED: f'ZZ_CANARY_IGNORED = "{c["gitignored file"]}"\n',
+        SETTINGS: (
+            "zz_canary_service:\n"
+            f"  password: {c['yaml password']}\n"
+            f'  signing_salt: "{c["yaml signing salt"]}"\n'
         ),
-        ENV: f"ZZ_CANARY_API_KEY={CANARIES['.env file']}\n",
-        IGNORED: f'ZZ_CANARY_IGNORED = "{CANARIES["gitignored file"]}"\n',
+        SERVICE: json.dumps(
+            {"type": "service_account", "project_id": "zz-canary", "private_key_id": c["json private key id"],
+             "zz_canary_api_key": c["json api key"]},
+            indent=2,
+        ) + "\n",  # fmt: skip
+        NOTEBOOK: json.dumps(notebook, indent=1) + "\n",
     }
 
 

@@ -1,7 +1,8 @@
 """Shared fixtures: a real emulator process on loopback, reset for every test.
 
 The canary net: both emulators are given the session's canaries (tests/canaries.py,
-planted in every e2e workspace by `start()`), and a test whose run made the emulator
+planted in every e2e workspace by `start()`: where sparkls never sends from, and the
+secrets corpus's shapes in files it sends redacted), and a test whose run made the emulator
 receive a request holding one fails, naming the canary's kind and quoting the request
 around it. The terminal summary says how many requests were checked.
 """

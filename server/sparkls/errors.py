@@ -24,7 +24,9 @@
     └── EditError                 the reply could not become a safe edit
         ├── NoUsableReply         no usable code block: none, unclosed, empty, or a part only
         │   ├── AmbiguousReply    the reply could mean several edits (blocks, diff hunk places)
-        │   └── CodeLeftOut       the reply stands in for code it left out ("# ... rest unchanged")
+        │   ├── CodeLeftOut       the reply stands in for code it left out ("# ... rest unchanged")
+        │   └── PatchRefused      a patch that cannot be applied whole to the region (a hunk
+        │                         not found or found twice, malformed, another file's)
         ├── InvalidEdit           the new text does not parse where the old did
         ├── DocumentClosed        the document was closed while the model answered
         ├── DocumentChanged       the document changed in a way the edit cannot follow
@@ -241,3 +243,27 @@ class CodeLeftOut(NoUsableReply):
     ("# ... rest unchanged"): applying it would delete that code."""
 
     code = "code_left_out"
+
+
+class PatchRefused(NoUsableReply):
+    """A patch (the `apply_patch` tool's, or one written as text) that cannot be applied
+    whole to the region. Nothing of it is applied; the edit may be asked again as the
+    whole region. `reason` says why in a word, `hunk` which hunk (1-based) when one is
+    to blame:
+
+    - ``malformed``: a line that is no patch line, an empty hunk, no hunk, no file named;
+    - ``cut_off``: an envelope without its ``*** End Patch``;
+    - ``files``: several patches or files, a file added, deleted or moved;
+    - ``other_file``: a patch of another file than the one edited;
+    - ``not_found`` / ``ambiguous``: a hunk whose lines are nowhere / at several places
+      in the region; ``overlap``: two hunks over the same lines;
+    - ``unplaced``: a hunk of added lines only, with no anchor found once to put them after;
+    - ``elided``: an added line standing in for code ("# ... rest unchanged").
+    """
+
+    code = "patch_refused"
+
+    def __init__(self, message: str, *, reason: str, hunk: int | None = None) -> None:
+        super().__init__(message)
+        self.reason = reason
+        self.hunk = hunk

@@ -27,16 +27,20 @@ Adding a case (tests/e2e/hostile.py has the tools):
 - a secret case: the secret in `files`, the tiers on `recording_emulator` (the
   emulator behind a recording endpoint: `emulated(emulator, recording_emulator.url)`),
   an edit or a task naming the file, then `recording_emulator.carrying(secret) == []`
-  (every header, body and frame sent) beside the emulator's canary net.
+  (every header, body and frame sent) beside the emulator's canary net: see
+  `_repository_secrets` and the two tests at the end.
 - a settings case: an `Attack` below.
 """
 
 from __future__ import annotations
 
 import asyncio
+import base64
 import json
 import os
+import secrets
 import stat
+import string
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -259,3 +263,108 @@ async def test_the_server_leaves_only_files_the_user_alone_can_read(tmp_path, em
         folders = {"cache": _mode(cache / "sparkls"), "context": _mode(Path(shown["path"]).parent), "logs": _mode(logs)}
     assert modes == dict.fromkeys(["index", "-wal", "-shm", "-live", "log", "context view"], "0o600")
     assert folders == {"cache": "0o700", "context": "0o700", "logs": "0o755"}
+
+
+# -- item 3: secrets in a repository's files reach no request ---------------------------
+
+
+def _repository_secrets() -> dict[str, str]:
+    """One secret of each shape issue 34 found on the wire, new for each test (built in
+    pieces, so that no secret scanner takes this file for leaked credentials)."""
+    def pick(alphabet: str, n: int) -> str:
+        return "".join(secrets.choice(alphabet) for _ in range(n))
+
+    alnum, hexdigits = string.ascii_letters + string.digits, "0123456789abcdef"
+    return {
+        "slack webhook": "hOst" + pick(alnum, 20),
+        "dsn password": "hOstDsn" + pick(alnum, 10) + "4",
+        "aws secret key": "hOst" + pick(alnum, 35) + "7",
+        "sendgrid": "SG" + "." + "hOst" + pick(alnum, 18) + "." + pick(alnum, 43),
+        "hugging face": "hf" + "_" + "hOst" + pick(string.ascii_letters, 30),
+        "npm": "npm" + "_" + "hOst" + pick(alnum, 32),
+        "stripe restricted": "rk" + "_live_" + "hOst" + pick(alnum, 20),
+        "basic authorization": base64.b64encode(("deploy:" + pick(alnum, 16)).encode()).decode(),
+        "comment key": "HOST" + pick(string.ascii_uppercase + string.digits, 36),
+        "yaml signing salt": "HOST" + pick(string.ascii_uppercase + string.digits, 16) + "1",
+        "yaml password": "hOstYaml" + pick(alnum, 10) + "2",
+        "notebook password": "hOstNb" + pick(alnum, 12) + "3",
+        "private key id": pick(hexdigits, 40),
+        "url password": "hOstUrl" + pick(alnum, 12) + "5",
+    }
+
+
+def _secret_repository(s: dict[str, str]) -> dict[str, str]:
+    """settings.py defines every secret; app.py uses each; the same secrets in YAML,
+    JSON and a notebook."""
+    aws_id = "AK" + "IA" + "HOSTILE0" + "SUITE234"
+    settings = (
+        '"""Deployment settings."""\n\n'
+        f'SLACK_WEBHOOK = "https://hooks.slack.com/services/T0HOSTILE/B0HOSTILE/{s["slack webhook"]}"\n'
+        f'DATABASE_DSN = "host=db.internal user=app password={s["dsn password"]} dbname=app"\n'
+        f'DATABASE_URL = "postgresql://app:{s["url password"]}@db.internal:5432/app"\n'
+        f'AWS_CREDENTIALS = ("{aws_id}", "{s["aws secret key"]}")\n'
+        f'MAIL_CLIENT = "{s["sendgrid"]}"\n'
+        f'HUB = "{s["hugging face"]}"\n'
+        f'REGISTRY = "{s["npm"]}"\n'
+        f'BILLING = "{s["stripe restricted"]}"\n'
+        f'HEADERS = {{"Authorization": "Basic {s["basic authorization"]}"}}\n'
+        f"# deploy key: {s['comment key']}\n"
+    )
+    app = (
+        "from settings import AWS_CREDENTIALS, BILLING, DATABASE_DSN, DATABASE_URL, HEADERS, HUB, MAIL_CLIENT, REGISTRY, SLACK_WEBHOOK\n\n\n"
+        "def deploy(message):\n"
+        "    targets = [SLACK_WEBHOOK, DATABASE_DSN, DATABASE_URL, AWS_CREDENTIALS, MAIL_CLIENT, HUB, REGISTRY, BILLING, HEADERS]\n"
+        "    return [(target, message) for target in targets]\n"
+    )
+    notebook = {"cells": [{"cell_type": "code", "metadata": {}, "outputs": [], "execution_count": None,
+                           "source": [f'password = "{s["notebook password"]}"\n', "client = connect(password)\n"]}],
+                "metadata": {}, "nbformat": 4, "nbformat_minor": 5}  # fmt: skip
+    service = {"type": "service_account", "project_id": "hostile", "private_key_id": s["private key id"],
+               "client_email": "deploy@hostile.iam.gserviceaccount.com"}  # fmt: skip
+    return {
+        "settings.py": settings,
+        "app.py": app,
+        "config/app.yaml": f"session:\n  signing_salt: {s['yaml signing salt']}\ndatabase:\n  password: \"{s['yaml password']}\"\n",
+        "deploy/service-account.json": json.dumps(service, indent=2) + "\n",
+        "analysis.ipynb": json.dumps(notebook, indent=1) + "\n",
+    }
+
+
+def _sent_everywhere(recorder, emulator, values) -> list[str]:
+    """Where any of `values` went: the recording endpoint's headers, bodies and frames,
+    and the texts the emulator read."""
+    return recorder.carrying(*values) + [f"a prompt holds {v[:12]}..." for v in values for p in emulator.prompts() if v in p]
+
+
+async def test_a_fast_edit_sends_other_files_definitions_without_their_secrets(tmp_path, emulator, recording_emulator):
+    """An edit in app.py pulls settings.py's definitions of every name it uses (the
+    workspace index): each comes with its secret replaced by the marker; no secret of
+    the repository reaches the wire, and none of the session's canaries."""
+    found = _repository_secrets()
+    repo = HostileRepo(files=_secret_repository(found)).build(tmp_path)
+    async with hostile_session(repo, user_settings=emulated(emulator, recording_emulator.url)) as session:
+        await session.settled()
+        await _index_built(session)
+        uri = session.open("app.py")
+        outcome = await run_edit(session.client, uri, 5, "REPLACE message WITH text")
+    asked = [p for p in emulator.prompts() if "<|editable_region_start|>" in p]
+    assert outcome["applied"] is True and asked, "the edit never went out: the case tested nothing"
+    assert "SLACK_WEBHOOK = " in asked[-1] and "AWS_CREDENTIALS = " in asked[-1], "no definition was pulled"
+    assert _sent_everywhere(recording_emulator, emulator, found.values()) == []
+    assert asked[-1].count("[REDACTED]") >= 8  # redaction, not a file left out, kept them off
+
+
+async def test_a_task_naming_files_sends_them_without_their_secrets(tmp_path, emulator, recording_emulator):
+    """A task on settings.py, a YAML file, a service account's JSON and a notebook:
+    each file goes whole, redacted; no secret of the repository reaches the wire."""
+    found = _repository_secrets()
+    repo = HostileRepo(files=_secret_repository(found)).build(tmp_path)
+    named = ["settings.py", "config/app.yaml", "deploy/service-account.json", "analysis.ipynb"]
+    async with hostile_session(repo, user_settings=emulated(emulator, recording_emulator.url)) as session:
+        await session.settled()
+        await session.task("add a comment at the top of each file", named)
+    asked = [p for p in emulator.prompts() if "settings.py" in p and "analysis.ipynb" in p]
+    assert asked, "the task never went out with its files: the case tested nothing"
+    assert all(name in asked[-1] for name in named)
+    assert _sent_everywhere(recording_emulator, emulator, found.values()) == []
+    assert "signing_salt: [REDACTED]" in asked[-1]  # redaction, not a file left out, kept them off

@@ -32,10 +32,14 @@ def _tree(root) -> dict[str, str]:
 
 
 def test_the_canaries_are_distinct_and_redacted():
-    """Five kinds, five distinct strings, each redacted whole by `redact`, alone or in code."""
-    assert set(CANARIES) == {"function string", "module constant", ".env file", "gitignored file", "link out"}
-    assert len(set(CANARIES.values())) == 5
-    for kind, canary in CANARIES.items():
+    """Five kinds kept off the wire by where they are, the corpus's shapes by what they
+    are; all distinct, the token-shaped ones redacted whole alone or in code."""
+    assert {"function string", "module constant", ".env file", "gitignored file", "link out"} < set(CANARIES)
+    assert set(canaries.SHAPES) < set(CANARIES) and len(canaries.SHAPES) >= 15
+    assert len(set(CANARIES.values())) == len(CANARIES)
+    for kind in ("function string", "module constant", ".env file", "gitignored file", "link out", "sendgrid token",
+                 "hugging face token", "npm token", "stripe restricted key"):  # fmt: skip
+        canary = CANARIES[kind]
         assert redact(canary) == (MARKER, 1), kind
         assert redact(f'x = "{canary}"\n')[0] == f'x = "{MARKER}"\n', kind
         assert json.dumps(canary) == f'"{canary}"', kind  # JSON sends it as it is
@@ -51,13 +55,25 @@ def test_every_kind_is_planted(tmp_path):
     link = tmp_path / canaries.LINK
     assert link.is_symlink() and CANARIES["link out"] in link.read_text()
     assert not link.resolve().is_relative_to(tmp_path.resolve())
-    # Only the source file may be sent (redacted); the others never are.
+    planted = "".join((tmp_path / path).read_text() for path in canaries.contents())
+    assert all(canary in planted for canary in canaries.SHAPES.values())
+    # Only the files redaction guards may be sent; the others never are.
     paths = PathFilter.from_root(tmp_path)
     assert paths.reason(canaries.ENV) and paths.reason(canaries.IGNORED)
     sendable = {p.relative_to(tmp_path).as_posix() for p in iter_files(tmp_path, paths)}
-    assert sendable == {".gitignore", canaries.SOURCE}
-    redacted, count = redact(source)
-    assert count == 2 and not any(c in redacted for c in CANARIES.values())
+    assert sendable == {".gitignore", canaries.SOURCE, canaries.SETTINGS, canaries.SERVICE, canaries.NOTEBOOK}
+
+
+@pytest.mark.parametrize("path", [canaries.SOURCE, canaries.SETTINGS, canaries.SERVICE, canaries.NOTEBOOK])
+def test_every_file_that_may_be_sent_comes_out_of_redaction_without_a_canary(tmp_path, path):
+    """What the guard would send of each planted file holds none of the session's canaries."""
+    canaries.plant(tmp_path)
+    text = (tmp_path / path).read_text()
+    out, count = redact(text)
+    held = [kind for kind, canary in CANARIES.items() if canary in text]
+    assert held and count >= len(held) - 1  # the AWS pair is one line with two secrets, the id no canary
+    assert [kind for kind in held if CANARIES[kind] in out] == []
+    assert out.count("\n") == text.count("\n")
 
 
 def test_planting_is_idempotent_and_keeps_the_tests_gitignore(tmp_path):
@@ -142,6 +158,20 @@ async def test_a_canary_json_escapes_is_found_as_sent(emulator):
         await http.post("/responses", json=_request(f"a {canary} b"))
     (hit,) = (await _control(emulator, "GET", "stats")).json()["canary_hits"]
     assert hit["canary"] == canary and json.dumps(canary)[1:-1] in hit["excerpt"]
+
+
+@pytest.mark.asyncio
+async def test_a_canary_is_found_however_a_client_escapes_it(emulator):
+    """A canary with slashes (a webhook's path, base64) sent as JSON with `\\/`, or
+    percent-encoded in a URL: found all the same."""
+    canary = "zzUnit/canary+path=9"
+    await _control(emulator, "POST", "canaries", {"canaries": [canary]})
+    async with httpx.AsyncClient(base_url=emulator.url) as http:
+        await http.post("/responses", content=b'{"model": "spark", "input": "a zzUnit\\/canary+path=9 b"}')
+        await http.post("/responses", json=_request("see https://x.example/?q=zzUnit%2Fcanary%2Bpath%3D9"))
+        await http.post("/responses", json=_request("zzUnit canary path 9"))
+    hits = (await _control(emulator, "GET", "stats")).json()["canary_hits"]
+    assert [hit["number"] for hit in hits] == [1, 2]
 
 
 @pytest.mark.asyncio

@@ -2,7 +2,7 @@
 
 Blocks apply in reply order, each to the text the previous ones left. A SEARCH part
 is a run of whole lines; it is looked for in three passes, each more tolerant, and the
-first pass that finds anything decides (docs/deep-tier.md):
+first pass that finds anything decides (edits/locate.py, docs/deep-tier.md):
 
 1. exact: the lines are equal;
 2. trailing whitespace: the lines are equal once trailing spaces and tabs are dropped;
@@ -24,25 +24,16 @@ from __future__ import annotations
 
 import re
 from collections import Counter
-from collections.abc import Callable, Mapping, Sequence
-from dataclasses import dataclass
+from collections.abc import Mapping, Sequence
 
 from sparkls.deep.blocks import SearchReplaceBlock
+from sparkls.edits.locate import EXACT, INDENTATION, TRAILING, Match, find_lines, reindent
 from sparkls.edits.workspace import FileChange
 from sparkls.errors import FileAlreadyExists, SearchAmbiguous, SearchNotFound
 
 _LINE_BREAK_KEPT = re.compile(r"(\r\n|\r|\n)")
 NEW_FILE_LINE_BREAK = "\n"
-_BLANKS = " \t"  # the whitespace the tolerant passes ignore
-
-
-@dataclass(frozen=True, slots=True)
-class Match:
-    start: int  # first matched line
-    end: int  # one past the last matched line
-    pass_name: str  # "exact", "trailing whitespace" or "indentation"
-    indent_added: str = ""  # prefix to add to REPLACE lines
-    indent_removed: str = ""  # prefix to remove from REPLACE lines
+SEARCH_PASSES = (EXACT, TRAILING, INDENTATION)  # edits/locate.py; no Unicode pass for whole files
 
 
 class _Lines:
@@ -74,64 +65,9 @@ class _Lines:
         return "".join(line + brk for line, brk in zip(self.lines, self.breaks, strict=True))
 
 
-def _indent(line: str) -> str:
-    return line[: len(line) - len(line.lstrip(_BLANKS))]
-
-
-def _matches_by_key(lines: list[str], search: Sequence[str], key: Callable[[str], str]) -> list[int]:
-    keys = [key(line) for line in lines]
-    wanted = [key(line) for line in search]
-    n = len(wanted)
-    return [i for i in range(len(keys) - n + 1) if keys[i] == wanted[0] and keys[i : i + n] == wanted]
-
-
-def _uniform_indent(file_lines: Sequence[str], search: Sequence[str]) -> tuple[str, str] | None:
-    """(added, removed): the one prefix the file's lines have more (or less) than SEARCH's."""
-    seen: tuple[str, str] | None = None
-    for have, want in zip(file_lines, search, strict=True):
-        if not want.strip(_BLANKS):
-            continue
-        have_indent, want_indent = _indent(have), _indent(want)
-        if have_indent.endswith(want_indent):
-            delta = (have_indent[: len(have_indent) - len(want_indent)], "")
-        elif want_indent.endswith(have_indent):
-            delta = ("", want_indent[: len(want_indent) - len(have_indent)])
-        else:
-            return None
-        if seen is None:
-            seen = delta
-        elif delta != seen:
-            return None
-    return seen
-
-
 def find_search(lines: list[str], search: Sequence[str]) -> list[Match]:
     """The places `search` matches in `lines`, from the first pass that finds any."""
-    n, first, wanted = len(search), search[0], list(search)
-    exact = [i for i, line in enumerate(lines) if line == first and lines[i : i + n] == wanted]
-    if exact:
-        return [Match(i, i + n, "exact") for i in exact]
-    trailing = _matches_by_key(lines, search, lambda s: s.rstrip(_BLANKS))
-    if trailing:
-        return [Match(i, i + n, "trailing whitespace") for i in trailing]
-    found = []
-    for i in _matches_by_key(lines, search, lambda s: s.strip(_BLANKS)):
-        delta = _uniform_indent(lines[i : i + n], search)
-        if delta is not None:
-            found.append(Match(i, i + n, "indentation", *delta))
-    return found
-
-
-def _reindent(replace: Sequence[str], match: Match) -> list[str]:
-    out = []
-    for line in replace:
-        if not line.strip(_BLANKS):
-            out.append(line)
-        elif match.indent_added:
-            out.append(match.indent_added + line)
-        else:
-            out.append(line.removeprefix(match.indent_removed))
-    return out
+    return find_lines(lines, search, passes=SEARCH_PASSES)
 
 
 def _describe(block: SearchReplaceBlock) -> str:
@@ -173,7 +109,7 @@ def apply_block(text: str | None, block: SearchReplaceBlock) -> str:
             block=block.number,
         )
     match = found[0]
-    doc.replace(match.start, match.end, _reindent(block.replace, match))
+    doc.replace(match.start, match.end, reindent(block.replace, match))
     return doc.text()
 
 

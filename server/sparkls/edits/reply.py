@@ -16,7 +16,9 @@ region, or raises a `NoUsableReply` naming what was wrong. In order:
 4. several blocks: a block that only quotes the old region (all of it or a run of its
    lines) loses to one that differs; among several that differ, the one most like the
    old region wins by a clear margin, else the reply is refused as ambiguous;
-5. refused: an empty block (it would delete the region), a block with a comment
+5. an empty block (or one of blank lines) deletes the region's lines where the caller
+   allows it (`may_delete`: an edit or refine the user asked for, "remove this
+   import"), and is refused elsewhere (a next edit, a follow-up); refused: a block with a comment
    standing in for left-out code (edits/elision.py), a block holding only inner lines
    of the region (the changed line alone), several blocks (or one left open) whose
    fence is no longer than a fence line inside the region (it may close early);
@@ -26,6 +28,7 @@ region, or raises a `NoUsableReply` naming what was wrong. In order:
 
 from __future__ import annotations
 
+import re
 from collections import Counter
 from dataclasses import dataclass
 from difflib import SequenceMatcher
@@ -253,13 +256,17 @@ def _fence_too_short(lines: list[str], fences: Fences, old: list[str]) -> bool:
 def _fragment(lines: list[str], old: list[str]) -> str | None:
     """The first line of a reply that holds only some inner lines of the region: it
     starts with (a close variant of) one of the region's more indented lines, lacks
-    the region's first line and is shorter. None when the reply is not such a part."""
+    the region's first line and is shorter. None when the reply is not such a part,
+    and when it starts with a line the region has at its own depth (the region's
+    first statements deleted, the rest kept)."""
     first_old, first_new = _first_line(old), _first_line(lines)
     if first_old is None or first_new is None or first_old.strip() in {ln.strip() for ln in lines}:
         return None
     if sum(1 for ln in lines if ln.strip()) >= sum(1 for ln in old if ln.strip()):
         return None
     base = len(indent_of(first_old))
+    if any(ln.strip() == first_new.strip() and len(indent_of(ln)) <= base for ln in old[1:]):
+        return None  # it starts at a later statement of the region's own depth: its first ones deleted
     for line in old[1:]:
         if line.strip() and len(indent_of(line)) > base:
             if SequenceMatcher(None, line.strip(), first_new.strip(), autojunk=False).ratio() >= FRAGMENT_LIKENESS:
@@ -271,17 +278,30 @@ def _first_line(lines: list[str]) -> str | None:
     return next((ln for ln in lines if ln.strip()), None)
 
 
+def is_words(reply: str) -> bool:
+    """Whether a reply without a code block is written in words (a sentence: a capital,
+    a space, no indentation), as an answer that will not write code is, rather than
+    code left unfenced."""
+    first = _first_line(reply.split("\n"))
+    return first is not None and bool(re.match(r"[A-Z][a-z']*[ ,]", first)) and not first[:1].isspace()
+
+
 def _no_block(reply: str) -> NoUsableReply:
-    preview = " ".join(reply.split())[:240]  # a model that answers in words is heard out (a sentence or two)
+    said = " ".join(reply.split())
+    if said and is_words(reply):
+        # An answer in words (it will not, or cannot, do this) is the answer: heard out whole.
+        return NoUsableReply(f'The answer was words, not code, so nothing was changed: "{said[:600]}"')
+    preview = said[:240]
     return NoUsableReply(
         "The model's reply had no complete code block, so nothing was changed"
         + (f" (it began: {preview!r})." if preview else " (the reply was empty).")
     )
 
 
-def new_region_text(reply: str, view: RegionView) -> str:
+def new_region_text(reply: str, view: RegionView, *, may_delete: bool = False) -> str:
     """The region's new text in `reply`, with the region's line breaks; raises a
-    `NoUsableReply` (or its `AmbiguousReply`, `CodeLeftOut`) saying what was wrong."""
+    `NoUsableReply` (or its `AmbiguousReply`, `CodeLeftOut`) saying what was wrong.
+    `may_delete`: an empty block is an answer (the region's lines go), not a fault."""
     old_text = view.old
     old = split_lines(old_text)
     lines = LINE_BREAK.split(reply)
@@ -307,6 +327,8 @@ def new_region_text(reply: str, view: RegionView) -> str:
         raise chosen.problem
     new = chosen.lines
     if not any(ln.strip() for ln in new) and any(ln.strip() for ln in old):
+        if may_delete:
+            return ""  # the region's lines are deleted, their line breaks with them
         raise NoUsableReply(
             "The model's code block was empty; applying it would delete the whole region, so nothing was changed."
         )
@@ -315,7 +337,10 @@ def new_region_text(reply: str, view: RegionView) -> str:
             f"The model left part of the code out: it wrote {elided[1].strip()!r} (line {elided[0] + 1} of its "
             "code) instead of the code itself; applying it would delete that code, so nothing was changed."
         )
-    return join_like(new, old_text, view.line_ending)
+    text = join_like(new, old_text, view.line_ending)
+    if not old_text and text and view.start == len(view.text) and view.text.endswith(("\n", "\r")):
+        text += view.line_ending  # an empty region at the end of a file that ends with a line break: so does the code
+    return text
 
 
 def join_like(new: list[str], old_text: str, ending: str) -> str:

@@ -7,7 +7,9 @@ or the user, sees them), or refuses with `NoUsableReply`:
 
 - `strip_echo`: lines echoed from around the region (the whole file, the excerpt, a
   few lines of context) are removed when they equal, exactly, the lines before or
-  after the region; a partial echo that changed lines outside the region is refused;
+  after the region; a partial echo that changed lines outside the region is refused
+  (lines that follow the document's own next to the region, in order; not new code
+  above or below the region that shares a few lines with its neighbours);
 - `match_indent_style`: leading tabs become spaces (or spaces tabs) when the reply
   consistently uses the other style than the file and the conversion is exact;
 - `match_base_indent`: a region dedented (or indented by a constant) moves back to the
@@ -20,6 +22,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass
+from difflib import SequenceMatcher
 from math import gcd
 
 from sparkls.errors import NoUsableReply
@@ -85,12 +88,22 @@ def _suffix_echo(lines: Sequence[str], after: Sequence[str], old: Sequence[str])
     return best
 
 
-def _echoed_outside(part: Sequence[str], doc: Sequence[str], old_set: set[str]) -> str | None:
-    """The first of `part`'s lines found in `doc` but not in the old region, when
-    there are two or more such non-blank lines; else None."""
+def _echoed_outside(part: Sequence[str], doc: Sequence[str], old_set: set[str], *, before: bool) -> str | None:
+    """The first of `part`'s lines found in `doc` (the lines before the region, or
+    after it) but not in the old region, when there are two or more such non-blank
+    lines and at least half of `part`'s non-blank lines follow, in order, the
+    document's lines next to the region (an echo of them, some changed); else None.
+    New code written above or below the region shares a few lines with its
+    neighbours (a closing brace, a common statement), not their order."""
     doc_set = set(doc)
     found = [ln for ln in part if ln.strip() and ln in doc_set and ln.strip() not in old_set]
-    return found[0] if len(found) >= 2 else None
+    if len(found) < 2:
+        return None
+    mine = [ln for ln in part if ln.strip()]
+    near = [ln for ln in doc if ln.strip()]
+    near = near[-len(mine) :] if before else near[: len(mine)]
+    matched = sum(block.size for block in SequenceMatcher(None, mine, near, autojunk=False).get_matching_blocks())
+    return found[0] if matched * 2 >= len(mine) else None
 
 
 def _first_nonblank(lines: Sequence[str]) -> str | None:
@@ -126,7 +139,9 @@ def strip_echo(lines: Sequence[str], old: Sequence[str], around: Around) -> list
     Refused, as lines outside the region changed: a reply that begins with the file's
     first line but is not stripped; one with two or more lines from before the region
     (that the region lacks) ahead of the region's first line, or from after it behind
-    its last line; one that echoes everything before the region but not all after it.
+    its last line, when half its lines there follow the document's next to the region
+    (`_echoed_outside`); one that echoes everything before the region but not all
+    after it.
     """
     out = list(lines)
     if not out or _blank(old):
@@ -147,7 +162,7 @@ def strip_echo(lines: Sequence[str], old: Sequence[str], around: Around) -> list
             raise _echo_refused(first)
         anchor = _first_nonblank(old)
         head = out[: out.index(anchor)] if anchor in out else []
-        if (echoed := _echoed_outside(head, around.doc_before, old_set)) is not None:
+        if (echoed := _echoed_outside(head, around.doc_before, old_set, before=True)) is not None:
             raise _echo_refused(echoed)
     k = max(_suffix_echo(out, around.doc_after, old), _suffix_echo(out, around.shown_after, old))
     if whole_start and not _blank(around.doc_after):
@@ -160,7 +175,7 @@ def strip_echo(lines: Sequence[str], old: Sequence[str], around: Around) -> list
     else:
         anchor = _first_nonblank(old[::-1])
         tail = out[len(out) - out[::-1].index(anchor) :] if anchor in out else []
-        if (echoed := _echoed_outside(tail, around.doc_after, old_set)) is not None:
+        if (echoed := _echoed_outside(tail, around.doc_after, old_set, before=False)) is not None:
             raise _echo_refused(echoed)
     return out
 

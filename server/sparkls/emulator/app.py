@@ -28,6 +28,7 @@ from sparkls.emulator import behaviours, followup, httpwire, model, routes
 from sparkls.emulator.canaries import CanaryNet
 from sparkls.emulator.control import INVALID_API_KEY, Faults, FaultState, Stats, check_request, refusal
 from sparkls.emulator.events import http_error_body
+from sparkls.emulator.ideal import IdealModel
 from sparkls.emulator.replies import stream_response, stream_warmup
 from sparkls.emulator.responses import ResponseEvents, responses_usage
 from sparkls.emulator.streaming import Sink, Wire
@@ -86,6 +87,7 @@ class Emulator:
         self.prompt_cache = model.PromptCache()
         # Strings no request may hold (canaries.py); kept across resets.
         self.canary_net = CanaryNet()
+        self.ideal = IdealModel()  # edits known exactly (``POST /_emulator/ideal``), for benchmarks
         self._stored: collections.OrderedDict[str, None] = collections.OrderedDict()
         # The text of recent answers, by response id, for a request that continues one.
         self._answers: collections.OrderedDict[str, str] = collections.OrderedDict()
@@ -218,7 +220,7 @@ class Emulator:
             self.counters.chained += 1
             earlier = self._answers.get(previous_id)
         if earlier is None:
-            text = model.answer(latest, reply=reply)
+            text = self.ideal.answer(latest) or model.answer(latest, reply=reply)
             bounds = model.find_region(latest)
             origin = None if bounds is None else latest[bounds[0] : bounds[1]].replace(model.CURSOR, "")
         else:

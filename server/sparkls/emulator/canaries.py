@@ -5,7 +5,10 @@ or must redact before sending, and hand them to the emulator (``POST
 /_emulator/canaries {"canaries": [...]}``). The body of every request on the model
 APIs (each WebSocket message, ``response.create`` warm-ups included, and every HTTP
 request but the control endpoint's: ``POST /v1/responses``, ``/v1/chat/completions``,
-refused ones too) is searched for each of them, as written and as JSON would escape it. The stats count the
+refused ones too) is searched for each of them in every form a client could send it
+in: as written, as JSON escapes it (``\\uXXXX`` or not, ``/`` as ``\\/`` too: the
+secrets planted include paths and base64 with slashes) and percent-encoded (a
+secret in a URL's path or query). The stats count the
 requests checked (``canary_checked``) and list each canary found (``canary_hits``:
 the canary, which request, its number since the last reset, and about 80 characters
 of the request around it). A reset clears the hits and keeps the list.
@@ -17,6 +20,7 @@ from __future__ import annotations
 
 import json
 from typing import TYPE_CHECKING, Any
+from urllib.parse import quote
 
 if TYPE_CHECKING:
     from sparkls.emulator.control import Stats
@@ -67,7 +71,8 @@ class CanaryNet:
 
 
 def _forms(canary: str) -> tuple[bytes, ...]:
-    forms = [canary, json.dumps(canary)[1:-1], json.dumps(canary, ensure_ascii=False)[1:-1]]
+    escaped = [json.dumps(canary)[1:-1], json.dumps(canary, ensure_ascii=False)[1:-1]]
+    forms = [canary, *escaped, *(form.replace("/", "\\/") for form in escaped), quote(canary, safe="")]
     return tuple(dict.fromkeys(form.encode("utf-8", "surrogatepass") for form in forms))
 
 

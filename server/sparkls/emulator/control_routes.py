@@ -3,8 +3,9 @@
 This module owns what tests, benchmarks and the demo can ask of a running emulator
 over HTTP: ``GET stats``, ``GET``/``POST faults``, ``POST reset``, ``POST
 disconnect``, ``POST refuse_websocket``, ``GET``/``POST connection_limit``,
-``GET``/``POST lanes`` (WebSocket lanes and steering on or off) and
-``GET``/``POST canaries`` (the canary net, ``canaries.py``). No key
+``GET``/``POST lanes`` (WebSocket lanes and steering on or off),
+``GET``/``POST canaries`` (the canary net, ``canaries.py``) and ``GET``/``POST ideal``
+(the edits the ideal model knows, ``ideal.py``: a POST sets them, ``[]`` forgets them). No key
 is needed, and these requests are not counted in the stats. Answers are JSON; a bad
 request gets 400 ``invalid_faults``, an unknown name 404.
 """
@@ -17,6 +18,7 @@ from sparkls.emulator import httpwire
 from sparkls.emulator.canaries import checked_canaries
 from sparkls.emulator.control import INVALID_FAULTS, UNKNOWN_URL
 from sparkls.emulator.events import http_error_body
+from sparkls.emulator.ideal import known_edits
 
 if TYPE_CHECKING:
     from sparkls.emulator.app import Emulator
@@ -103,6 +105,13 @@ def serve_control(emulator: Emulator, name: str, request: httpwire.HttpRequest, 
             result = {"canaries": list(emulator.canary_net.canaries)}
         elif route == ("GET", "canaries"):
             result = {"canaries": list(emulator.canary_net.canaries)}
+        elif route == ("POST", "ideal"):
+            edits = known_edits(_object(request))
+            emulator.ideal.forget()
+            emulator.ideal.learn(edits)
+            result = {"edits": len(emulator.ideal)}
+        elif route == ("GET", "ideal"):
+            result = {"edits": len(emulator.ideal)}
         else:
             message = f"Invalid URL ({request.method} {request.path})"
             status, result = 404, http_error_body(404, UNKNOWN_URL, message)

@@ -159,7 +159,7 @@ async def _post_chat(emulator: Emulator, request: httpwire.HttpRequest, wire: Wi
     stats = emulator.counters
     stats.count_response(body["model"], "chat")
     cached = emulator.prompt_cache.lookup(request_text)
-    text = model.answer(request_text, reply=faults.reply)
+    text = emulator.ideal.answer(request_text) or model.answer(request_text, reply=faults.reply)
     script = behaviours.script(faults.behaviour, text, request_text)
     reply = ChatReply(script, faults.chat_flavour, model.count_tokens(request_text), cached)
     options = body.get("stream_options") if isinstance(body.get("stream_options"), dict) else {}

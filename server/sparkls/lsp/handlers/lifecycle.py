@@ -22,12 +22,10 @@ from pygls.uris import to_fs_path
 
 from sparkls.documents.positions import normalize_encoding
 from sparkls.lsp import looplag
+from sparkls.lsp.clients import EGLOT, resolves_across_servers
 from sparkls.lsp.handlers import inline
 from sparkls.lsp.notifications import asked_for
 from sparkls.lsp.server import SparkServer
-
-
-EGLOT = "Eglot"  # eglot's clientInfo.name
 
 
 def _root(params: types.InitializeParams) -> Path | None:
@@ -119,6 +117,8 @@ def register(server: SparkServer) -> None:
         if options is not None and not isinstance(options, dict):
             ls.pending_problems.append("initializationOptions must be an object; ignored")
         inline.register_for_client(ls)  # a completion item for clients without inline completion
+        if resolves_across_servers(ls.client_name):  # lsp-mode 8 (lsp/clients.py): actions as commands
+            ls.code_action_options.resolve_provider = False
 
     @server.feature(types.INITIALIZED)
     async def initialized(ls: SparkServer, params: types.InitializedParams) -> None:

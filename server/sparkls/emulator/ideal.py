@@ -1,0 +1,129 @@
+"""The ideal model: it knows each edit's true result and answers it exactly. Pure.
+
+For benchmarks of what the user waits for (bench/real_edits.py's corpus played through
+a real LSP session), the model's own mistakes must not count: the emulator is told the
+edits to expect (``POST /_emulator/ideal``: the old region, its new text, the file's
+path) and a request whose editable region is one of them is answered with its true
+result, in the shape the request asks for:
+
+- a request whose text shows the V4A patch envelope (``*** Begin Patch``: the text
+  patch format of docs/model-protocol.md) gets the edit as a V4A patch in that
+  envelope (``patches.v4a_text``, 3 quoted lines each side), or the whole region when
+  a patch cannot say it;
+- any other gets the whole new region in one fence (longer than any fence line in it);
+- where the `apply_patch` tool is offered, `apply_patch_call` is the output item that
+  answers it, as the SDK's ``ResponseApplyPatchToolCall`` types it (an ``update_file``
+  operation with the path and the diff); streaming it is the request path's to come.
+
+A request for a region it does not know goes to the scripted model (``model.py``). The
+region is matched as the request shows it: without the cursor marker, without its last
+line break, with LF line breaks.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import re
+from typing import Any
+
+from sparkls.emulator.patches import BEGIN, v4a_diff, v4a_text
+from sparkls.emulator.protocol import CURSOR, find_region
+
+_FILE_LINE = re.compile(r"^File: (.+)$", re.MULTILINE)
+_FENCE_RUN = re.compile(r"^[ \t]*(`{3,})", re.MULTILINE)
+
+
+@dataclasses.dataclass(frozen=True, slots=True)
+class KnownEdit:
+    old: str  # the region before the edit
+    new: str  # the region after it
+    path: str | None = None  # the file, as a patch names it (else the request's "File:" line)
+
+
+def _key(region: str) -> str:
+    text = region.replace(CURSOR, "").replace("\r\n", "\n").replace("\r", "\n")
+    return text.removesuffix("\n")
+
+
+def fenced(new: str) -> str:
+    """The whole region in one fence, longer than any fence line it holds."""
+    longest = max((len(m.group(1)) for m in _FENCE_RUN.finditer(new)), default=2)
+    fence = "`" * max(3, longest + 1)
+    return f"{fence}\n{new.removesuffix(chr(10))}\n{fence}"
+
+
+def asks_for_patch(request_text: str) -> bool:
+    """Whether the request offers the text patch format (it shows its envelope)."""
+    return BEGIN in request_text
+
+
+class IdealModel:
+    """The edits the ideal model knows, by their old region."""
+
+    def __init__(self) -> None:
+        self._edits: dict[str, KnownEdit] = {}
+
+    def __len__(self) -> int:
+        return len(self._edits)
+
+    def learn(self, edits: list[KnownEdit]) -> None:
+        """Know these edits (besides those already known)."""
+        for edit in edits:
+            self._edits[_key(edit.old)] = edit
+
+    def forget(self) -> None:
+        self._edits.clear()
+
+    def known(self, request_text: str) -> KnownEdit | None:
+        """The known edit of the request's editable region, if any."""
+        bounds = find_region(request_text)
+        if bounds is None:
+            return None
+        return self._edits.get(_key(request_text[bounds[0] : bounds[1]]))
+
+    def answer(self, request_text: str) -> str | None:
+        """The exact answer to the request in the shape it asks for; None when its
+        region is not a known edit's."""
+        edit = self.known(request_text)
+        if edit is None:
+            return None
+        if asks_for_patch(request_text):
+            patch = v4a_text(_path(edit, request_text), edit.old, edit.new)
+            if patch is not None:
+                return patch
+        return fenced(edit.new)
+
+    def apply_patch_call(self, request_text: str, *, item_id: str, call_id: str) -> dict[str, Any] | None:
+        """The ``apply_patch_call`` output item answering the request with the known
+        edit's patch; None when the region is not known or a patch cannot say the edit."""
+        edit = self.known(request_text)
+        diff = None if edit is None else v4a_diff(edit.old, edit.new)
+        if edit is None or diff is None:
+            return None
+        operation = {"type": "update_file", "path": _path(edit, request_text), "diff": diff}
+        return {"type": "apply_patch_call", "id": item_id, "call_id": call_id, "status": "completed",
+                "operation": operation}
+
+
+def _path(edit: KnownEdit, request_text: str) -> str:
+    if edit.path:
+        return edit.path
+    named = _FILE_LINE.search(request_text)
+    return named.group(1).strip() if named else "file"
+
+
+def known_edits(body: Any) -> list[KnownEdit]:
+    """The edits of a ``POST /_emulator/ideal`` body (``{"edits": [{"old", "new", "path"?}]}``);
+    ValueError when it is not that."""
+    edits = body.get("edits") if isinstance(body, dict) else None
+    if not isinstance(edits, list):
+        raise ValueError('expected {"edits": [{"old": ..., "new": ..., "path": ...}, ...]}')
+    out = []
+    for i, edit in enumerate(edits):
+        if not (isinstance(edit, dict) and isinstance(edit.get("old"), str) and isinstance(edit.get("new"), str)):
+            raise ValueError(f"edit {i}: needs \"old\" and \"new\" strings")
+        path = edit.get("path")
+        if path is not None and not isinstance(path, str):
+            raise ValueError(f"edit {i}: \"path\" must be a string")
+        out.append(KnownEdit(edit["old"], edit["new"], path))
+    return out
