@@ -14,8 +14,9 @@
 3. **False positives on ordinary code**: every file of a few pinned packages (the
    `openai==3.51.0` SDK in the venv; the pip sdists and Debian Go sources of
    `recall_common.PACKAGES`, fetched once into bench/.cache/recall/; Debian's
-   golang.org/x/net; this repository's client-vscode/package-lock.json), redacted
-   whole. Every redacted line is listed with its judgement (`JUDGED_LINES`: a test's
+   golang.org/x/net; this repository's client-vscode/package-lock.json) and the
+   excerpts of the real-edit corpus (tests/fixtures/real_edits/: Python, TypeScript,
+   JavaScript and Go from 8 projects), redacted whole. Every redacted line is listed with its judgement (`JUDGED_LINES`: a test's
    private key, an example credential, or a false positive); unjudged ones count as
    false positives. Target: at most 1 false positive per 5,000 lines (2 per 10,000).
    golang.org/x/crypto is measured apart: its tests are made of keys.
@@ -186,12 +187,31 @@ def _redacted_lines(root: Path, suffixes: tuple[str, ...]) -> tuple[int, list[tu
     return lines, found
 
 
+def _redacted_excerpt_lines() -> tuple[int, list[tuple[str, str]]]:
+    """The files of the real-edit corpus (tests/fixtures/real_edits/: excerpts from 8
+    projects' histories, Python, TypeScript, JavaScript and Go), as `_redacted_lines`."""
+    from tests.real_edits import load as load_real_edits
+
+    lines, found = 0, []
+    for edit in load_real_edits():
+        lines += edit.text.count("\n") + 1
+        out, count = redact(edit.text)
+        if count:
+            rel = f"{edit.project}:{edit.path}"
+            pairs = zip(edit.text.split("\n"), out.split("\n"), strict=True)
+            found += [(rel, before) for before, after in pairs if before != after]
+    return lines, found
+
+
 def code_figures() -> dict[str, Any]:
     total_lines, verdicts = 0, collections.Counter()
     rows = []
     print("false positives on ordinary code (every redacted line, judged):")
-    for name, version, root, suffixes in _packages():
-        lines, found = _redacted_lines(root, suffixes)
+    sources = [(name, version, lambda root=root, suffixes=suffixes: _redacted_lines(root, suffixes))
+               for name, version, root, suffixes in _packages()]
+    sources.append(("real edits", "243 excerpts, 8 projects", _redacted_excerpt_lines))
+    for name, version, redacted_lines in sources:
+        lines, found = redacted_lines()
         total_lines += lines
         rows.append((name, version, lines, len(found)))
         for rel, line in found:

@@ -205,6 +205,11 @@ def test_secret_named_values_in_other_syntaxes(text):
         "github.com/spf13/afero v1.11.0 h1:WJQKhtpdm3v2IzqG8VMqrr6Rf3UYpEF239Jy9wNepM8=",
         '"integrity": "sha512-3KHNvKQ5BDn2ZI2NCbCtvW6X0j0QOdTvY8G2qpHfyv1ecOmqQ1xgyCWXsx9CK3k4vEVWtuTUzX0n2bRsH3yC2Q==",',
         "id='call_wKayJlcYV12NiadiZuJXxcfx',",
+        "credentials: this._input.credentials || 'same-origin',",
+        "      credentials: 'same-origin', // TODO",
+        'const AuthProxyUserKey = "proxy_user"',
+        """      '"8-O2uVAFaQ1rZvlKLT14RnuvjPIdg"')""",
+        """      'W/"a-JBiXf7GyzxwcrxY4hVXUwa7tmks"')""",
     ],
 )
 def test_ordinary_code_found_in_real_packages_is_untouched(line):

@@ -76,6 +76,9 @@ _DIGIT = re.compile(r"[0-9]")
 # An id with its kind in front (`call_...`, `resp_...`, `cus_...`, `file-...`): not a
 # credential (a credential with a known prefix is found by its shape first).
 _PREFIXED_ID = re.compile(r"[a-z]{2,12}[_-][A-Za-z0-9]{12,}")
+# An HTTP entity tag as Node's `etag` writes it: the length in hex, `-`, 27 characters of
+# a base64 hash (`"8-O2uVAFaQ1rZvlKLT14RnuvjPIdg"`, also after `W/`).
+_ENTITY_TAG = re.compile(r"[0-9a-f]{1,8}-[A-Za-z0-9+/]{27}")
 _UUID = re.compile(r"[0-9a-fA-F]{8}-?[0-9a-fA-F]{4}-?[0-9a-fA-F]{4}-?[0-9a-fA-F]{4}-?[0-9a-fA-F]{12}")
 
 
@@ -113,7 +116,7 @@ def _random(value: str) -> bool:
         return False
     if (_HEX.fullmatch(value) and (value.islower() or value.isupper())) or _UUID.fullmatch(value) or not _BASE64.fullmatch(value):
         return False
-    if _runs_of_consecutive(value) or wordy(value) or _PREFIXED_ID.fullmatch(value):
+    if _runs_of_consecutive(value) or wordy(value) or _PREFIXED_ID.fullmatch(value) or _ENTITY_TAG.fullmatch(value):
         return False
     return entropy(value) >= THRESHOLD
 
