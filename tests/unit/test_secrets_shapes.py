@@ -210,6 +210,7 @@ def test_secret_named_values_in_other_syntaxes(text):
         'const AuthProxyUserKey = "proxy_user"',
         """      '"8-O2uVAFaQ1rZvlKLT14RnuvjPIdg"')""",
         """      'W/"a-JBiXf7GyzxwcrxY4hVXUwa7tmks"')""",
+        'key: "MFkwEwYHKoZIzj0CAQYIKoZIzj0DAQcDQgAE1Olb3zMAFFxXKHiIkQO5cJ3Yhl5i6UPp+IhuteBJbuHcA5UogKo0EWtlWwW6KSaKoTNEYL7JlCQiVnkhBktUgg=="',
     ],
 )
 def test_ordinary_code_found_in_real_packages_is_untouched(line):

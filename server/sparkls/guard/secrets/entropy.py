@@ -16,7 +16,7 @@ base64, base64url or hex. It counts when:
 Kept, as real scanners keep them: UUIDs; strings on a line that speaks of a hash
 (`sha256`, `integrity`, `checksum`, `digest`, `commit`, `etag`...); base64 alphabets
 and other runs of consecutive characters (`ABCDEF...`, `0123456789`); strings with a
-path or a dotted name in them.
+path or a dotted name in them; HTTP entity tags; public keys (values.py `public_key`).
 
 Linear: the pattern starts with a quote, and its one repetition is bounded.
 """
@@ -26,7 +26,7 @@ from __future__ import annotations
 import re
 
 from sparkls.guard.secrets.edits import MARKER_BYTES, Budget, Edit, span_size
-from sparkls.guard.secrets.values import entropy, wordy
+from sparkls.guard.secrets.values import entropy, public_key, wordy
 
 MIN_LENGTH = 20
 THRESHOLD = 4.5  # bits a character, as detect-secrets' base64 plugin: random text of 30+ characters
@@ -117,6 +117,8 @@ def _random(value: str) -> bool:
     if (_HEX.fullmatch(value) and (value.islower() or value.isupper())) or _UUID.fullmatch(value) or not _BASE64.fullmatch(value):
         return False
     if _runs_of_consecutive(value) or wordy(value) or _PREFIXED_ID.fullmatch(value) or _ENTITY_TAG.fullmatch(value):
+        return False
+    if public_key(value):
         return False
     return entropy(value) >= THRESHOLD
 
