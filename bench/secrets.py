@@ -14,10 +14,12 @@
 3. **False positives on ordinary code**: every file of a few pinned packages (the
    `openai==3.51.0` SDK in the venv; the pip sdists and Debian Go sources of
    `recall_common.PACKAGES`, fetched once into bench/.cache/recall/; Debian's
-   golang.org/x/net; this repository's client-vscode/package-lock.json), redacted
-   whole. Every redacted line is listed with its judgement (`JUDGED_LINES`: a test's
-   private key, an example credential, or a false positive); unjudged ones count as
-   false positives. Target: at most 1 false positive per 5,000 lines (2 per 10,000).
+   golang.org/x/net; npm and corepack as Node installs them in /usr/lib/node_modules;
+   this repository's client-vscode/package-lock.json) and the excerpts of the real-edit
+   corpus (tests/fixtures/real_edits/: Python, TypeScript, JavaScript and Go from 8
+   projects), redacted whole. Every redacted line is listed with its judgement
+   (`JUDGED_LINES`: a test's private key, an example credential, or a false positive);
+   unjudged ones count as false positives. Target: at most 1 false positive per 5,000 lines (2 per 10,000).
    golang.org/x/crypto is measured apart: its tests are made of keys.
 4. **Time** for 1 MB of each input kind (ordinary code, and the adversarial inputs of
    issue 34: one long line of `password=`, minified `{token:a,secret:b,...}`, `-----BEGIN
@@ -51,6 +53,8 @@ from tests.secrets_corpus import load, survives  # noqa: E402
 
 MB = 1024 * 1024
 GOPATH = Path("/usr/share/gocode/src")
+NODE_MODULES = Path("/usr/lib/node_modules")
+JS_SUFFIXES = (".js", ".mjs", ".cjs", ".ts", ".json", ".md", ".yml", ".yaml")
 CODE_SUFFIXES = (".py", ".go", ".json", ".toml", ".yaml", ".yml", ".ini", ".cfg", ".hcl", ".properties", ".xml", ".env",
                  ".md", ".rst", ".txt")  # fmt: skip
 
@@ -91,6 +95,14 @@ JUDGED_LINES: dict[tuple[str, str, str], str] = {
     ("viper", "viper.go", '"secret"'): EXAMPLE,
     ("x/net", "webdav/if_test.go", "Token: `"): EXAMPLE,
     ("attrs", "docs/examples.md", "'password'"): EXAMPLE,
+    ("npm", "docs/content/configuring-npm/npmrc.md", ":_authToken=MYTOKEN"): EXAMPLE,
+    ("npm", "node_modules/@npmcli/arborist/README.md", "'deadbeefcafebad'"): EXAMPLE,
+    ("npm", "node_modules/@npmcli/arborist/README.md", "'aXNhYWNzOm5vdCBteSByZWFsIHBhc3N3b3Jk'"): EXAMPLE,
+    ("npm", "node_modules/@npmcli/arborist/README.md", "'bm90IG15IHJlYWwgcGFzc3dvcmQ='"): EXAMPLE,
+    ("npm", "node_modules/@npmcli/arborist/README.md", "'blahblahblah'"): EXAMPLE,
+    ("npm", "node_modules/libnpmorg/README.md", "{token: 'deadbeef'}"): EXAMPLE,
+    ("npm", "node_modules/libnpmpublish/README.md", "{ token: 'i-am-the-worst'}"): EXAMPLE,
+    ("npm", "node_modules/undici/docs/docs/best-practices/mocking-request.md", "'SuperSecretToken'"): EXAMPLE,
     ("x/net", "websocket/hybi_test.go", "dGhlIHNhbXBsZSBub25jZQ=="): "a false positive: the RFC 6455 sample nonce, a "
     "random-looking value under `key`",
     ("x/net", "websocket/hybi_test.go", "s3pPLMBiTxaQ9kYGzzhZRbK+xOo="): "a false positive: the RFC 6455 sample accept hash",
@@ -165,6 +177,11 @@ def _packages() -> list[tuple[str, str, Path, tuple[str, ...]]]:
     net = recall_common._debian_version("golang-golang-x-net-dev")
     if net and (GOPATH / "golang.org/x/net").is_dir():
         out.append(("x/net", net, GOPATH / "golang.org/x/net", CODE_SUFFIXES))
+    for name in ("npm", "corepack"):
+        root = NODE_MODULES / name
+        if (root / "package.json").is_file():
+            version = json.loads((root / "package.json").read_text())["version"]
+            out.append((name, version, root, JS_SUFFIXES))
     out.append(("client-vscode", "this checkout", HERE.parent / "client-vscode", ("package-lock.json",)))
     return out
 
@@ -172,8 +189,8 @@ def _packages() -> list[tuple[str, str, Path, tuple[str, ...]]]:
 def _redacted_lines(root: Path, suffixes: tuple[str, ...]) -> tuple[int, list[tuple[str, str]]]:
     lines, found = 0, []
     for path in sorted(p for p in root.rglob("*") if p.is_file() and not p.is_symlink() and p.name.endswith(suffixes)):
-        if "node_modules" in path.parts:
-            continue
+        if "node_modules" in path.relative_to(root).parts and root.parent != NODE_MODULES:
+            continue  # a checkout's dependencies (npm's own, bundled with it, are npm)
         try:
             text = path.read_text(encoding="utf-8")
         except (UnicodeDecodeError, OSError):
@@ -186,12 +203,31 @@ def _redacted_lines(root: Path, suffixes: tuple[str, ...]) -> tuple[int, list[tu
     return lines, found
 
 
+def _redacted_excerpt_lines() -> tuple[int, list[tuple[str, str]]]:
+    """The files of the real-edit corpus (tests/fixtures/real_edits/: excerpts from 8
+    projects' histories, Python, TypeScript, JavaScript and Go), as `_redacted_lines`."""
+    from tests.real_edits import load as load_real_edits
+
+    lines, found = 0, []
+    for edit in load_real_edits():
+        lines += edit.text.count("\n") + 1
+        out, count = redact(edit.text)
+        if count:
+            rel = f"{edit.project}:{edit.path}"
+            pairs = zip(edit.text.split("\n"), out.split("\n"), strict=True)
+            found += [(rel, before) for before, after in pairs if before != after]
+    return lines, found
+
+
 def code_figures() -> dict[str, Any]:
     total_lines, verdicts = 0, collections.Counter()
     rows = []
     print("false positives on ordinary code (every redacted line, judged):")
-    for name, version, root, suffixes in _packages():
-        lines, found = _redacted_lines(root, suffixes)
+    sources = [(name, version, lambda root=root, suffixes=suffixes: _redacted_lines(root, suffixes))
+               for name, version, root, suffixes in _packages()]
+    sources.append(("real edits", "243 excerpts, 8 projects", _redacted_excerpt_lines))
+    for name, version, redacted_lines in sources:
+        lines, found = redacted_lines()
         total_lines += lines
         rows.append((name, version, lines, len(found)))
         for rel, line in found:
