@@ -2,7 +2,9 @@
 
 A suggestion must never damage code. This plays scripted sessions against a real
 sparkls (next edit on, the emulator as the model) in which the user renames by
-typing, lets Spark rename by an edit, undoes and redoes both, and pauses half way
+typing, lets Spark rename by an edit, undoes and redoes both, refines a Spark edit
+("running" made "run") and undoes and redoes the refine (its undo puts back four
+characters in each use: lsp-mode sends them one at a time), and pauses half way
 through a word; the editor sends each change as that editor does:
 
 - `vscode`: an undo or a redo as one ranged change;
@@ -58,6 +60,7 @@ SOURCE = '''def checkout(prices, tax):
 def refund(amount):
     return -amount
 '''
+REGION = {"start": {"line": 1, "character": 0}, "end": {"line": 5, "character": 0}}  # checkout's body
 QUIET_S = 1.2  # next_edit.debounce_ms (300) plus the emulator's answer, with room
 _WORD = re.compile(r"(?<![\w$])[A-Za-z_]\w*")
 KNOWN = set(dir(builtins)) | set(keyword.kwlist)
@@ -175,6 +178,13 @@ async def play(editor: str, url: str, server: list[str]) -> dict[str, Any]:
     session.client, session.buffer = client, buffer
     verdicts: dict[str, list[str]] = {}
 
+    async def run_command(command: str, argument: dict[str, Any]) -> Any:
+        """A sparkls command on the buffer, then the quiet time for what it sets off."""
+        answer = await client.workspace_execute_command_async(
+            types.ExecuteCommandParams(command=command, arguments=[{"uri": buffer.uri, **argument}]))
+        await asyncio.sleep(QUIET_S)
+        return answer
+
     async def step(name: str, last: tuple[str, str], act) -> None:
         seen = len(session.offers)
         act()
@@ -190,14 +200,21 @@ async def play(editor: str, url: str, server: list[str]) -> dict[str, Any]:
         await step("redo of the rename", ("subtotal", "net"), lambda: session.become(renamed))
         await step("undo again", ("net", "subtotal"), lambda: session.become(original))
         before_edit = buffer.text
-        result = await client.workspace_execute_command_async(types.ExecuteCommandParams(
-            command="sparkls.edit", arguments=[{"uri": buffer.uri, "range": {"start": {"line": 1, "character": 0},
-                                               "end": {"line": 5, "character": 0}}, "instruction": "rename subtotal to running"}]))
-        await asyncio.sleep(QUIET_S)
+        result = await run_command("sparkls.edit", {"range": REGION, "instruction": "rename subtotal to running"})
         edited = buffer.text
         await step("undo of Spark's edit", ("running", "subtotal"), lambda: session.become(before_edit))
         await step("redo of Spark's edit", ("subtotal", "running"), lambda: session.become(edited))
         await step("undo of Spark's edit again", ("running", "subtotal"), lambda: session.become(before_edit))
+        # A Spark edit, refined, and the refine undone (what lsp-mode sends as a few
+        # one-character insertions); then the edit undone, back to the text before it.
+        await run_command("sparkls.edit", {"range": REGION, "instruction": "rename subtotal to running"})
+        edited = buffer.text
+        refine = await run_command("sparkls.refine", {"instruction": "REPLACE running WITH run"})
+        refined = buffer.text
+        await step("undo of the refine", ("run", "running"), lambda: session.become(edited))
+        await step("redo of the refine", ("running", "run"), lambda: session.become(refined))
+        await step("undo of the refine again", ("run", "running"), lambda: session.become(edited))
+        await step("undo of the edit under it", ("running", "subtotal"), lambda: session.become(before_edit))
         await step("half a word, a pause", ("subtotal", "tot"), lambda: session.type_over("subtotal", "totals", stop_after=3))
         await step("the word finished", ("subtotal", "totals"),
                    lambda: session.send([(buffer.text.index("tot = 0") + 3, buffer.text.index("tot = 0") + 3, "als")]))
@@ -205,7 +222,7 @@ async def play(editor: str, url: str, server: list[str]) -> dict[str, Any]:
         await stop_session(client)
     offered = sum(len(v) for v in verdicts.values())
     bad = sum(v != "ok" for vs in verdicts.values() for v in vs)
-    return {"edit_applied": result.get("applied"), "steps": verdicts, "offered": offered, "bad": bad}
+    return {"edit_applied": result.get("applied"), "refine_applied": refine.get("applied"), "steps": verdicts, "offered": offered, "bad": bad}
 
 
 async def main_async(args: argparse.Namespace) -> dict[str, Any]:

@@ -210,6 +210,8 @@ class HostileSession:
                     # Registered at once (no task to start first), so nothing arrives unseen; the
                     # one not met is left to be replaced (a cancelled one would break the client).
                     waits = [protocol.wait_for_notification_async(m) for m in ("sparkls/status", types.WINDOW_LOG_MESSAGE)]
+                    for wait in waits:  # one left at the server's exit fails then: nobody's error
+                        wait.add_done_callback(lambda f: f.cancelled() or f.exception())
                     await asyncio.wait(waits, return_when=asyncio.FIRST_COMPLETED)
                 if workspace and workspace.configuration:
                     await self.pulled.wait()  # its answer is read before any later message of ours

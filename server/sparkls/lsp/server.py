@@ -33,8 +33,8 @@ from sparkls.lsp.timers import DocumentTimers
 
 # What a request needs beyond the documents (settings, the model clients, context,
 # the features' work, the index) is imported when first used, never at start-up:
-# `initialize` is answered after pygls and lsprotocol alone (`preload` loads the rest
-# right after `initialized`, between messages).
+# `initialize` is answered after pygls and lsprotocol alone (lsp/preload.py loads the
+# rest in a worker thread right after `initialized`).
 if TYPE_CHECKING:
     from sparkls.config import Settings
     from sparkls.guard.exclusions import PathFilter

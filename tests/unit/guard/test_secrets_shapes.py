@@ -205,9 +205,12 @@ def test_secret_named_values_in_other_syntaxes(text):
         "github.com/spf13/afero v1.11.0 h1:WJQKhtpdm3v2IzqG8VMqrr6Rf3UYpEF239Jy9wNepM8=",
         '"integrity": "sha512-3KHNvKQ5BDn2ZI2NCbCtvW6X0j0QOdTvY8G2qpHfyv1ecOmqQ1xgyCWXsx9CK3k4vEVWtuTUzX0n2bRsH3yC2Q==",',
         "id='call_wKayJlcYV12NiadiZuJXxcfx',",
-        # express's tests: weak and strong ETags (a length in hex, then a SHA-1 in base64)
-        """      'W/"8-O2uVAFaQ1rZvlKLT14RnuvjPIdg"')""",
-        """.expect('ETag', '"a-JBiXf7GyzxwcrxY4hVXUwa7tmks"')""",
+        "credentials: this._input.credentials || 'same-origin',",
+        "      credentials: 'same-origin', // TODO",
+        'const AuthProxyUserKey = "proxy_user"',
+        """      '"8-O2uVAFaQ1rZvlKLT14RnuvjPIdg"')""",
+        """      'W/"a-JBiXf7GyzxwcrxY4hVXUwa7tmks"')""",
+        'key: "MFkwEwYHKoZIzj0CAQYIKoZIzj0DAQcDQgAE1Olb3zMAFFxXKHiIkQO5cJ3Yhl5i6UPp+IhuteBJbuHcA5UogKo0EWtlWwW6KSaKoTNEYL7JlCQiVnkhBktUgg=="',
     ],
 )
 def test_ordinary_code_found_in_real_packages_is_untouched(line):

@@ -175,6 +175,7 @@ COMPARED_REACH = 96  # bytes looked back from a name's end for the comparison
 _NAME_GOES_ON = frozenset(bytes([c]) for c in b"abcdefghijklmnopqrstuvwxyz0123456789_$.")  # the name is longer
 _IDENTIFIER = re.compile(r"[A-Za-z_][A-Za-z_.-]*")  # a name (`AsyncCredentials`, `x-api-key`), not a value
 _UUID = re.compile(r"[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}")
+_LOWER_WORDS = re.compile(r"[a-z]+(?:[_.-][a-z]+)*")  # `proxy_user`, `same-origin`: a name, not a key
 _NAME_BACKWARDS = re.compile(rb"[A-Za-z0-9_.$@-]*")  # a name's characters, read backwards
 _ALNUM = frozenset(b"abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789")
 _LOWER_OR_DIGIT = frozenset(b"abcdefghijklmnopqrstuvwxyz0123456789")
@@ -268,6 +269,8 @@ def _secret_value(data: bytes, match: re.Match[bytes], keywords: tuple[str, ...]
             return None
         if match["suffix"] and value.isalpha() and value.islower():
             return None  # `TOKEN_COMMENT: "comment"`: a kind's name, not a secret
+        if _LOWER_WORDS.fullmatch(value) and (keyword == "key" or match["extra"] == b"s"):
+            return None  # `UserKey = "proxy_user"`: a map's or a context's key; `credentials: 'same-origin'`: Fetch's mode
         return match.span("qval")
     value = data[match.start("uval") : match.end("uval")].decode(errors="replace")
     if op in (b",", b"(", b"==", b"!=", b"===", b"!==") or not looks_secret(value, name) or code_like(value):

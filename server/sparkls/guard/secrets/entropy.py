@@ -13,10 +13,10 @@ base64, base64url or hex. It counts when:
 - hex: never alone (a hash: lockfiles, test vectors, commit ids, checksums hold
   thousands); a hex key is found by its name (assignments.py) or its shape.
 
-Kept, as real scanners keep them: UUIDs; ETags (`8-<SHA-1 in base64>`); strings on a line that speaks of a hash
+Kept, as real scanners keep them: UUIDs; strings on a line that speaks of a hash
 (`sha256`, `integrity`, `checksum`, `digest`, `commit`, `etag`...); base64 alphabets
 and other runs of consecutive characters (`ABCDEF...`, `0123456789`); strings with a
-path or a dotted name in them.
+path or a dotted name in them; HTTP entity tags; public keys (values.py `public_key`).
 
 Linear: the pattern starts with a quote, and its one repetition is bounded.
 """
@@ -26,7 +26,7 @@ from __future__ import annotations
 import re
 
 from sparkls.guard.secrets.edits import MARKER_BYTES, Budget, Edit, span_size
-from sparkls.guard.secrets.values import entropy, wordy
+from sparkls.guard.secrets.values import entropy, public_key, wordy
 
 MIN_LENGTH = 20
 THRESHOLD = 4.5  # bits a character, as detect-secrets' base64 plugin: random text of 30+ characters
@@ -76,10 +76,10 @@ _DIGIT = re.compile(r"[0-9]")
 # An id with its kind in front (`call_...`, `resp_...`, `cus_...`, `file-...`): not a
 # credential (a credential with a known prefix is found by its shape first).
 _PREFIXED_ID = re.compile(r"[a-z]{2,12}[_-][A-Za-z0-9]{12,}")
+# An HTTP entity tag as Node's `etag` writes it: the length in hex, `-`, 27 characters of
+# a base64 hash (`"8-O2uVAFaQ1rZvlKLT14RnuvjPIdg"`, also after `W/`).
+_ENTITY_TAG = re.compile(r"[0-9a-f]{1,8}-[A-Za-z0-9+/]{27}")
 _UUID = re.compile(r"[0-9a-fA-F]{8}-?[0-9a-fA-F]{4}-?[0-9a-fA-F]{4}-?[0-9a-fA-F]{4}-?[0-9a-fA-F]{12}")
-# An ETag as the `etag` package makes it (express, koa): the body's length in hex, then
-# its SHA-1 in base64 without padding. A hash, not a credential.
-_ETAG = re.compile(r"[0-9a-f]{1,8}-[A-Za-z0-9+/]{27}")
 
 
 def entropy_edits(data: bytes, lowered: bytes, budget: Budget) -> list[Edit]:
@@ -116,7 +116,9 @@ def _random(value: str) -> bool:
         return False
     if (_HEX.fullmatch(value) and (value.islower() or value.isupper())) or _UUID.fullmatch(value) or not _BASE64.fullmatch(value):
         return False
-    if _runs_of_consecutive(value) or wordy(value) or _PREFIXED_ID.fullmatch(value) or _ETAG.fullmatch(value):
+    if _runs_of_consecutive(value) or wordy(value) or _PREFIXED_ID.fullmatch(value) or _ENTITY_TAG.fullmatch(value):
+        return False
+    if public_key(value):
         return False
     return entropy(value) >= THRESHOLD
 

@@ -10,7 +10,10 @@ header, the entropy net).
   a path or module name (words between slashes); a value ending with its name
   (`TOKEN = "token"`, a constant naming itself: `KeyADCredentials = "pkgKeyADCredentials"`);
   environment variable names (`"OPENAI_API_KEY"`); file paths (`./`, `../`, `~/`, `/etc/...`,
-  or a key-file extension such as `.pem`); regular expressions.
+  or a key-file extension such as `.pem`); regular expressions; a public key
+  (`public_key`).
+- `public_key(value)`: base64 of a SubjectPublicKeyInfo, which starts with the same
+  bytes for every P-256, P-384, Ed25519 or RSA key of a size (`MFkwEwYHKoZIzj0CAQ...`).
 - `code_like(value)`: an unquoted value that reads as code (`None`, `get_password()`,
   `self.token`, `str`, a word of letters only, brackets, commas, `*` or `|`, a number
   literal of up to 10 digits or 16 hex digits).
@@ -79,6 +82,14 @@ _CODE_LIKE = re.compile(
 )
 _UUID = re.compile(r"[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}")
 _SEGMENT = re.compile(r"[A-Za-z0-9+_=-]{16,}")
+# The base64 of the DER header of a public key (SubjectPublicKeyInfo): P-256, P-384,
+# Ed25519, RSA 2048, 3072 and 4096 bits. Every byte before the key's own is fixed by
+# its kind and size, and the header ends on a whole base64 group.
+_PUBLIC_KEY_DER = re.compile(
+    r"MFkwEwYHKoZIzj0CAQYIKoZIzj0DAQcDQgAE|MHYwEAYHKoZIzj0CAQYFK4EEACIDYgAE|MCowBQYDK2VwAyEA"
+    r"|MII(?:BIjANBgkqhkiG9w0BAQEFAAOCAQ8AMIIBCgKCAQEA|BojANBgkqhkiG9w0BAQEFAAOCAY8AMIIBigKCAYEA"
+    r"|CIjANBgkqhkiG9w0BAQEFAAOCAg8AMIICCgKCAgEA)"
+)
 
 
 def looks_secret(value: str, name: str = "", *, min_length: int = MIN_SECRET_LENGTH) -> bool:
@@ -93,9 +104,13 @@ def looks_secret(value: str, name: str = "", *, min_length: int = MIN_SECRET_LEN
         return False  # a path or a module name (`github.com/org/repo/sessionCredentials`)
     if _PLACEHOLDER_SHAPE.fullmatch(value) or _placeholder_part(value):
         return False
-    if _ENV_VAR_NAME.fullmatch(value) or _PATH_LIKE.fullmatch(value):
+    if _ENV_VAR_NAME.fullmatch(value) or _PATH_LIKE.fullmatch(value) or public_key(value):
         return False
     return not _templated(value)
+
+
+def public_key(value: str) -> bool:
+    return _PUBLIC_KEY_DER.match(value) is not None
 
 
 def _placeholder_part(value: str) -> bool:
