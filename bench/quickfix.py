@@ -86,7 +86,10 @@ async def run_mode(url: str, speculation: bool, trials: int, warmup: int, pause_
         params = types.CodeActionParams(
             text_document=types.TextDocumentIdentifier(uri=editor.uri),
             range=diagnostic.range,
-            context=types.CodeActionContext(diagnostics=[diagnostic], only=[types.CodeActionKind.QuickFix]),
+            context=types.CodeActionContext(
+                diagnostics=[diagnostic], only=[types.CodeActionKind.QuickFix],
+                trigger_kind=types.CodeActionTriggerKind.Invoked,  # the user opened the menu
+            ),
         )
         started = time.perf_counter()
         (fix,) = await client.text_document_code_action_async(params)

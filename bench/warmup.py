@@ -67,7 +67,7 @@ async def cold_ttft(url: str, ca_file: str | None, runs: int) -> list[float]:
     prompt = fixed_wire("instructions", "<|editable_region_start|>\nx = 1\n<|editable_region_end|>\nREPLACE 1 WITH 2")
     out = []
     for _ in range(runs):
-        sock = ResponsesSocket(tier.websocket_url, "bench", Where("fast", tier.host, tier.model), ssl_context=ssl_context_for(tier))
+        sock = ResponsesSocket(tier.websocket_url, "bench", Where("fast", tier.host, tier.model), ssl_context=ssl_context_for(tier, "fast"))
         started = time.perf_counter()
         first = None
         async for event in sock.stream(response_create(tier.model, prompt)):

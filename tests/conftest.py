@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import os
 import tempfile
+import time
 from collections.abc import Iterator, Mapping
 from dataclasses import dataclass, field
 from typing import Any
@@ -20,8 +21,10 @@ import pytest
 
 from sparkls.tools.devclient import start_emulator
 from tests.canaries import CANARIES as PLANTED
+from tests.looplag import LoopLagMonitor
 
 EMULATOR_KEY = "sk-test-emulator-key"
+CLOSE_BOUND = 10.0  # seconds for the emulator to see an earlier test's connections end
 
 # Servers started by the tests keep their workspace index here, not in ~/.cache.
 os.environ["XDG_CACHE_HOME"] = tempfile.mkdtemp(prefix="sparkls-test-cache-")
@@ -65,6 +68,19 @@ class EmulatorHandle:
         self._control("POST", "reset")
         self._checked_seen = self._hits_seen = 0
 
+    def wait_closed(self, bound: float = CLOSE_BOUND) -> None:
+        """Return once no WebSocket of an earlier test is open at the emulator. A server
+        that exited has closed its sockets, but the emulator (another process) may not
+        have read their end yet on a loaded machine: its `ws_open`, and what
+        `disconnect()` cuts, would count them in the next test's."""
+        deadline = time.monotonic() + bound
+        while (open_now := self.stats()["ws_open"]) != 0:
+            if time.monotonic() > deadline:
+                raise AssertionError(
+                    f"{open_now} WebSocket(s) still open at the emulator {bound:g} s after the test that"
+                    f" last used it ended ({self.last_test or 'none'}): a connection it left behind")
+            time.sleep(0.01)
+
     def set_canaries(self, canaries: Mapping[str, str]) -> None:
         """Fail every request that holds one of these (canary -> its kind, for messages)."""
         self._control("POST", "canaries", {"canaries": list(canaries)})
@@ -102,6 +118,11 @@ class EmulatorHandle:
         self._control("POST", "connection_limit", {"seconds": seconds, "close": close})
 
 
+def pytest_configure(config: pytest.Config) -> None:
+    """The loop-lag monitor (tests/looplag.py), before any server starts."""
+    config.pluginmanager.register(LoopLagMonitor(), "sparkls-loop-lag")
+
+
 # -- the canary net ----------------------------------------------------------------
 
 SESSION_CANARIES = {canary: kind for kind, canary in PLANTED.items()}
@@ -134,6 +155,7 @@ def _netted(request: pytest.FixtureRequest, handle: EmulatorHandle) -> EmulatorH
     """Reset `handle` for this test, with the session's canaries, and watch it."""
     # Requests that came after the previous test was checked (its teardown's) count too.
     _take(handle, handle.last_test or "(before any test)", late=True)
+    handle.wait_closed()  # before the reset: its own stats request is not this test's
     handle.reset()
     handle.last_test = request.node.nodeid
     if handle.canaries != SESSION_CANARIES:

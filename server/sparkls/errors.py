@@ -9,6 +9,7 @@
     │   ├── MissingApiKey         no key in the environment or settings
     │   ├── ConnectError          host unreachable, refused, TLS or handshake failure
     │   │   └── HandshakeRefused  the WebSocket upgrade refused by a non-API answer (proxy)
+    │   ├── BadCaFile         the tier's `ca_file` does not load as a CA bundle; nothing sent
     │   ├── AuthError             401 / 403
     │   ├── ModelNotFound         404 for the model
     │   ├── EndpointNotFound      404 for the API path itself: a base URL without /v1
@@ -75,6 +76,13 @@ class ConnectError(ModelError):
 
 class HandshakeRefused(ConnectError):
     code = "websocket_refused"
+
+
+class BadCaFile(ModelError):
+    """The tier's `ca_file` (a setting of the user's) is missing, unreadable or not a
+    CA bundle: no connection can be verified with it, so none is tried; not retried."""
+
+    code = "bad_ca_file"
 
 
 class AuthError(ModelError):

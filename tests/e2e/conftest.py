@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import inspect
 import sys
 from pathlib import Path
 from typing import Any
@@ -15,6 +16,7 @@ from pytest_lsp import ClientServerConfig, LanguageClient
 
 from tests import canaries
 from tests.e2e.editor import capabilities, make_editor_client
+from tests.e2e.testbound import TEST_BOUND, TestBound, end_session
 
 SERVER = ClientServerConfig(
     server_command=[sys.executable, "-m", "sparkls", "--stdio"],
@@ -22,13 +24,26 @@ SERVER = ClientServerConfig(
 )
 
 
+@pytest.fixture(autouse=True)
+async def test_bound(request: pytest.FixtureRequest):
+    """Every async test ends within its bound (testbound.py), and so does every request
+    a client it started sends or answers (watchdog.py): what outlived them fails the test."""
+    if not inspect.iscoroutinefunction(inspect.unwrap(request.node.function)):
+        yield  # a sync test's blocking calls carry their own timeouts
+        return
+    marker = request.node.get_closest_marker("bound")
+    with TestBound(request.node, marker.args[0] if marker else TEST_BOUND) as bound:
+        yield
+    if problems := await bound.end():
+        pytest.fail("the request watchdog: " + "; ".join(problems), pytrace=False)
+
+
 @pytest_lsp.fixture(config=SERVER)
 async def client(lsp_client: LanguageClient):
-    """A started (not yet initialized) sparkls; each test initializes it its own way."""
+    """A started (not yet initialized) sparkls; each test initializes it its own way.
+    Its end is bounded: a server that would not stop is stopped, and the test fails."""
     yield
-    if lsp_client.capabilities is None and lsp_client._server is not None:
-        lsp_client._server.terminate()  # never initialized: no shutdown/exit to send
-    await lsp_client.shutdown_session()
+    await end_session(lsp_client)
 
 
 async def start(
@@ -55,6 +70,8 @@ async def start(
         "notifications": ["status", "nextEdit"],
     }
     init_options.update(options or {})
+    if (watchdog := getattr(client, "watchdog", None)) is not None and "requestTimeout" in init_options["fast"]:
+        watchdog.request_timeout = init_options["fast"]["requestTimeout"] or float("inf")
     result = await client.initialize_session(
         types.InitializeParams(
             capabilities=capabilities(editor, position_encodings=position_encodings),
@@ -78,7 +95,7 @@ async def second_server(emulator: Any, root: Path):
         await start(second, emulator, root)
         yield second
     finally:
-        await second.shutdown_session()
+        await end_session(second)
 
 
 async def run_edit(client: LanguageClient, uri: str, line: int, instruction: str, *, end_line: int | None = None) -> dict:

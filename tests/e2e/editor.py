@@ -20,6 +20,8 @@ from lsprotocol import types
 from pygls.uris import to_fs_path
 from pytest_lsp import LanguageClient, client_capabilities, make_test_lsp_client
 
+from tests.e2e import testbound
+
 HOLD = "<hold>"  # Editor.message_answer: the user does not answer showMessageRequest (yet)
 
 
@@ -216,6 +218,7 @@ def make_editor_client() -> LanguageClient:
     global _CONVERTER
     client = make_test_lsp_client()
     client.editor = Editor(client)
+    testbound.adopt(client)  # watched while a test runs under its bound
     _CONVERTER = client.protocol._converter
     _CONVERTER.register_structure_hook(Union[types.Command, types.CodeAction], _command_or_code_action)
 

@@ -43,6 +43,7 @@ from pytest_lsp import LanguageClient
 from tests import canaries
 from tests.e2e import netaudit
 from tests.e2e.editor import capabilities, make_editor_client
+from tests.e2e.testbound import end_session
 
 CHECKOUT = Path(__file__).resolve().parents[2]  # where `tests` is importable from
 PROJECT_FILE = ".sparkls.toml"
@@ -209,6 +210,8 @@ class HostileSession:
                     # Registered at once (no task to start first), so nothing arrives unseen; the
                     # one not met is left to be replaced (a cancelled one would break the client).
                     waits = [protocol.wait_for_notification_async(m) for m in ("sparkls/status", types.WINDOW_LOG_MESSAGE)]
+                    for wait in waits:  # one left at the server's exit fails then: nobody's error
+                        wait.add_done_callback(lambda f: f.cancelled() or f.exception())
                     await asyncio.wait(waits, return_when=asyncio.FIRST_COMPLETED)
                 if workspace and workspace.configuration:
                     await self.pulled.wait()  # its answer is read before any later message of ours
@@ -296,9 +299,5 @@ async def hostile_session(
         client.editor.encoding = result.capabilities.position_encoding or "utf-16"
         yield session
     finally:
-        with contextlib.suppress(Exception):
-            async with asyncio.timeout(30):
-                await client.shutdown_session()
-        if client._server is not None and client._server.returncode is None:
-            client._server.kill()
+        await end_session(client)
         await client.stop()

@@ -198,6 +198,12 @@ class RecordingEndpoint:
             pass
         finally:
             if upstream is not None:
+                # shutdown first: close() alone sends no FIN while _pump's thread is blocked
+                # in recv on it, and the emulator would keep the connection open.
+                try:
+                    upstream.shutdown(socket.SHUT_RDWR)
+                except OSError:
+                    pass
                 upstream.close()
 
 

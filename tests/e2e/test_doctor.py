@@ -162,3 +162,19 @@ def test_a_stopped_emulator_is_named(tmp_path):
     assert proc.returncode == 1
     assert f"cannot connect to http://127.0.0.1:{port}/v1 (connection refused)" in proc.stdout
     assert "correct `local_base_url`" in proc.stdout and "All connection attempts failed" not in proc.stdout
+
+
+def test_a_ca_file_that_does_not_load_is_named_and_nothing_is_sent(emulator, tmp_path):
+    """`ca_file` naming a file that is not a CA bundle: exit 1, the file and the setting
+    are named, the network checks are skipped, and no request reaches the API."""
+    before = api_traffic(emulator)
+    ca_file = tmp_path / "proxy-ca.pem"
+    ca_file.write_text("not a certificate\n")
+    settings = both_tiers(emulator, emulator.api_key)
+    settings["fast"]["caFile"] = settings["deep"]["caFile"] = str(ca_file)
+    proc = doctor(tmp_path, settings)
+    assert proc.returncode == 1, proc.stdout + proc.stderr
+    for tier in ("fast", "deep"):
+        assert f"cannot load the CA bundle {ca_file} (`{tier}.ca_file`)" in proc.stdout
+    assert proc.stdout.count("skipped: no usable ca_file") == 2
+    assert api_traffic(emulator) == before

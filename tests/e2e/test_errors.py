@@ -8,7 +8,8 @@ import socket
 import pytest
 from lsprotocol import types
 
-from tests.e2e.conftest import run_edit, start, wait_emulator
+from tests.e2e.conftest import run_edit, start, wait_emulator, wait_status
+from tests.e2e.testbound import end_session
 
 SAMPLE = "def area(radius):\n    return 3.14 * raduis ** 2\n"
 FIX = "REPLACE raduis WITH radius"
@@ -228,8 +229,32 @@ async def test_api_key_never_logged(tmp_path, emulator):
         client.editor.open((tmp_path / "a.py").as_uri(), SAMPLE)
         assert (await run_edit(client, (tmp_path / "a.py").as_uri(), 1, FIX))["applied"] is True
     finally:
-        await client.shutdown_session()
+        await end_session(client)
         await client.stop()
     text = log.read_text()
     assert "initialize" in text  # the log did record the messages
     assert emulator.api_key not in text
+
+
+@pytest.mark.parametrize("bundle", ["missing", "not PEM", "empty", "a folder"])
+async def test_a_ca_file_that_cannot_be_loaded_is_named_and_the_edit_fails(client, emulator, tmp_path, sample, bundle):
+    """The user's own `fast.ca_file` names no usable CA bundle: the status says the tier
+    is failing and names the file; an edit fails at once saying so; nothing is sent."""
+    ca_file = tmp_path / "certs" / "proxy-ca.pem"
+    if bundle != "missing":
+        ca_file.parent.mkdir()
+    if bundle == "not PEM":
+        ca_file.write_text("-----BEGIN CERTIFICATE-----\nnot base64 at all\n-----END CERTIFICATE-----\n")
+    elif bundle == "empty":
+        ca_file.write_text("")
+    elif bundle == "a folder":
+        ca_file.mkdir()
+    await start(client, emulator, tmp_path, fast={"caFile": str(ca_file)})
+    status = await wait_status(client, lambda fast: fast["state"] == "failing")
+    assert str(ca_file) in status["reason"] and "fast.ca_file" in status["reason"]
+    client.editor.open(sample, SAMPLE)
+    result = await _failed_edit(client, sample)
+    assert result["error"]["code"] == "bad_ca_file"
+    message = _error_message(client)
+    assert str(ca_file) in message and "fast.ca_file" in message and "nothing was sent" in message
+    assert emulator.stats()["responses"] == 0 and emulator.stats()["ws_connections"] == 0

@@ -58,11 +58,37 @@ async def test_quick_fix_on_ruff_f401_removes_the_import(client, keyless_emulato
     assert client.editor.text(uri) == SAMPLE.replace(", sep", "")
 
 
-async def test_words_it_cannot_follow_say_what_it_follows(client, keyless_emulator, tmp_path):
-    """"shorter" changes nothing, and the user is shown what the emulator follows."""
+async def test_a_fix_that_deletes_the_line_is_applied_as_one_edit(client, keyless_emulator, tmp_path):
+    """"Fix with Spark" on ruff's F401 for a lone `import sys` (the region is that line):
+    the answer deletes it, and the line goes, in one edit (one undo step)."""
     uri = await _start(client, keyless_emulator, tmp_path)
-    result = await run_edit(client, uri, 5, "shorter")
+    f401 = types.Diagnostic(
+        range=types.Range(start=types.Position(line=1, character=7), end=types.Position(line=1, character=10)),
+        message="`sys` imported but unused", source="Ruff", code="F401",
+    )
+    client.editor.replace_text(uri, 8, 0, len("print(area(2), sys.argv)"), "print(area(2))")
+    (fix,) = await client.text_document_code_action_async(
+        types.CodeActionParams(
+            text_document=types.TextDocumentIdentifier(uri=uri), range=f401.range,
+            context=types.CodeActionContext(diagnostics=[f401], only=[types.CodeActionKind.QuickFix]),
+        )
+    )
+    assert fix.title == "Fix with Spark: `sys` imported but unused"
+    resolved = await client.code_action_resolve_async(fix)
+    assert resolved.edit is not None, [m.message for m in client.messages]
+    edits = resolved.edit.document_changes[0].edits if resolved.edit.document_changes else resolved.edit.changes[uri]
+    assert client.editor.apply_workspace_edit(resolved.edit).applied
+    assert client.editor.text(uri) == SAMPLE.replace("import sys\n", "").replace("print(area(2), sys.argv)", "print(area(2))")
+    assert len(edits) == 1
+
+
+async def test_words_it_cannot_follow_say_what_it_follows(client, keyless_emulator, tmp_path):
+    """"make it faster" changes nothing, and the user is shown, whole, what the emulator
+    does not understand and what it follows; never a model's failure."""
+    uri = await _start(client, keyless_emulator, tmp_path)
+    result = await run_edit(client, uri, 5, "make it faster")
     assert result["applied"] is False and client.editor.text(uri) == SAMPLE
     shown = [m.message for m in client.messages]
-    told = [m for m in shown if "The sparkls emulator is not a model" in m]
-    assert told and "`add a docstring`" in told[0] and "docs/emulator.md" in told[0], shown
+    told = [m for m in shown if 'The sparkls emulator does not understand "make it faster"; it follows:' in m]
+    assert told and "`add a docstring`" in told[0] and told[0].endswith('(docs/emulator.md)."'), shown
+    assert not any("no complete code block" in m or "model" in m.lower() for m in shown), shown

@@ -17,6 +17,7 @@ from lsprotocol import types
 
 from tests.e2e.conftest import run_edit, start, wait_status
 from tests.e2e.editor import make_editor_client
+from tests.e2e.testbound import end_session
 
 SAMPLE = "def area(raduis):\n    return 3.14 * raduis ** 2\n"
 # many files, so that a full disk is met while the index is written, not only when opened
@@ -61,7 +62,7 @@ async def test_a_cache_folder_that_cannot_take_the_index_stops_nothing(emulator,
         client.editor.type_text(sample, 0, 0, "# typing\n")  # more writes the index cannot take
         assert (await run_edit(client, sample, 2, "REPLACE radius WITH r"))["applied"] is True
     finally:
-        await client.shutdown_session()
+        await end_session(client)
     (message,) = [m.message for m in client.messages if "workspace index" in m.message]
     assert all(words in message for words in told), message
     assert str(cache) in message

@@ -6,7 +6,7 @@ import asyncio
 from typing import Any
 
 import pytest
-from lsprotocol import types
+from lsprotocol import converters, types
 
 from tests.e2e.conftest import wait_emulator
 from tests.e2e.editor import capabilities
@@ -149,6 +149,8 @@ async def test_completion_item_fallback_never_waits_for_a_slow_model(client, emu
     """Without inline completion: isIncomplete at once, then the Spark item once the model is done."""
     result = await start(client, emulator, tmp_path, inline=False, completion={"completionItemWaitMs": 20, "debounceMs": 0})
     assert result.capabilities.completion_provider is not None
+    # As JSON, a non-empty object: a multiplexer that reads `{}` as false (rass) drops it.
+    assert converters.get_converter().unstructure(result.capabilities.completion_provider)
     client.editor.open(sample, SAMPLE)
     emulator.set_faults(tokens_per_second=40, count=1)  # about a second for the region
     first = await completion(client, sample, RETURN)

@@ -12,6 +12,7 @@ from pytest_lsp import ClientServerConfig, LanguageClient
 from tests.conftest import EMULATOR_KEY
 from tests.e2e.conftest import run_edit, wait_status
 from tests.e2e.editor import capabilities, make_editor_client
+from tests.e2e.testbound import end_session
 
 SAMPLE = "def area(radius):\n    return 3.14 * raduis ** 2\n"
 FIX = "REPLACE raduis WITH radius"
@@ -29,7 +30,7 @@ DEEP_MODEL = "gpt-5.3-codex"
 async def client_with_env_key(lsp_client: LanguageClient):
     """A started sparkls whose environment holds OPENAI_API_KEY."""
     yield
-    await lsp_client.shutdown_session()
+    await end_session(lsp_client)
 
 
 async def _initialize(client: LanguageClient, root, options: dict) -> None:

@@ -14,6 +14,7 @@ from pytest_lsp import ClientServerConfig, LanguageClient
 
 from tests.e2e.conftest import run_edit, wait_status
 from tests.e2e.editor import capabilities, make_editor_client
+from tests.e2e.testbound import end_session
 
 SAMPLE = "def area(radius):\n    return 3.14 * raduis ** 2\n"
 FIX = "REPLACE raduis WITH radius"
@@ -43,7 +44,7 @@ async def _session(tmp_path: Path, emulator, *server_args: str, trace: str | Non
 
 
 async def _end(client: LanguageClient) -> None:
-    await client.shutdown_session()
+    await end_session(client)
     await client.stop()
 
 

@@ -21,6 +21,7 @@ from pytest_lsp import LanguageClient
 
 from tests.e2e.conftest import run_edit, start
 from tests.e2e.editor import make_editor_client
+from tests.e2e.testbound import end_session
 
 DEEP_MODEL = "gpt-5.3-codex"
 SMALL = "def area(r):\n    return 3.14 * r * r\n"
@@ -78,7 +79,7 @@ async def held_server(folder: Path) -> AsyncIterator[tuple[LanguageClient, async
             await release(folder)
         loop.remove_reader(reader)
         os.close(reader)
-        await client.shutdown_session()
+        await end_session(client)
 
 
 async def release(folder: Path) -> None:

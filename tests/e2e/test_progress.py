@@ -10,6 +10,7 @@ import pytest
 from lsprotocol import types
 
 from tests.e2e.conftest import run_edit, start
+from tests.e2e.testbound import end_session
 
 SAMPLE = "def area(radius):\n    return 3.14 * raduis ** 2\n"
 FIX = "REPLACE raduis WITH radius"
@@ -197,6 +198,6 @@ async def test_late_answers_and_cancels_leave_stderr_empty(tmp_path, emulator):
         last = await client.workspace_execute_command_async(_edit_params(uri, "REPLACE area WITH disk_area"))
         assert last["applied"] is True, last  # the session still serves
     finally:
-        await client.shutdown_session()
+        await end_session(client)
         await client.stop()
     assert stderr.read_text() == ""

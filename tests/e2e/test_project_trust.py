@@ -17,6 +17,7 @@ from pytest_lsp import ClientServerConfig, LanguageClient
 
 from tests.e2e.conftest import start
 from tests.e2e.editor import make_editor_client
+from tests.e2e.testbound import end_session
 
 # A secret in the server's environment that the repository names as "the key variable".
 CHOSEN = "SPARKLS_E2E_REPOSITORY_CHOSEN_SECRET"
@@ -38,7 +39,7 @@ PROJECT = (
 async def client_with_secret(lsp_client: LanguageClient):
     """A started sparkls whose environment holds a secret the repository will name."""
     yield
-    await lsp_client.shutdown_session()
+    await end_session(lsp_client)
 
 
 async def _message_naming(client: LanguageClient, text: str) -> str:

@@ -37,7 +37,7 @@ def sample(tmp_path):
     return path.as_uri()
 
 
-async def list_fix(client, uri, trigger_kind=None) -> types.CodeAction:
+async def list_fix(client, uri, trigger_kind=types.CodeActionTriggerKind.Invoked) -> types.CodeAction:
     actions = await client.text_document_code_action_async(
         types.CodeActionParams(
             text_document=types.TextDocumentIdentifier(uri=uri),
@@ -111,6 +111,19 @@ async def test_a_lightbulb_request_speculates_nothing(client, emulator, tmp_path
     assert client.editor.text(sample) == FIXED.replace("name", "who")
 
 
+async def test_a_request_without_trigger_kind_speculates_nothing(client, emulator, tmp_path, sample):
+    """A request that does not say the user asked (lsp-mode's modeline and sideline ask at
+    every cursor move, with no `triggerKind`) starts no model call; picked, the fix is computed."""
+    await start(client, emulator, tmp_path)
+    client.editor.open(sample, SAMPLE)
+    fix = await list_fix(client, sample, None)
+    assert (await run_edit(client, sample, 9, "REPLACE name WITH who"))["applied"] is True
+    assert emulator.stats()["responses"] == 1
+    await resolve_and_apply(client, fix)
+    assert emulator.stats()["responses"] == 2
+    assert client.editor.text(sample) == FIXED.replace("name", "who")
+
+
 async def test_a_menu_the_user_opened_speculates(client, emulator, tmp_path, sample):
     """An invoked request (the user opened the menu) starts the fix at once."""
     await start(client, emulator, tmp_path)
@@ -129,7 +142,10 @@ async def test_a_menu_left_unpicked_costs_max_fixes_calls(client, emulator, tmp_
         types.CodeActionParams(
             text_document=types.TextDocumentIdentifier(uri=sample),
             range=DIAGNOSTIC.range,
-            context=types.CodeActionContext(diagnostics=diagnostics, only=[types.CodeActionKind.QuickFix]),
+            context=types.CodeActionContext(
+                diagnostics=diagnostics, only=[types.CodeActionKind.QuickFix],
+                trigger_kind=types.CodeActionTriggerKind.Invoked,
+            ),
         )
     )
     assert len(actions) == 4

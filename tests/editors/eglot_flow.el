@@ -12,7 +12,10 @@
 ;;                          STEP with "type_line", "type" (typed meanwhile), "idle" (then
 ;;                          idle), and RENAME {"line", "name", "type", "pick", "other",
 ;;                          "closed"}: NAME on LINE typed over with TYPE, the action whose
-;;                          title starts with PICK picked; OTHER visited first, CLOSED not
+;;                          title starts with PICK picked; OTHER visited first, CLOSED not;
+;;                          also "neighbours": tests/editors/neighbours.py's STEPS (the
+;;                          opened file is its file), and "complete": {"type"} (TYPE typed
+;;                          at the end of the file, then completion at point)
 ;;   SPARKLS_EMACS_RESULT   where to write the JSON result
 ;;   SPARKLS_EMACS_TIMEOUT  seconds, the bound on each wait (default 20)
 ;; The harness only observes (advice) and types: the set-up, the commands, eglot's
@@ -31,6 +34,7 @@
 (defvar flow-messages nil "What reached the echo area, newest first.")
 (defvar flow-logs nil "The server's window/logMessage texts, newest first.")
 (defvar flow-prompts nil "The y-or-n-p questions asked, newest first: (PROMPT ANSWER).")
+(defvar flow-published nil "publishDiagnostics received, newest first: (URI VERSION).")
 (defvar flow-env
   (list :docs (getenv "SPARKLS_EMACS_DOCS")
         :file (getenv "SPARKLS_EMACS_FILE")
@@ -82,9 +86,12 @@
     text))
 
 (defun flow-observe-notifications (_server method &rest params)
-  "Before eglot handles a notification: remember the server's log lines."
+  "Before eglot handles a notification: remember the server's log lines and which
+document's diagnostics came, for which version."
   (when (eq method 'window/logMessage)
-    (push (plist-get params :message) flow-logs)))
+    (push (plist-get params :message) flow-logs))
+  (when (eq method 'textDocument/publishDiagnostics)
+    (push (list (plist-get params :uri) (plist-get params :version)) flow-published)))
 
 (defun flow-observe-questions (ask prompt)
   "Around `y-or-n-p': remember the question and the answer typed."
@@ -227,8 +234,9 @@ the start of line :type_line), idle or not (:idle): what happened, for the test.
                              (nth 2 entry)))))
 
 (defun flow-action-titles ()
-  "The titles of the code actions at point (eglot's own request, not interactive)."
-  (mapcar (lambda (a) (plist-get a :title)) (eglot-code-actions (point))))
+  "The titles of the code actions at point, or on the region (eglot's own request, not interactive)."
+  (mapcar (lambda (a) (plist-get a :title))
+          (if (use-region-p) (eglot-code-actions (region-beginning) (region-end)) (eglot-code-actions (point)))))
 
 (defun flow-buffer (path)
   "What Emacs holds for PATH: whether a buffer visits it, modified or not, its text."
@@ -339,13 +347,82 @@ pick it with `eglot-code-actions' and answer eglot's question with y."
     (when-let ((step (plist-get flow :follow_ups)))
       (flow-follow-ups step)
       (flow-step "follow-ups"))
+    (when-let ((step (plist-get flow :neighbours)))
+      (flow-neighbours step)
+      (flow-step "neighbours"))
+    (when-let ((step (plist-get flow :complete)))
+      (flow-complete step)
+      (flow-step "complete"))
     (flow-set "commands" (flow-commands))
     (flow-set "methods" (vconcat (mapcar (lambda (r) (symbol-name (car r))) (reverse flow-requests))))
     (flow-set "messages" (vconcat (reverse flow-messages)))
     (flow-set "stderr_lines" (flow-stderr-lines server))
     (flow-set "warnings" (and (get-buffer "*Warnings*")
                               (with-current-buffer "*Warnings*" (buffer-string))))
-    (eglot-shutdown server)))
+    (flow-set "stderr" (with-current-buffer (jsonrpc-stderr-buffer server) (buffer-string)))
+    (eglot-shutdown server)
+    (flow-set "closing_messages" (vconcat (reverse flow-messages)))))
+
+(defun flow-ruff-diagnostics (what)
+  "Send the typing (eglot waits for idle time), then wait until diagnostics for the
+buffer's current version came; return flymake's, ruff's, as [LINE MESSAGE], sorted."
+  (flow-idle)
+  (let ((uri (plist-get (eglot--TextDocumentIdentifier) :uri))
+        (version eglot--versioned-identifier))
+    (flow-wait (format "ruff's diagnostics %s" what)
+               (lambda () (cl-some (lambda (p) (and (equal (car p) uri) (equal (cadr p) version))) flow-published)))
+    (vconcat
+     (sort (mapcar (lambda (d) (vector (1- (line-number-at-pos (flymake-diagnostic-beg d)))
+                                       ;; eglot writes "Ruff [F401]: `os` imported…": the message alone
+                                       (replace-regexp-in-string
+                                        "\\`[^:\n]*\\[[^]\n]*\\]: " ""
+                                        (car (split-string (flymake-diagnostic-text d) "\n")))))
+                   (flymake-diagnostics))
+           (lambda (a b) (< (aref a 0) (aref b 0)))))))
+
+(defun flow-neighbours (step)
+  "In the opened file, beside ruff through the multiplexer: Spark's fix of ruff's
+diagnostic, a Spark edit that moves lines, ruff's own fix, each picked with M-x
+eglot-code-actions; ruff's diagnostics after each (tests/editors/neighbours.py)."
+  (let ((diagnostics (list :start (flow-ruff-diagnostics "on opening")))
+        texts offered)
+    (dolist (name '(:fix :shift :ruff))
+      (let* ((action (plist-get step name))
+             (title (plist-get action :title))
+             (before (buffer-string)))
+        (deactivate-mark)
+        (if (plist-get action :to_line)
+            (flow-select (list :line (1+ (plist-get action :line)) :to_line (1+ (plist-get action :to_line))))
+          (flow-goto-line (1+ (plist-get action :line)))
+          ;; the cursor on the diagnostic, as the user's is: eglot sends those under it
+          (goto-char (flymake-diagnostic-beg (car (flymake-diagnostics (line-beginning-position) (line-end-position))))))
+        (setq offered (plist-put offered name (vconcat (flow-action-titles))))
+        (flow-type (kbd "M-x") "eglot-code-actions\r" title "\r")
+        (flow-wait (format "%s to change the buffer" title) (lambda () (not (equal before (buffer-string)))))
+        (deactivate-mark)
+        (setq texts (plist-put texts name (buffer-substring-no-properties (point-min) (point-max))))
+        (setq diagnostics (plist-put diagnostics name (flow-ruff-diagnostics (format "after %s" name))))))
+    (flow-set "neighbours" (list :texts texts :diagnostics diagnostics :offered offered))))
+
+(defun flow-complete (step)
+  "Type STEP's :type at the end of the buffer, then completion at point through
+eglot's capf, asked again as typing would until sparkls's item is there (or the
+request fails)."
+  (goto-char (point-max))
+  (flow-type (plist-get step :type))
+  (flow-idle)
+  (let ((deadline (+ (float-time) (plist-get flow-env :timeout)))
+        items error)
+    (while (and (null items) (null error) (< (float-time) deadline))
+      (condition-case err
+          (let ((capf (eglot-completion-at-point)))
+            (setq items (and capf (all-completions "" (nth 2 capf)))))
+        (error (setq error (error-message-string err))))
+      (unless items (accept-process-output nil 0.05)))
+    (flow-set "complete" (list :items (vconcat items) :error error
+                               :answers (vconcat (cl-loop for (method _params answer) in flow-requests
+                                                          when (eq method :textDocument/completion)
+                                                          collect answer))))))
 
 (defun flow-step (name)
   "STEP NAME passed."

@@ -11,6 +11,7 @@ import json
 import subprocess
 from pathlib import Path
 
+from tests.editors import neighbours
 from tests.editors.docs import block
 from tests.editors.driver import EditorRun, editor_env, run_editor
 from tests.editors.workspace import (
@@ -98,3 +99,35 @@ def run_flow(
     )
     argv = [emacs, "--batch", "-q", "-l", str(HERE / "eglot_flow.el")]
     return run_editor(argv, env, result, cwd=path.parent, timeout=timeout), path
+
+
+RASS_HEADING = "Beside another server"
+DOCUMENTED_URL = "http://127.0.0.1:8765/v1"
+# Typed last, at the end of circle.py (RET indents the body): completion at point lists
+# sparkls's item through rass, completing `rad` from the function's own `radius`.
+COMPLETE = {"type": "\ndef area(radius):\rreturn 3.14 * rad"}
+
+
+def run_rass_flow(emacs: str, tmp: Path, emulator_url: str, *, timeout: float = 120) -> tuple[EditorRun, Path]:
+    """eglot through the page's `rass` set-up (ruff and sparkls behind it, the emulator's
+    URL in place of the documented one), in tests/editors/neighbours.py's file: its steps,
+    then a completion. Returns the run and the file."""
+    root = tmp / "project"
+    root.mkdir(parents=True)
+    path = root / neighbours.FILE
+    path.write_text(neighbours.TEXT, encoding="utf-8")
+    docs = tmp / "sparkls-docs.el"
+    blocks = [block("emacs.md", "elisp", RASS_HEADING).replace(DOCUMENTED_URL, emulator_url),
+              block("emacs.md", "elisp", "Edit with an instruction, and multi-file tasks")]
+    docs.write_text("\n".join(blocks), encoding="utf-8")
+    result = tmp / "result.json"
+    env = editor_env(
+        tmp / "home",
+        SPARKLS_EMACS_DOCS=str(docs),
+        SPARKLS_EMACS_FILE=str(path),
+        SPARKLS_EMACS_FLOW=json.dumps({"neighbours": neighbours.STEPS, "complete": COMPLETE}),
+        SPARKLS_EMACS_RESULT=str(result),
+        SPARKLS_EMACS_TIMEOUT=str(timeout / 3),
+    )
+    argv = [emacs, "--batch", "-q", "-l", str(HERE / "eglot_flow.el")]
+    return run_editor(argv, env, result, cwd=root, timeout=timeout), path

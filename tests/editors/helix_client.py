@@ -48,6 +48,18 @@ source (github.com/helix-editor/helix, read at 079a789e, 25.07.1):
 - helix-term/src/handlers/completion/request.rs: `textDocument/completion` with a
   context (1 invoked, 2 trigger character, 3 re-asked for an incomplete list); Helix
   never asks for `textDocument/inlineCompletion`.
+
+Several servers for one language (`language-servers = ["ruff", "sparkls"]`): one
+client each (`HelixClient.beside`), the documents shared. As Helix does:
+helix-view/src/handlers/lsp.rs `DocumentDidChange` sends every change to every server
+of the document, each in its own position encoding and sync kind, whichever server's
+edit it was; commands/lsp.rs `code_actions_for_range` asks each server that offers
+code actions, with every overlapping diagnostic of the document converted to that
+server's encoding, and the menu merges them; action.rs `Action::lsp` resolves a picked
+action with the server that offered it, and runs its command there
+(`execute_lsp_command(command, server_id)`); helix-term/src/handlers/diagnostics.rs
+pulls `textDocument/diagnostic` from the servers that declare it (ruff does, since
+Helix declares pull support), on open and after changes (`pull_diagnostics`).
 """
 
 from __future__ import annotations
@@ -69,7 +81,7 @@ class Doc:
     text: str
     language_id: str
     version: int = 0
-    diagnostics: list[dict[str, Any]] = field(default_factory=list)  # other servers': char offsets
+    diagnostics: list[dict[str, Any]] = field(default_factory=list)  # other servers': char offsets, `_server`
     in_view: bool = True  # False when loaded by a workspace edit (`Action::Load`)
     saved_version: int = 0  # the version last read or written: `[+]` when it differs
 
@@ -85,8 +97,10 @@ class Doc:
 class HelixClient:
     """One Helix session with one language server: the editor's side, as Helix does it."""
 
-    def __init__(self, root: Path, command: str, config: Any, env: dict[str, str], *, name: str = "sparkls") -> None:
-        self.root, self.command, self.config, self.env, self.name = root, command, config, env, name
+    def __init__(
+        self, root: Path, command: str, config: Any, env: dict[str, str], *, name: str = "sparkls", args: tuple[str, ...] = (),
+    ) -> None:
+        self.root, self.command, self.config, self.env, self.name, self.args = root, command, config, env, name, args
         self.docs: dict[str, Doc] = {}
         self.log: list[tuple[str, str]] = []  # Helix's log: (level, line)
         self.stderr: list[str] = []
@@ -111,6 +125,17 @@ class HelixClient:
         self._events = 0  # answers from the server seen, to order late grants
         self._tasks: list[asyncio.Task[Any]] = []
         self._spawned: list[asyncio.Task[Any]] = []
+        self.peers: list[HelixClient] = []  # the document's other servers (`beside`)
+
+    def beside(self, *others: HelixClient) -> None:
+        """Run `others` as servers of the same documents (started, before any is opened)."""
+        group = [self, *others]
+        for client in group:
+            client.peers = [c for c in group if c is not client]
+
+    @property
+    def servers(self) -> list[HelixClient]:
+        return [self, *self.peers]
 
     # -- process and framing ---------------------------------------------------------
 
@@ -119,7 +144,7 @@ class HelixClient:
         started = time.perf_counter()
         program = shutil.which(self.command, path=self.env.get("PATH")) or self.command
         self.proc = await asyncio.create_subprocess_exec(
-            program, stdin=asyncio.subprocess.PIPE, stdout=asyncio.subprocess.PIPE,
+            program, *self.args, stdin=asyncio.subprocess.PIPE, stdout=asyncio.subprocess.PIPE,
             stderr=asyncio.subprocess.PIPE, cwd=self.root, env=self.env,
         )
         self._tasks = [asyncio.ensure_future(f) for f in (self._read(), self._read_stderr(), self._editor_loop())]
@@ -226,7 +251,13 @@ class HelixClient:
                 self.progress.add(params["token"])
         elif method == "window/logMessage":
             self.log.append(("INFO", f"window/logMessage: {params!r}"))
-        elif method != "textDocument/publishDiagnostics":
+        elif method == "textDocument/publishDiagnostics":
+            doc = self.docs.get(params["uri"])
+            if doc is not None and params.get("version") in (None, doc.version):
+                doc.diagnostics = [d for d in doc.diagnostics if d["_server"] != self.name]
+                for diagnostic in params["diagnostics"]:
+                    self.add_diagnostic(doc, diagnostic, self.encoding, server=self.name)
+        else:
             self.log.append(("INFO", "Ignoring Unhandled notification from Language Server"))
 
     async def log_message(self, prefix: str) -> str:
@@ -283,16 +314,20 @@ class HelixClient:
     # -- documents ---------------------------------------------------------------------
 
     def open(self, path: Path, language_id: str = "python", *, in_view: bool = True) -> Doc:
+        """Open `path` on every server of the session (its document shared)."""
         doc = Doc(path, path.read_text(encoding="utf-8"), language_id, in_view=in_view)
-        self.docs[doc.uri] = doc
-        self.notify("textDocument/didOpen", {"textDocument": {
-            "uri": doc.uri, "languageId": language_id, "version": doc.version, "text": doc.text}})
+        for server in self.servers:
+            server.docs[doc.uri] = doc
+            server.notify("textDocument/didOpen", {"textDocument": {
+                "uri": doc.uri, "languageId": language_id, "version": doc.version, "text": doc.text}})
         return doc
 
-    def position(self, doc: Doc, offset: int) -> dict[str, int]:
-        line = doc.text.count("\n", 0, offset)
-        start = doc.text.rfind("\n", 0, offset) + 1
-        return {"line": line, "character": sum(WIDTH[self.encoding](ch) for ch in doc.text[start:offset])}
+    def position(self, doc: Doc, offset: int, text: str | None = None) -> dict[str, int]:
+        """The LSP position of char `offset` in `text` (the document's), in this server's encoding."""
+        text = doc.text if text is None else text
+        line = text.count("\n", 0, offset)
+        start = text.rfind("\n", 0, offset) + 1
+        return {"line": line, "character": sum(WIDTH[self.encoding](ch) for ch in text[start:offset])}
 
     def offset(self, doc: Doc, pos: dict[str, int], encoding: str | None = None) -> int:
         lines = doc.text.split("\n")
@@ -308,22 +343,26 @@ class HelixClient:
 
     def transact(self, doc: Doc, changes: list[tuple[int, int, str]]) -> None:
         """Apply one transaction (char offsets in the current text, non-overlapping) and
-        send its didChange as Helix does: changes in document order, each positioned in the
-        text the earlier ones made (client.rs `changeset_to_changes`)."""
-        events, shift = [], 0
+        send its didChange to every server of the document, as Helix does: changes in
+        document order, each positioned (in that server's encoding) in the text the
+        earlier ones made (client.rs `changeset_to_changes`)."""
+        servers = [c for c in self.servers if doc.uri in c.docs]
+        events: dict[int, list[dict[str, Any]]] = {id(c): [] for c in servers}
+        shift = 0
         for start, end, new in sorted(changes):
-            begin = self.position(doc, start + shift)
-            finish = traverse(begin, doc.text[start + shift : end + shift], self.encoding)
+            for server in servers:
+                begin = server.position(doc, start + shift)
+                finish = traverse(begin, doc.text[start + shift : end + shift], server.encoding)
+                events[id(server)].append({"range": {"start": begin, "end": finish}, "text": new})
             doc.text = doc.text[: start + shift] + new + doc.text[end + shift :]
-            events.append({"range": {"start": begin, "end": finish}, "text": new})
             shift += len(new) - (end - start)
         doc.version += 1
-        sync = self.capabilities.get("textDocumentSync")
-        kind = sync.get("change") if isinstance(sync, dict) else sync
-        if kind == 1:
-            events = [{"text": doc.text}]
-        self.notify("textDocument/didChange", {
-            "textDocument": {"uri": doc.uri, "version": doc.version}, "contentChanges": events})
+        for server in servers:
+            sync = server.capabilities.get("textDocumentSync")
+            kind = sync.get("change") if isinstance(sync, dict) else sync
+            sent = [{"text": doc.text}] if kind == 1 else events[id(server)]
+            server.notify("textDocument/didChange", {
+                "textDocument": {"uri": doc.uri, "version": doc.version}, "contentChanges": sent})
 
     def type(self, doc: Doc, offset: int, text: str) -> None:
         """Type `text` at `offset` in insert mode: one transaction per key."""
@@ -372,32 +411,56 @@ class HelixClient:
 
     # -- the user's commands ---------------------------------------------------------------
 
-    def add_diagnostic(self, doc: Doc, diagnostic: dict[str, Any], encoding: str = "utf-16") -> None:
+    def add_diagnostic(self, doc: Doc, diagnostic: dict[str, Any], encoding: str = "utf-16", *, server: str = "pylsp") -> None:
         """A diagnostic another server (pylsp, in `encoding`) published for `doc`."""
         rng = diagnostic["range"]
         doc.diagnostics.append({**diagnostic, "_from": self.offset(doc, rng["start"], encoding),
-                                "_to": self.offset(doc, rng["end"], encoding)})
+                                "_to": self.offset(doc, rng["end"], encoding), "_server": server})
+
+    async def pull_diagnostics(self, doc: Doc) -> None:
+        """diagnostics.rs: `textDocument/diagnostic` of each server that declares it; its
+        answer replaces that server's diagnostics of the document."""
+        for server in self.servers:
+            if doc.uri not in server.docs or not server.capabilities.get("diagnosticProvider"):
+                continue
+            version = doc.version
+            report = await server.request("textDocument/diagnostic", {"textDocument": {"uri": doc.uri}})
+            if doc.version != version:
+                continue  # an answer for an older text: Helix drops it
+            doc.diagnostics = [d for d in doc.diagnostics if d["_server"] != server.name]
+            for diagnostic in report.get("items") or []:
+                server.add_diagnostic(doc, diagnostic, server.encoding, server=server.name)
 
     async def code_actions(self, doc: Doc, anchor: int, head: int | None = None) -> list[dict[str, Any]]:
-        """`space a` with the selection anchor..head (a cursor when head is None): the menu."""
+        """`space a` with the selection anchor..head (a cursor when head is None): the
+        menu, gathered from every server of the document (each action keeps its server)."""
         start, end = (anchor, anchor + 1) if head is None else (min(anchor, head), max(anchor, head))
         overlapping = [d for d in doc.diagnostics if start == d["_from"] or (end > d["_from"] and d["_to"] > start)]
-        diagnostics = [{**{k: v for k, v in d.items() if not k.startswith("_")},
-                        "range": {"start": self.position(doc, d["_from"]), "end": self.position(doc, d["_to"])}}
-                       for d in overlapping]
         sent = time.perf_counter()
-        actions = await self.request("textDocument/codeAction", {
-            "textDocument": {"uri": doc.uri},
-            "range": {"start": self.position(doc, start), "end": self.position(doc, min(end, len(doc.text)))},
-            "context": {"diagnostics": diagnostics, "triggerKind": 1},
-        })
+        menu: list[dict[str, Any]] = []
+        for server in self.servers:
+            if doc.uri not in server.docs or not server.capabilities.get("codeActionProvider"):
+                continue
+            diagnostics = [{**{k: v for k, v in d.items() if not k.startswith("_")},
+                            "range": {"start": server.position(doc, d["_from"]), "end": server.position(doc, d["_to"])}}
+                           for d in overlapping]
+            actions = await server.request("textDocument/codeAction", {
+                "textDocument": {"uri": doc.uri},
+                "range": {"start": server.position(doc, start), "end": server.position(doc, min(end, len(doc.text)))},
+                "context": {"diagnostics": diagnostics, "triggerKind": 1},
+            })
+            menu += [{**a, "_server": server} for a in actions or [] if "disabled" not in a]
         self.timings.setdefault("first_code_action_ms", (time.perf_counter() - self._started) * 1000)
         self.timings.setdefault("first_code_action_answer_ms", (time.perf_counter() - sent) * 1000)
-        kept = [a for a in actions or [] if "disabled" not in a]
-        return sorted(kept, key=lambda a: -priority(a))
+        return sorted(menu, key=lambda a: -priority(a))
 
     async def pick(self, action: dict[str, Any]) -> dict[str, Any]:
-        """Validate a menu entry (action.rs `Action::lsp`): resolve while blocking, apply, run."""
+        """Validate a menu entry (action.rs `Action::lsp`): resolve while blocking, apply,
+        run; with the server that offered it."""
+        server = action.get("_server", self)
+        action = {k: v for k, v in action.items() if k != "_server"}
+        if server is not self:
+            return await server.pick(action)
         if isinstance(action.get("command"), str):  # a bare Command
             self.execute_command(action)
             return action
@@ -451,8 +514,8 @@ class HelixClient:
             "context": {"triggerKind": trigger_kind}})
 
     def errors(self) -> list[str]:
-        """Helix's log lines at ERROR (a healthy session has none)."""
-        return [line for level, line in self.log if level == "ERROR"]
+        """Helix's log lines at ERROR (a healthy session has none), every server's."""
+        return [line for client in self.servers for level, line in client.log if level == "ERROR"]
 
 
 class ResponseError(Exception):

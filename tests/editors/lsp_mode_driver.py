@@ -1,29 +1,32 @@
 """The lsp-mode flow: Emacs in batch mode, Debian's lsp-mode, the documented set-up, real
-sparkls as an add-on beside a tiny linter (tiny_linter.py) as the buffer's main server.
+sparkls as an add-on beside the real `ruff server` (the page's "Beside ruff" block).
 
 `run_flow` writes the workspace (tests/editors/workspace.py) without its
 `.sparkls.toml`, so the emulator is reached through the documented keyless variant
-(its `localBaseUrl` replaced by the test emulator's), extracts the commands from
-docs/editors/lsp-mode.md, and runs `lsp_mode_flow.el` in `emacs --batch`.
+(its `localBaseUrl` replaced by the test emulator's), extracts the ruff client and the
+commands from docs/editors/lsp-mode.md, and runs `lsp_mode_flow.el` in `emacs --batch`;
+last, in a file of its own, the steps beside ruff of tests/editors/neighbours.py.
 """
 
 from __future__ import annotations
 
 import json
 import subprocess
-import sys
 from pathlib import Path
 
+from tests.editors import neighbours
 from tests.editors.docs import block
 from tests.editors.driver import EditorRun, editor_env, run_editor
-from tests.editors.workspace import DIAGNOSTIC, EDIT_NAME, QUICK_FIX_TITLE, write_workspace
+from tests.editors.workspace import EDIT_NAME, write_workspace
 
 HERE = Path(__file__).resolve().parent
 PAGE = "lsp-mode.md"
 DOCUMENTED_URL = "http://127.0.0.1:8765/v1"
 REWRITE_TITLE = "Spark: Simplify"
 TASK = "REPLACE area WITH circle_area"
-LINTER_WORD = "raduis"
+# ruff's diagnostic on `raduis` (line 5, 0-based), fixed by "Fix with Spark".
+RUFF_DIAGNOSTIC = {"source": "Ruff", "message": neighbours.F821_RADUIS}
+QUICK_FIX_TITLE = neighbours.FIX_TITLE
 
 FLOW = {
     "fix_title": QUICK_FIX_TITLE,
@@ -64,17 +67,22 @@ def run_flow(emacs: str, tmp: Path, emulator_url: str, *, timeout: float = 150) 
     other, closed = path.parent / OTHER_FILE, path.parent / CLOSED_FILE
     other.write_text(OTHER_TEXT, encoding="utf-8")
     closed.write_text(CLOSED_TEXT, encoding="utf-8")
-    flow = {**FLOW, "follow_ups": {**FLOW["follow_ups"], "other": str(other), "closed": str(closed)}}
+    beside = path.parent / neighbours.FILE
+    beside.write_text(neighbours.TEXT, encoding="utf-8")
+    flow = {
+        **FLOW,
+        "follow_ups": {**FLOW["follow_ups"], "other": str(other), "closed": str(closed)},
+        "neighbours": {**neighbours.STEPS, "file": str(beside)},
+    }
     setup = block(PAGE, "elisp", "Without a key").replace(DOCUMENTED_URL, emulator_url)
     docs = tmp / "sparkls-docs.el"
-    docs.write_text(setup + "\n" + block(PAGE, "elisp", "Commands"), encoding="utf-8")
-    linter = [sys.executable, str(HERE / "tiny_linter.py"), LINTER_WORD, DIAGNOSTIC["source"], DIAGNOSTIC["message"]]
+    blocks = [setup, block(PAGE, "elisp", "Beside ruff"), block(PAGE, "elisp", "Commands")]
+    docs.write_text("\n".join(blocks), encoding="utf-8")
     result = tmp / "result.json"
     env = editor_env(
         tmp / "home",
         SPARKLS_EMACS_DOCS=str(docs),
         SPARKLS_EMACS_FILE=str(path),
-        SPARKLS_EMACS_LINTER=json.dumps(linter),
         SPARKLS_EMACS_FLOW=json.dumps(flow),
         SPARKLS_EMACS_RESULT=str(result),
         SPARKLS_EMACS_TIMEOUT=str(timeout / 4),

@@ -2,16 +2,17 @@
 
 ;; Run as `emacs --batch -q -l lsp_mode_flow.el' (Debian's lsp-mode loads after
 ;; `package-initialize', as for a user).  sparkls runs as the documented add-on beside
-;; a tiny linter (tests/editors/tiny_linter.py) registered as the buffer's main server.
+;; `ruff server', registered by the page's "Beside ruff" block.
 ;; Parameters come from environment variables:
 ;;   SPARKLS_EMACS_DOCS     Elisp file: the blocks of docs/editors/lsp-mode.md under test
 ;;   SPARKLS_EMACS_FILE     the Python file to open
-;;   SPARKLS_EMACS_LINTER   JSON: the linter's command line
-;;   SPARKLS_EMACS_FLOW     JSON: {"fix_title", "rewrite": STEP, "edit": STEP, "refine",
-;;                          "context": LINE, "task": STEP, "follow_ups": RENAME}, RENAME
+;;   SPARKLS_EMACS_FLOW     JSON, each step optional: {"fix_title", "rewrite": STEP, "edit": STEP, "refine",
+;;                          "context": LINE, "task": STEP, "follow_ups": RENAME,
+;;                          "neighbours": NEIGHBOURS}, RENAME
 ;;                          {"line", "name", "type", "pick", "other", "closed"}: NAME on
 ;;                          LINE typed over with TYPE, the action whose title starts with
-;;                          PICK picked; OTHER visited (M-x lsp) first, CLOSED not
+;;                          PICK picked; OTHER visited (M-x lsp) first, CLOSED not;
+;;                          NEIGHBOURS tests/editors/neighbours.py's STEPS, "file" a path
 ;;   SPARKLS_EMACS_RESULT   where to write the JSON result
 ;;   SPARKLS_EMACS_TIMEOUT  seconds, the bound on each wait (default 20)
 ;; The harness only observes (advice) and types; the rest is the docs' and lsp-mode's.
@@ -25,10 +26,10 @@
 (defvar flow-messages nil "What reached the echo area, newest first.")
 (defvar flow-logs nil "The servers' window/logMessage texts, newest first.")
 (defvar flow-prompts nil "The y-or-n-p questions asked, newest first.")
+(defvar flow-published nil "Each publishDiagnostics, newest first: (SERVER URI VERSION).")
 (defvar flow-env
   (list :docs (getenv "SPARKLS_EMACS_DOCS")
         :file (getenv "SPARKLS_EMACS_FILE")
-        :linter (let ((json-array-type 'list)) (json-read-from-string (getenv "SPARKLS_EMACS_LINTER")))
         :flow (let ((json-object-type 'plist) (json-array-type 'list))
                 (json-read-from-string (or (getenv "SPARKLS_EMACS_FLOW") "{}")))
         :result (getenv "SPARKLS_EMACS_RESULT")
@@ -122,12 +123,16 @@
     (flow-wait "the quick fix to change the buffer" (lambda () (not (equal before (buffer-string)))))))
 
 (defun flow-rewrite (step)
-  "On STEP's lines, pick the rewrite STEP names; lsp-mode resolves it with sparkls."
+  "On STEP's lines, pick the rewrite STEP names: the documented action handler runs its
+command on sparkls; what was sent (resolve or command) and the command's answer."
   (flow-select step)
   (let ((before (length flow-requests)))
     (flow-pick-action (plist-get step :title))
-    (let ((resolve (cl-find "codeAction/resolve" (butlast flow-requests before) :key #'car :test #'equal)))
-      (flow-set "rewrite" (list :resolved (and resolve (nth 2 resolve) t))))
+    (let* ((sent (butlast flow-requests before))
+           (command (cl-find "workspace/executeCommand" sent :key #'car :test #'equal)))
+      (flow-set "rewrite" (list :methods (vconcat (mapcar #'car sent))
+                                :command (and command (plist-get (nth 1 command) :command))
+                                :result (and command (flow-json (flow-answer "the rewrite" command))))))
     (deactivate-mark)))
 
 (defun flow-observe-log (_workspace params)
@@ -194,6 +199,51 @@ STEP's :pick, and pick it with `lsp-execute-code-action'."
                         :other (flow-buffer other)
                         :closed (flow-buffer closed)))))))
 
+(defun flow-observe-diagnostics (workspace params)
+  "Before lsp-mode takes a server's diagnostics: who published them, for which version."
+  (push (list (symbol-name (lsp--workspace-server-id workspace)) (gethash "uri" params) (gethash "version" params))
+        flow-published))
+
+(defun flow-ruff-diagnostics (what)
+  "Wait until ruff has published the diagnostics of the buffer's text as it is now (its
+version), then return them as [LINE MESSAGE], sorted."
+  (let ((uri (lsp--buffer-uri)) (version lsp--cur-version))
+    (flow-wait (format "ruff's diagnostics %s" what)
+               (lambda () (cl-some (lambda (p) (equal p (list "ruff" uri version))) flow-published)))
+    (vconcat
+     (sort (mapcar (lambda (d) (vector (gethash "line" (gethash "start" (gethash "range" d)))
+                                       (car (split-string (gethash "message" d) "\n"))))
+                   (cl-remove-if-not (lambda (d) (equal (gethash "source" d) "Ruff")) (lsp--get-buffer-diagnostics)))
+           (lambda (a b) (< (aref a 0) (aref b 0)))))))
+
+(defun flow-offered-and-pick (title)
+  "The titles of the code actions here, then TITLE picked from the menu; wait for the text to change."
+  (let ((offered (vconcat (mapcar (lambda (a) (gethash "title" a)) (lsp-code-actions-at-point))))
+        (before (buffer-string)))
+    (flow-pick-action title)
+    (flow-wait (format "%s to change the buffer" title) (lambda () (not (equal before (buffer-string)))))
+    offered))
+
+(defun flow-neighbours (step)
+  "STEP's file, beside ruff: Spark's fix of ruff's diagnostic, a Spark edit that moves
+lines, ruff's own fix; ruff's diagnostics after each (tests/editors/neighbours.py)."
+  (find-file (plist-get step :file))
+  (lsp)
+  (flow-wait "both servers in the new buffer" (lambda () (= (length (lsp-workspaces)) 2)))
+  (let ((diagnostics (list :start (flow-ruff-diagnostics "on opening")))
+        texts offered)
+    (dolist (name '(:fix :shift :ruff))
+      (let ((action (plist-get step name)))
+        (deactivate-mark)
+        (if (plist-get action :to_line)
+            (flow-select (list :line (1+ (plist-get action :line)) :to_line (1+ (plist-get action :to_line))))
+          (flow-goto-line (1+ (plist-get action :line))))
+        (setq offered (plist-put offered name (flow-offered-and-pick (plist-get action :title))))
+        (deactivate-mark)
+        (setq texts (plist-put texts name (buffer-substring-no-properties (point-min) (point-max))))
+        (setq diagnostics (plist-put diagnostics name (flow-ruff-diagnostics (format "after %s" name))))))
+    (flow-set "neighbours" (list :texts texts :diagnostics diagnostics :offered offered))))
+
 (defun flow-stderr-lines ()
   (if-let ((buffer (get-buffer "*sparkls::stderr*")))
       (with-current-buffer buffer
@@ -211,10 +261,8 @@ STEP's :pick, and pick it with `lsp-execute-code-action'."
     (flow-set "lsp_mode" (locate-library "lsp-mode"))
     (advice-add 'lsp--window-log-message :before #'flow-observe-log)
     (advice-add 'lsp--apply-workspace-edit :before #'flow-observe-workspace-edit)
+    (advice-add 'lsp--on-diagnostics :before #'flow-observe-diagnostics)
     (setq lsp-session-file (expand-file-name "lsp-session" (getenv "HOME")))
-    (lsp-register-client
-     (make-lsp-client :new-connection (lsp-stdio-connection (plist-get flow-env :linter))
-                      :major-modes '(python-mode) :server-id 'tiny-linter :priority 10))
     (transient-mark-mode 1)
     ;; Emacs 28's own python-flymake (pyflakes) trips over the emoji line in batch mode:
     ;; only the servers' diagnostics here.
@@ -237,44 +285,58 @@ STEP's :pick, and pick it with `lsp-execute-code-action'."
     ;; `lsp-request' throws out of the process filter when its answer arrives, so
     ;; notifications read in the same chunk behind that answer are never handled (a
     ;; lost log line, seen in about half the runs when the index finished during the
-    ;; quick fix's resolve).
-    (flow-wait "the workspace index"
-               (lambda () (cl-some (lambda (m) (string-prefix-p "workspace index:" m)) flow-logs)))
-    (flow-quick-fix (plist-get flow :fix_title))
-    (flow-step "quick fix")
-    (flow-rewrite (plist-get flow :rewrite))
-    (flow-step "rewrite")
-    (flow-select (plist-get flow :edit))
-    (flow-set "edit" (flow-command "C-c s e" (plist-get (plist-get flow :edit) :instruction)))
-    (flow-step "edit")
-    (flow-set "refine" (flow-command "C-c s r" (plist-get flow :refine)))
-    (flow-step "refine")
+    ;; quick fix's resolve). Whatever else a step waits for from a notification is
+    ;; waited for the same way, with no synchronous request pending.
+    (when (plist-get flow :follow_ups)
+      (flow-wait "the workspace index"
+                 (lambda () (cl-some (lambda (m) (string-prefix-p "workspace index:" m)) flow-logs))))
+    (when-let ((title (plist-get flow :fix_title)))
+      (flow-quick-fix title)
+      (flow-step "quick fix"))
+    (when-let ((step (plist-get flow :rewrite)))
+      (flow-rewrite step)
+      (flow-step "rewrite"))
+    (when-let ((step (plist-get flow :edit)))
+      (flow-select step)
+      (flow-set "edit" (flow-command "C-c s e" (plist-get step :instruction)))
+      (flow-step "edit"))
+    (when-let ((instruction (plist-get flow :refine)))
+      (flow-set "refine" (flow-command "C-c s r" instruction))
+      (flow-step "refine"))
     (save-buffer)
-    (flow-goto-line (plist-get flow :context))
-    (deactivate-mark)
-    (let* ((path (cdr (assoc "path" (plist-get (flow-command "C-c s c" nil) :result))))
-           (shown (if (stringp path) (find-buffer-visiting path) (get-buffer "*Spark context*"))))
-      (flow-set "context" (list :path path :buffer (and shown (buffer-name shown))
-                                :displayed (and shown (get-buffer-window shown t) t)
-                                :read_only (and shown (buffer-local-value 'buffer-read-only shown))
-                                :text (and shown (with-current-buffer shown (buffer-string))))))
-    (flow-step "context view")
-    (flow-select (plist-get flow :task))
-    (flow-set "task" (flow-command "C-c s t" (plist-get (plist-get flow :task) :instruction)))
-    (flow-step "task")
+    (when-let ((line (plist-get flow :context)))
+      (flow-goto-line line)
+      (deactivate-mark)
+      (let* ((path (cdr (assoc "path" (plist-get (flow-command "C-c s c" nil) :result))))
+             (shown (if (stringp path) (find-buffer-visiting path) (get-buffer "*Spark context*"))))
+        (flow-set "context" (list :path path :buffer (and shown (buffer-name shown))
+                                  :displayed (and shown (get-buffer-window shown t) t)
+                                  :read_only (and shown (buffer-local-value 'buffer-read-only shown))
+                                  :text (and shown (with-current-buffer shown (buffer-string))))))
+      (flow-step "context view"))
+    (when-let ((step (plist-get flow :task)))
+      (flow-select step)
+      (flow-set "task" (flow-command "C-c s t" (plist-get step :instruction)))
+      (flow-step "task"))
     (when-let ((step (plist-get flow :follow_ups)))
       (flow-follow-ups step)
       (flow-step "follow-ups"))
+    (when-let ((step (plist-get flow :neighbours)))
+      (flow-neighbours step)
+      (flow-step "neighbours"))
     (flow-set "status" sparkls-status)
     (flow-set "messages" (vconcat (reverse flow-messages)))
     (flow-set "stderr_lines" (flow-stderr-lines))
+    (flow-set "ruff_stderr" (and (get-buffer "*ruff::stderr*") (with-current-buffer "*ruff::stderr*" (buffer-string))))
     (flow-set "warnings" (and (get-buffer "*Warnings*") (with-current-buffer "*Warnings*" (buffer-string))))
     (flow-set "log_errors" (and (get-buffer "*lsp-log*")
                                 (with-current-buffer "*lsp-log*"
                                   (vconcat (cl-remove-if-not (lambda (l) (string-match-p "error" l))
                                                              (split-string (buffer-string) "\n"))))))
     (setq lsp-restart 'ignore)
-    (lsp-workspace-shutdown (lsp-find-workspace 'sparkls (buffer-file-name)))))
+    ;; Both servers shut down as when Emacs exits: what they say then is checked too.
+    (dolist (workspace (lsp-workspaces)) (lsp-workspace-shutdown workspace))
+    (flow-set "closing_messages" (vconcat (reverse flow-messages)))))
 
 (let ((ok (condition-case err
               (progn (flow-main) t)

@@ -57,6 +57,8 @@ def warning_is_kept(result: dict[str, Any]) -> None:
 def next_edit_renames_the_use(result: dict[str, Any]) -> None:
     """Renaming `name` by typing: the documented handler announces the next edit; its code action renames the use."""
     assert result["next_edit"]["notice"].startswith("Spark: next edit at line 10 (use of name")
+    # the keys the user mapped, as typed (mapleader unset: `\`), never `<leader>` as written
+    assert result["next_edit"]["notice"].endswith("): \\sn to jump, \\sa to accept"), result["next_edit"]["notice"]
     assert result["next_edit"]["picked"].startswith("Spark: next edit at line 10")
     label = result["next_edit"]["text"].splitlines()[8:10]
     assert label == ["def label(who):", '    return "😀 名前: " + who']

@@ -4,19 +4,20 @@
 the flow, a third never opened), extracts this version's blocks from
 docs/editors/neovim.md, and runs `nvim_flow.lua` in headless Neovim. Two Neovims are driven: Debian's 0.7 (`NVIM_07`, the 0.7 set-up)
 and the pinned 0.12 from PyPI (`NVIM_012`, the 0.11+ set-up, the quick-fix keymap
-beside a stand-in for ruff, inline completion). Shared by tests/editors/test_neovim*.py
-and bench/editors.py.
+beside the real `ruff server` as the block writes it, inline completion, and last the
+steps beside ruff of tests/editors/neighbours.py). Shared by
+tests/editors/test_neovim*.py and bench/editors.py.
 """
 
 from __future__ import annotations
 
 import importlib.util
 import json
-import sys
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from tests.editors import neighbours
 from tests.editors.docs import block
 from tests.editors.driver import SPARKLS_BIN, EditorRun, editor_env, run_editor
 from tests.editors.workspace import (
@@ -86,11 +87,10 @@ class Neovim:
     name: str
     blocks: tuple[str, ...]  # headings of neovim.md whose Lua block runs, in order
     flow: dict[str, Any]
-    linter: bool = False  # run the quick-fix block's ruff with a stand-in's cmd
 
     def expected_steps(self) -> list[str]:
         return ["ready", *[s for s in ("quickfix", "edits", "refine", "task", "next_edit", "warned_edit",
-                                       "context", "inline", "follow_ups") if s in self.flow]]
+                                       "context", "inline", "follow_ups", "neighbours") if s in self.flow]]
 
 
 NVIM_07 = Neovim("Neovim 0.7", ("Neovim 0.7", COMMANDS_HEADING), _COMMON)
@@ -99,12 +99,13 @@ NVIM_012 = Neovim(
     ("Neovim 0.11+", QUICK_FIX_HEADING, COMMANDS_HEADING, INLINE_HEADING),
     {
         **_COMMON,
-        # Plain code_action() first (sparkls gets no diagnostic), then the documented `gra`.
+        # ruff's diagnostic on `raduis`: plain code_action() first (sparkls gets no
+        # diagnostic), then the documented `gra`.
         "quickfix": {**_COMMON["quickfix"], "plain_first": True, "keys": "gra"},
         "context": {"keys": "10G", "pick": "Show Spark context"},
         "inline": {"keys": INLINE_KEYS, "accept": "<Tab>"},
+        "neighbours": neighbours.STEPS,
     },
-    linter=True,
 )
 
 
@@ -142,12 +143,11 @@ def run_flow(
         "task": {**version.flow["task"], "other": str(other)},
         "follow_ups": {**version.flow["follow_ups"], "other": str(other), "closed": str(closed)},
     }
+    if "neighbours" in flow:
+        beside = path.parent / neighbours.FILE
+        beside.write_text(neighbours.TEXT, encoding="utf-8")
+        flow["neighbours"] = {**flow["neighbours"], "file": str(beside)}
     result = tmp / "result.json"
-    extra = {}
-    if version.linter:
-        # The linter publishes its diagnostic on the first `raduis`: DIAGNOSTIC's place.
-        linter = [sys.executable, str(HERE / "tiny_linter.py"), "raduis", DIAGNOSTIC["source"], DIAGNOSTIC["message"]]
-        extra["SPARKLS_NVIM_LINTER"] = json.dumps(linter)
     env = editor_env(
         tmp / "home",
         sparkls_bin=sparkls_bin,
@@ -156,7 +156,6 @@ def run_flow(
         SPARKLS_NVIM_FLOW=json.dumps(flow),
         SPARKLS_NVIM_RESULT=str(result),
         SPARKLS_NVIM_TIMEOUT_MS=str(int(timeout * 1000 / 5)),
-        **extra,
     )
     argv = [nvim, "--headless", "--clean", "-u", "NONE", "-i", "NONE", "-S", str(HERE / "nvim_flow.lua")]
     return run_editor(argv, env, result, cwd=path.parent, timeout=timeout), path

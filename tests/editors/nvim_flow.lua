@@ -5,7 +5,6 @@
 --   SPARKLS_NVIM_BLOCKS    JSON list of Lua files run in order: blocks of docs/editors/neovim.md
 --                          (the set-up for this version, the commands, and on 0.11+ the
 --                          quick-fix and inline-completion blocks)
---   SPARKLS_NVIM_LINTER    JSON cmd of the stand-in for ruff (0.11+ flow), or unset
 --   SPARKLS_NVIM_FILE      the Python file to open (a second one, `other`, is in the flow)
 --   SPARKLS_NVIM_FLOW      JSON: the steps, each optional (see tests/editors/nvim_driver.py)
 --   SPARKLS_NVIM_RESULT    where to write the JSON result
@@ -20,7 +19,6 @@ local uv = vim.loop
 local modern = vim.fn.has('nvim-0.11') == 1
 local env = {
   blocks = vim.json.decode(os.getenv('SPARKLS_NVIM_BLOCKS') or '[]'),
-  linter = os.getenv('SPARKLS_NVIM_LINTER') and vim.json.decode(os.getenv('SPARKLS_NVIM_LINTER')),
   file = os.getenv('SPARKLS_NVIM_FILE'),
   flow = vim.json.decode(os.getenv('SPARKLS_NVIM_FLOW') or '{}'),
   result = os.getenv('SPARKLS_NVIM_RESULT'),
@@ -37,6 +35,7 @@ local result = {
   notice_levels = {}, -- their levels (vim.log.levels; INFO when none given)
   steps = {}, -- the steps that completed, in order
   applied_edits = {}, -- workspace/applyEdit: {shape, uris}
+  diagnostics_from = {}, -- each diagnostics answer or notice: {client, bufnr, version}
   log_path = require('vim.lsp.log').get_filename(),
 }
 
@@ -136,6 +135,25 @@ local function observe_apply_edit()
   end
 end
 
+-- Each server's diagnostics, pulled (0.12 asks ruff: textDocument/diagnostic) or
+-- published: which server, for which buffer, for which of its versions.
+local function observe_diagnostics()
+  for _, method in ipairs({ 'textDocument/publishDiagnostics', 'textDocument/diagnostic' }) do
+    local inner = vim.lsp.handlers[method]
+    vim.lsp.handlers[method] = function(err, res, ctx, cfg)
+      local client = vim.lsp.get_client_by_id(ctx.client_id)
+      local pushed = method == 'textDocument/publishDiagnostics'
+      table.insert(result.diagnostics_from, {
+        client = client and client.name,
+        bufnr = pushed and res and vim.uri_to_bufnr(res.uri) or ctx.bufnr,
+        version = pushed and res and res.version or ctx.version,
+        failed = err ~= nil,
+      })
+      return inner(err, res, ctx, cfg)
+    end
+  end
+end
+
 -- The server's log line saying the workspace index is built (the follow-ups in files
 -- not open are found through it).
 local function observe_index()
@@ -190,12 +208,12 @@ local function code_actions(open, title)
 end
 
 -- 0.7: a linter's diagnostic set in a namespace; `code_action()` sends it to sparkls.
--- 0.11+: the stand-in linter publishes it; plain `code_action()` sends sparkls none
+-- 0.11+: ruff (the documented block) reports it; plain `code_action()` sends sparkls none
 -- (recorded), the documented `gra` sends it, and the fix is picked from that menu.
 local function quick_fix(bufnr, step)
   local d = step.diagnostic
-  if env.linter then
-    wait_for("the linter's diagnostic", function() return #vim.diagnostic.get(bufnr, { lnum = d.line }) > 0 end)
+  if modern then
+    wait_for("ruff's diagnostic", function() return #vim.diagnostic.get(bufnr, { lnum = d.line }) > 0 end)
   else
     vim.diagnostic.set(vim.api.nvim_create_namespace('sparkls-test-linter'), bufnr, {
       {
@@ -403,6 +421,50 @@ local function inline_completion(bufnr, step)
   result.inline = done
 end
 
+-- ruff's diagnostics of `bufnr` once ruff has answered for its text as it is now: a
+-- sorted list of {line, first line of the message}.
+local function ruff_diagnostics(bufnr, what)
+  local version = vim.lsp.util.buf_versions[bufnr]
+  wait_for("ruff's diagnostics " .. what, function()
+    for _, seen in ipairs(result.diagnostics_from) do
+      if seen.client == 'ruff' and seen.bufnr == bufnr and seen.version == version and not seen.failed then return true end
+    end
+    return false
+  end)
+  local found = {}
+  for _, d in ipairs(vim.diagnostic.get(bufnr)) do
+    if d.source == 'Ruff' then table.insert(found, { d.lnum, vim.split(d.message, '\n', { plain = true })[1] }) end
+  end
+  table.sort(found, function(a, b) return a[1] < b[1] end)
+  return found
+end
+
+-- Beside ruff, in a file of its own (tests/editors/neighbours.py): Spark's fix of ruff's
+-- diagnostic, a Spark edit that moves lines, ruff's own fix; each picked from the
+-- documented `gra` menu; ruff's diagnostics after each.
+local function neighbours(step)
+  vim.cmd('edit ' .. vim.fn.fnameescape(step.file))
+  local bufnr = vim.api.nvim_get_current_buf()
+  wait_for('ruff and sparkls in the new buffer', function()
+    local names = {}
+    for _, client in ipairs(vim.lsp.get_clients({ bufnr = bufnr })) do names[client.name] = true end
+    return names.ruff and names.sparkls
+  end)
+  local done = { diagnostics = { start = ruff_diagnostics(bufnr, 'on opening') }, texts = {}, offered = {} }
+  for _, name in ipairs({ 'fix', 'shift', 'ruff' }) do
+    local action = step[name]
+    local keys = action.to_line and string.format('%dGV%dGgra', action.line + 1, action.to_line + 1)
+      or string.format('%dGgra', action.line + 1)
+    local before = buffer_text(bufnr)
+    done.offered[name] = code_actions(function() vim.cmd('normal ' .. keys) end, action.title)
+    wait_for(action.title .. ' to change the buffer', function() return buffer_text(bufnr) ~= before end)
+    vim.cmd('normal! \27')
+    done.texts[name] = buffer_text(bufnr) .. '\n'
+    done.diagnostics[name] = ruff_diagnostics(bufnr, 'after ' .. name)
+  end
+  result.neighbours = done
+end
+
 local function step(name, fn, ...)
   if env.flow[name] then
     fn(...)
@@ -414,8 +476,8 @@ local function main()
   observe_clients()
   for _, file in ipairs(env.blocks) do dofile(file) end
   if modern then vim.lsp.config('sparkls', { on_init = on_init }) end
-  if env.linter then vim.lsp.config('ruff', { cmd = env.linter }) end -- the stand-in for ruff
   observe_status()
+  observe_diagnostics()
   observe_apply_edit()
   observe_index()
   stub_ui()
@@ -441,6 +503,7 @@ local function main()
   step('context', context, bufnr, env.flow.context)
   step('inline', inline_completion, bufnr, env.flow.inline)
   step('follow_ups', follow_ups, bufnr, env.flow.follow_ups)
+  step('neighbours', neighbours, env.flow.neighbours)
 end
 
 local ok, err = xpcall(main, debug.traceback)

@@ -12,7 +12,7 @@ from tests.editors.docs import block
 
 # Helix's language names, and the server it runs for each by default.
 USUAL = {
-    "python": "pylsp",
+    "python": "ruff",
     "typescript": "typescript-language-server",
     "tsx": "typescript-language-server",
     "go": "gopls",
@@ -28,6 +28,12 @@ def test_sparkls_server_is_defined():
     """`[language-server.sparkls]` runs the `sparkls` command with no arguments (stdio)."""
     server = _config()["language-server"]["sparkls"]
     assert server == {"command": "sparkls"}
+
+
+def test_ruff_is_helixs_own_server_kept_quiet():
+    """`[language-server.ruff]` is Helix's `ruff server`, its log at warn (Helix logs stderr as ERROR)."""
+    server = _config()["language-server"]["ruff"]
+    assert server == {"command": "ruff", "args": ["server"], "config": {"settings": {"logLevel": "warn"}}}
 
 
 def test_sparkls_runs_beside_the_usual_server():

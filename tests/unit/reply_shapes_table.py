@@ -283,8 +283,9 @@ FAST_SHAPES: list[FastShape] = [
     FastShape("Python: # … elision", PY_DOC, fenced(ELIDED.replace("# ... rest unchanged", "# …")), None,
               "left part of the code out"),
     FastShape("Python: bare ... statement is code", PY_DOC, fenced(PY_STUB), PY_STUB),
-    FastShape("empty block", PY_DOC, "```python\n```\n", None, "code block was empty"),
-    FastShape("block of blank lines", PY_DOC, "```python\n\n\n```\n", None, "code block was empty"),
+    # An edit's empty answer deletes the region's lines ("remove this import"): one edit.
+    FastShape("empty block: the region deleted", PY_DOC, "```python\n```\n", ""),
+    FastShape("block of blank lines: the region deleted", PY_DOC, "```python\n\n\n```\n", ""),
     FastShape("two blocks: Before (the old region) and After", PY_DOC,
               "Before:\n" + fenced(PY_OLD) + "\nAfter:\n" + fenced(PY_NEW), PY_NEW),
     FastShape("two blocks: the changed line quoted, then the region", PY_DOC,
@@ -303,7 +304,8 @@ FAST_SHAPES: list[FastShape] = [
               fenced("@@ -4,1 +4,1 @@\n-            count += 1\n+            count += 2\n", tag="diff"), None,
               "fits 2 places"),
     FastShape("no fence at all", PY_DOC, PY_NEW, None, "no complete code block"),
-    FastShape("prose only", PY_DOC, "I would rewrite the power as a product.", None, "no complete code block"),
+    FastShape("prose only", PY_DOC, "I would rewrite the power as a product.", None,
+              'answer was words, not code.*"I would rewrite the power as a product."'),
     FastShape("unclosed fence (cut off)", PY_DOC, "```python\n" + PY_NEW, None, "never closed"),
     FastShape("a block, then an unclosed one", PY_DOC, fenced(PY_NEW) + "And:\n```python\nx = 1\n", None,
               "never closed"),
@@ -532,7 +534,7 @@ DEEP_SHAPES: list[DeepShape] = [
     DeepShape("SEARCH that matches nothing, after a good block",
               RENAME + block("def volume(r):", "def sphere_volume(r):"), None, "block 2.*matches nothing"),
     DeepShape("new file whose path exists", block("", "x = 1", path="src/report.py"), None, "already exists"),
-    DeepShape("no blocks at all", "I renamed area to circle_area everywhere.", None, "no SEARCH/REPLACE blocks"),
+    DeepShape("no blocks at all", "I renamed area to circle_area everywhere.", None, "in words, not SEARCH/REPLACE blocks"),
 ]
 
 

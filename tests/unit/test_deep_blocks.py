@@ -138,9 +138,11 @@ def test_first_block_without_any_path_is_refused():
 
 
 def test_reply_without_blocks_is_an_error():
-    """Prose alone is reported, quoting the start of the reply."""
-    with pytest.raises(MalformedBlocks, match="no SEARCH/REPLACE blocks.*I cannot"):
+    """An answer in words is reported as such, quoting it whole; anything else quoting its start."""
+    with pytest.raises(MalformedBlocks, match='answered in words, not SEARCH/REPLACE blocks.*: "I cannot do that."'):
         parse_blocks("I cannot do that.")
+    with pytest.raises(MalformedBlocks, match="held no SEARCH/REPLACE blocks.*def f"):
+        parse_blocks("def f():\n    pass\n")
 
 
 def test_content_lines_that_look_like_fences_are_kept():

@@ -94,8 +94,18 @@ def test_empty_region():
 
 def test_non_ascii_region():
     """Emoji and CJK text in the region survive replacement unchanged."""
-    text = request("s = '😀 漢字 foo'", before="REPLACE foo WITH bar")
-    assert answer(text) == "```\ns = '😀 漢字 bar'\n```"
+    text = request("s = '😀 漢字' + foo", before="REPLACE foo WITH bar")
+    assert answer(text) == "```\ns = '😀 漢字' + bar\n```"
+
+
+def test_replace_of_a_name_renames_code_never_a_strings_words():
+    """REPLACE with an identifier replaces it where it is code (in longer names too):
+    the words of a string, a docstring and a comment stay; REPLACE of other text
+    replaces it anywhere."""
+    region = 'def area(r):\n    """The area."""\n    return area_of(r, "area")  # area'
+    renamed = region.replace("def area", "def surface").replace("area_of", "surface_of")
+    assert answer(request(region, before="REPLACE area WITH surface")) == "```\n" + renamed + "\n```"
+    assert answer(request(region, before='REPLACE "\\"area\\"" WITH "\\"zone\\""')) == "```\n" + region.replace('"area"', '"zone"') + "\n```"
 
 
 def test_bare_reply_has_no_fence():

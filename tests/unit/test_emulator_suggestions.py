@@ -8,7 +8,7 @@ from sparkls.context.builder import DiagnosticInfo, EditContext
 from sparkls.context.prompt import render_edit_prompt
 from sparkls.context.region import Region
 from sparkls.emulator.model import answer, responses_request_text
-from sparkls.emulator.phrasings import NOT_UNDERSTOOD
+from sparkls.emulator.phrasings import NOT_UNDERSTOOD_START
 from sparkls.emulator.suggestions import Rename, suggested_renames
 from tests.sealing import seal
 
@@ -83,7 +83,7 @@ def test_suggestion_outside_a_diagnostics_block_is_ignored():
         "Instruction: Cannot find name 'raduis'. Did you mean 'radius'?"
     )
     assert suggested_renames(text) == ()
-    assert answer(text) == NOT_UNDERSTOOD
+    assert answer(text).startswith(NOT_UNDERSTOOD_START)
 
 
 def test_quoted_module_path_is_not_the_name():

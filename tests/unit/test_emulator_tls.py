@@ -1,4 +1,6 @@
-"""The emulator over TLS: https/wss URLs, WebSocket mode and SSE with a self-signed cert."""
+"""The emulator over TLS: https/wss URLs, WebSocket mode and SSE with a self-signed cert;
+and sparkls's own `wss` connections to it, which trust the system's CAs unless told
+otherwise."""
 
 from __future__ import annotations
 
@@ -15,6 +17,9 @@ import pytest_asyncio
 from websockets.asyncio.client import connect
 
 from sparkls.emulator import Emulator, cli
+from sparkls.errors import ConnectError
+from sparkls.models.events import Where
+from sparkls.models.websocket import dial
 
 REGION_REQUEST = (
     "REPLACE foo WITH bar\n"
@@ -98,3 +103,18 @@ async def test_sse_response_completes_over_tls(tls_emulator, client_context):
         if line.startswith("data: ") and '"response.output_text.delta"' in line
     ]
     assert "".join(deltas) == EXPECTED_TEXT
+
+
+async def _dial(emulator: Emulator, context: ssl.SSLContext | None):
+    return await dial(emulator.ws_url, "sk-test", Where("fast", "127.0.0.1", "m"), connect_timeout=10,
+                      ssl_context=context, ping=(None, None))
+
+
+async def test_a_wss_connection_trusts_the_system_cas_only_unless_given_a_bundle(tls_emulator, client_context):
+    """Without a CA bundle a self-signed certificate is refused, saying so, on every
+    attempt (the shared system context checks each); with the bundle it connects."""
+    for _ in range(2):
+        with pytest.raises(ConnectError, match="certificate"):
+            await _dial(tls_emulator, None)
+    ws = await _dial(tls_emulator, client_context)
+    await ws.close()

@@ -82,6 +82,15 @@ def test_a_parameter_added_goes_out_as_a_changed_signature():
     assert outward_changes(session.doc, session.history.edits) == [Outward("total")]
 
 
+@pytest.mark.parametrize(("before", "typed"), [(", unit=1)", ": list"), ("=1)", ": int"), (":", " -> float")])
+def test_type_hints_added_change_no_call(before, typed):
+    """"add type hints" (a parameter's type, a default's, the return type): no call must
+    change, so nothing goes out ("Spark: update 1 call site" would find nothing to do)."""
+    session = Session(SHAPES, "file:///w/pkg/shapes.py", "python")
+    session.type_before(8, before, typed)
+    assert outward_changes(session.doc, session.history.edits) == []
+
+
 def test_a_parameter_only_renamed_goes_out_with_its_keyword():
     session = Session(SHAPES, "file:///w/pkg/shapes.py", "python")
     session.rename_on(8, "unit", "factor")

@@ -92,3 +92,25 @@ async def test_a_refresh_stores_the_buffer_while_open():
         await asyncio.sleep(0)
     await asyncio.gather(*server.tasks)
     assert index.stored == [Path("/w/a.py")] and server.failures == []
+
+
+async def test_close_waits_for_the_build_it_cancelled_to_unwind():
+    """A build cancelled while it starts the worker process unwinds (the process is
+    killed and reaped) before `close` returns: nothing of the index outlives shutdown."""
+    keeper, server, index = await _keeper()
+    reaped = asyncio.Event()
+    started = asyncio.Event()
+
+    async def starting_the_worker() -> None:
+        try:
+            started.set()
+            await asyncio.Event().wait()
+        except asyncio.CancelledError:
+            await asyncio.sleep(0.05)  # as asyncio kills and reaps a process cut short in its start
+            reaped.set()
+            raise
+
+    keeper._building = server.spawn(starting_the_worker(), "indexing the workspace")
+    await started.wait()
+    await keeper.close()
+    assert reaped.is_set() and keeper._building.done() and index.closed

@@ -332,7 +332,9 @@ def test_the_emulator_renames_as_a_model_would_not_inside_text():
     """A diff's rename: whole words in code, in f-string and template interpolations, never
     in a string literal or a comment (`"Circle area:"` stays); `#` starts a comment in
     Python, not in JavaScript (`this.#area`)."""
-    apply_renames, renames = emulator_nextedit.apply_renames, [("area", "circle_area")]
+    from sparkls.emulator.code import rename_in_code as apply_renames
+
+    renames = [("area", "circle_area")]
     assert apply_renames('print("Circle area:", area(2))  # area here', renames, "python") == (
         'print("Circle area:", circle_area(2))  # area here')
     assert apply_renames("x = circle_area + area", renames, "python") == "x = circle_area + circle_area"
@@ -341,3 +343,7 @@ def test_the_emulator_renames_as_a_model_would_not_inside_text():
     assert apply_renames("s = `${area} area`; f('area') // area", renames, "javascript") == (
         "s = `${circle_area} area`; f('area') // area")
     assert apply_renames("this.#cache = area(2)", renames, "javascript") == "this.#cache = circle_area(2)"
+    # a docstring over several lines is a string; a block comment is a comment
+    doc = 'def f(area):\n    """The\n    area of it."""\n    return area\n'
+    assert apply_renames(doc, renames, "python") == doc.replace("(area)", "(circle_area)").replace("return area", "return circle_area")
+    assert apply_renames("/* area\n area */ area()", renames, "typescript") == "/* area\n area */ circle_area()"

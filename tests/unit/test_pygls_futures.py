@@ -13,6 +13,7 @@ import asyncio
 import json
 
 import pytest
+from lsprotocol import types
 from pygls.protocol.json_rpc import JsonRPCProtocol
 
 from sparkls.lsp import build_server
@@ -150,3 +151,103 @@ def test_a_long_session_keeps_no_future(loop):
     assert loop.run_until_complete(run()) == {}
     assert len([m for m in writer.sent if m.get("id") not in (None, 0)]) == 200
     assert server.documents.get(URI).text == "x = 9\n"
+
+
+# -- shutdown with requests in flight ----------------------------------------------
+
+
+async def bounded(work):
+    """`work`, failed after 10 s rather than hung (a request that never ends)."""
+    return await asyncio.wait_for(work, 10)
+
+
+def waiting_server():
+    """`echo_server` plus `test.wait`, a command that waits for `gate` (never set here)."""
+    server, writer = echo_server()
+    gate = asyncio.Event()
+
+    @server.command("test.wait")
+    async def wait(ls) -> int:
+        await gate.wait()
+        return 1
+
+    return server, writer
+
+
+def test_pygls_shutdown_still_iterates_the_live_futures(loop):
+    """pygls's own `lsp_shutdown` cancels while iterating `_request_futures`, and a
+    cancelled command's callbacks remove entries: the override is still needed."""
+    from pygls.protocol import LanguageServerProtocol
+
+    server, _ = waiting_server()
+
+    async def run() -> None:
+        server.protocol.receive(INITIALIZE)
+        for n in range(3):
+            server.protocol.receive(msg(id=10 + n, method="workspace/executeCommand", params={"command": "test.wait"}))
+        await asyncio.sleep(0)
+        steps = LanguageServerProtocol.lsp_shutdown(server.protocol)
+        next(steps)  # the user's shutdown handler, not run here
+        with pytest.raises(RuntimeError, match="changed size during iteration"):
+            steps.send(None)
+
+    loop.run_until_complete(bounded(run()))
+
+
+def test_shutdown_cancels_the_requests_in_flight_and_answers_null(loop):
+    """Ten commands in flight: each is answered "cancelled", then `shutdown` answers null."""
+    server, writer = waiting_server()
+
+    async def run() -> None:
+        server.protocol.receive(INITIALIZE)
+        for n in range(10):
+            server.protocol.receive(msg(id=10 + n, method="workspace/executeCommand", params={"command": "test.wait"}))
+        await asyncio.sleep(0)
+        server.protocol.receive(msg(id=99, method="shutdown"))
+        await settled(server.protocol)
+
+    loop.run_until_complete(bounded(run()))
+    answers = {m["id"]: m for m in writer.sent if m.get("id") not in (None, 0)}
+    assert answers[99] == {"jsonrpc": "2.0", "id": 99, "result": None}
+    assert [answers[10 + n]["error"]["code"] for n in range(10)] == [-32800] * 10
+    assert list(answers)[-1] == 99  # the cancellations went first
+    assert server.protocol._request_futures == {}
+
+
+def test_shutdown_withdraws_our_requests_awaiting_the_editor(loop):
+    """A `workspace/configuration` the editor never answered: withdrawn with
+    `$/cancelRequest`, and whoever awaited it is cancelled."""
+    server, writer = echo_server()
+
+    async def run() -> BaseException | None:
+        server.protocol.receive(INITIALIZE)
+        asked = asyncio.ensure_future(server.protocol.send_request_async("workspace/configuration", types.ConfigurationParams(items=[])))
+        await asyncio.sleep(0)
+        server.protocol.receive(msg(id=99, method="shutdown"))
+        await settled(server.protocol)
+        await asyncio.wait([asked])
+        return asked.exception() if not asked.cancelled() else None
+
+    assert loop.run_until_complete(bounded(run())) is None  # cancelled
+    request = next(m for m in writer.sent if m.get("method") == "workspace/configuration")
+    assert {"jsonrpc": "2.0", "method": "$/cancelRequest", "params": {"id": request["id"]}} in writer.sent
+    assert writer.sent[-1] == {"jsonrpc": "2.0", "id": 99, "result": None}
+
+
+def test_a_command_that_ends_cancelled_answers_cancelled(loop):
+    """A command whose work was cancelled from inside (a newer request took over) is
+    answered "cancelled": pygls alone never answered it."""
+    server, writer = echo_server()
+
+    @server.command("test.superseded")
+    async def superseded(ls) -> int:
+        raise asyncio.CancelledError
+
+    async def run() -> None:
+        server.protocol.receive(INITIALIZE)
+        server.protocol.receive(msg(id=5, method="workspace/executeCommand", params={"command": "test.superseded"}))
+        await settled(server.protocol)
+
+    loop.run_until_complete(bounded(run()))
+    assert writer.sent[-1]["id"] == 5 and writer.sent[-1]["error"]["code"] == -32800
+    assert server.protocol._request_futures == {}

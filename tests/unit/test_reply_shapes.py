@@ -115,3 +115,13 @@ def test_lines_that_are_not_elisions(line):
 def test_paths_on_fence_lines(line, path):
     """A fence line names a path after its language, as its only word with a / or ., or as title=."""
     assert fence_path(line) == path
+
+
+def test_an_empty_block_deletes_only_where_the_caller_allows_it():
+    """An empty answer deletes the region's lines for an edit the user asked for; a next
+    edit or a follow-up (no `may_delete`) is refused instead: it never deletes code."""
+    text = "import os\nimport sys\n\nprint(sys.argv)\n"
+    view = RegionView(text, 0, len("import os\n"), "python")
+    assert new_region_text("```python\n```\n", view, may_delete=True) == ""
+    with pytest.raises(SparkError, match="code block was empty"):
+        new_region_text("```python\n```\n", view)

@@ -17,6 +17,7 @@ import re
 from collections.abc import Sequence
 from dataclasses import dataclass
 
+from sparkls.edits.reply import is_words
 from sparkls.errors import MalformedBlocks
 
 SEARCH_MARKER = "<<<<<<< SEARCH"
@@ -244,12 +245,21 @@ def parse_blocks(reply: str, known_paths: Sequence[str] = ()) -> list[SearchRepl
         scanner.feed_line(line)
     blocks = scanner.finish()
     if not blocks:
-        preview = _preview(reply)
-        raise MalformedBlocks(
-            "The deep tier's reply held no SEARCH/REPLACE blocks, so nothing was changed"
-            + (f" (it began: {preview!r})." if preview else " (the reply was empty).")
-        )
+        raise no_blocks(reply)
     return blocks
+
+
+def no_blocks(reply: str) -> MalformedBlocks:
+    """What to say of a reply with no block: its words whole when it is an answer in
+    words (the task will not, or cannot, be done), else how it began."""
+    said = " ".join(reply.split())
+    if said and is_words(reply) and SEARCH_MARKER not in reply:
+        return MalformedBlocks(f'The deep tier answered in words, not SEARCH/REPLACE blocks, so nothing was changed: "{said[:600]}"')
+    preview = _preview(reply)
+    return MalformedBlocks(
+        "The deep tier's reply held no SEARCH/REPLACE blocks, so nothing was changed"
+        + (f" (it began: {preview!r})." if preview else " (the reply was empty).")
+    )
 
 
 class BlockStream:
@@ -262,8 +272,10 @@ class BlockStream:
     def __init__(self, known_paths: Sequence[str] = ()) -> None:
         self._scanner = _Scanner(tuple(known_paths))
         self._pending = ""
+        self._said: list[str] = []  # the reply so far, for the message when it holds no block
 
     def feed(self, delta: str) -> list[SearchReplaceBlock]:
+        self._said.append(delta)
         text = self._pending + delta
         *lines, self._pending = text.split("\n")
         closed = []
@@ -283,7 +295,7 @@ class BlockStream:
             self._pending = ""
         blocks = self._scanner.finish()
         if not blocks:
-            raise MalformedBlocks("The deep tier's reply held no SEARCH/REPLACE blocks, so nothing was changed.")
+            raise no_blocks("".join(self._said))
         return blocks
 
 

@@ -16,7 +16,9 @@ region, or raises a `NoUsableReply` naming what was wrong. In order:
 4. several blocks: a block that only quotes the old region (all of it or a run of its
    lines) loses to one that differs; among several that differ, the one most like the
    old region wins by a clear margin, else the reply is refused as ambiguous;
-5. refused: an empty block (it would delete the region), a block with a comment
+5. an empty block (or one of blank lines) deletes the region's lines where the caller
+   allows it (`may_delete`: an edit or refine the user asked for, "remove this
+   import"), and is refused elsewhere (a next edit, a follow-up); refused: a block with a comment
    standing in for left-out code (edits/elision.py), a block holding only inner lines
    of the region (the changed line alone), several blocks (or one left open) whose
    fence is no longer than a fence line inside the region (it may close early);
@@ -26,6 +28,7 @@ region, or raises a `NoUsableReply` naming what was wrong. In order:
 
 from __future__ import annotations
 
+import re
 from collections import Counter
 from dataclasses import dataclass
 from difflib import SequenceMatcher
@@ -275,17 +278,30 @@ def _first_line(lines: list[str]) -> str | None:
     return next((ln for ln in lines if ln.strip()), None)
 
 
+def is_words(reply: str) -> bool:
+    """Whether a reply without a code block is written in words (a sentence: a capital,
+    a space, no indentation), as an answer that will not write code is, rather than
+    code left unfenced."""
+    first = _first_line(reply.split("\n"))
+    return first is not None and bool(re.match(r"[A-Z][a-z']*[ ,]", first)) and not first[:1].isspace()
+
+
 def _no_block(reply: str) -> NoUsableReply:
-    preview = " ".join(reply.split())[:240]  # a model that answers in words is heard out (a sentence or two)
+    said = " ".join(reply.split())
+    if said and is_words(reply):
+        # An answer in words (it will not, or cannot, do this) is the answer: heard out whole.
+        return NoUsableReply(f'The answer was words, not code, so nothing was changed: "{said[:600]}"')
+    preview = said[:240]
     return NoUsableReply(
         "The model's reply had no complete code block, so nothing was changed"
         + (f" (it began: {preview!r})." if preview else " (the reply was empty).")
     )
 
 
-def new_region_text(reply: str, view: RegionView) -> str:
+def new_region_text(reply: str, view: RegionView, *, may_delete: bool = False) -> str:
     """The region's new text in `reply`, with the region's line breaks; raises a
-    `NoUsableReply` (or its `AmbiguousReply`, `CodeLeftOut`) saying what was wrong."""
+    `NoUsableReply` (or its `AmbiguousReply`, `CodeLeftOut`) saying what was wrong.
+    `may_delete`: an empty block is an answer (the region's lines go), not a fault."""
     old_text = view.old
     old = split_lines(old_text)
     lines = LINE_BREAK.split(reply)
@@ -311,6 +327,8 @@ def new_region_text(reply: str, view: RegionView) -> str:
         raise chosen.problem
     new = chosen.lines
     if not any(ln.strip() for ln in new) and any(ln.strip() for ln in old):
+        if may_delete:
+            return ""  # the region's lines are deleted, their line breaks with them
         raise NoUsableReply(
             "The model's code block was empty; applying it would delete the whole region, so nothing was changed."
         )

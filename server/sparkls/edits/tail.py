@@ -61,9 +61,10 @@ class EditOutcome:
     turn: Turn | None = None  # the exchange that produced it, for a refine (refine/)
 
 
-def read_region(reply_text: str, view: RegionView, path: str) -> str:
-    """The region's new text in `reply_text`, read as every edit reads it."""
-    return with_surrogates(view.old, new_region_text(reply_text, view), path)
+def read_region(reply_text: str, view: RegionView, path: str, *, may_delete: bool = False) -> str:
+    """The region's new text in `reply_text`, read as every edit reads it; `may_delete`:
+    an empty answer deletes the region's lines (an edit the user asked for)."""
+    return with_surrogates(view.old, new_region_text(reply_text, view, may_delete=may_delete), path)
 
 
 def rewrite(

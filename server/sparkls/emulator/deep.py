@@ -18,7 +18,12 @@ block, and a ``Task:`` line. Directives in the request (the task, normally):
 
 Operands are as for the fast tier (bare, ``"quoted"`` with ``\\n``, or
 ```backticked```). Lines of a file that hold a directive are left alone; replacing
-works line by line (an operand does not span lines here).
+works line by line (an operand does not span lines here). An *old* that is an
+identifier is renamed where it is code, never in a string or a comment (``code.py``).
+
+A task with no directive is read as plain words (``phrasings.py``): "rename the
+function area to surface everywhere" renames as ``REPLACE area WITH surface`` would;
+words it cannot follow are answered with the one line that says so and what it follows.
 
 In plan mode the answer is one step per file shown that a directive changes, whose
 instruction carries the directives for that file (``REPLACE `a` WITH `b```), and one
@@ -30,6 +35,9 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass
+
+from sparkls.emulator import phrasings
+from sparkls.emulator.code import is_identifier, rename_in_code
 
 SEARCH_LINE = "<<<<<<< SEARCH"
 DIVIDER_LINE = "======="
@@ -52,9 +60,13 @@ class Substitution:
     old: str
     new: str
     widen: bool  # False for AMBIGUOUS: the SEARCH stays the changed lines only
+    words: bool = False  # a rename the task said in words: whole identifiers only
 
     @property
     def directive(self) -> str:
+        """How a plan step says it to the fast tier (which reads it the same way)."""
+        if self.words:
+            return f"rename {quote(self.old)} to {quote(self.new)}"
         return f"{'REPLACE' if self.widen else 'AMBIGUOUS'} {quote(self.old)} WITH {quote(self.new)}"
 
 
@@ -113,20 +125,40 @@ def creations(text: str) -> list[Creation]:
     return [Creation(_unquote(m.group(1)), _unquote(m.group(2))) for m in _CREATE_RE.finditer(text)]
 
 
+_LANGUAGES = {".py": "python", ".pyi": "python", ".rb": "ruby", ".sh": "sh", ".toml": "toml", ".yaml": "yaml",
+               ".yml": "yaml", ".js": "javascript", ".jsx": "javascript", ".mjs": "javascript", ".cjs": "javascript",
+               ".ts": "typescript", ".tsx": "typescript", ".go": "go", ".rs": "rust", ".c": "c", ".h": "c", ".java": "java"}
+
+
+def _renamed(lines: list[str], sub: Substitution, path: str) -> list[str]:
+    """*lines* after *sub*, directive lines kept: an identifier replaced in code only (a
+    file of a known language; whole words for a rename said in words), any other text
+    replaced wherever it stands."""
+    language = _LANGUAGES.get(path[path.rfind(".") :].lower()) if "." in path else None
+    if is_identifier(sub.old) and language is not None:
+        text = "\n".join(lines)
+        return rename_in_code(
+            text, [(sub.old, sub.new)], language, keep_line=_ANY_DIRECTIVE.search, whole_words=sub.words,
+        ).split("\n")
+    if sub.words:
+        word = re.compile(rf"(?<![\w$]){re.escape(sub.old)}(?![\w$])")
+        return [ln if _ANY_DIRECTIVE.search(ln) else word.sub(lambda _m: sub.new, ln) for ln in lines]
+    return [ln if _ANY_DIRECTIVE.search(ln) else ln.replace(sub.old, sub.new) for ln in lines]
+
+
 def _changed(file: ShownFile, subs: list[Substitution]) -> tuple[list[str], set[int], set[int]]:
     """The new lines, the changed line numbers, and those changed by a non-widening directive."""
     new_lines = list(file.lines)
     changed: set[int] = set()
     loose: set[int] = set()
-    for i, line in enumerate(file.lines):
-        if _ANY_DIRECTIVE.search(line):
-            continue
-        for sub in subs:
-            if sub.old in new_lines[i]:
-                new_lines[i] = new_lines[i].replace(sub.old, sub.new)
+    for sub in subs:
+        renamed = _renamed(new_lines, sub, file.path)
+        for i, (before, after) in enumerate(zip(new_lines, renamed)):
+            if before != after:
                 changed.add(i)
                 if not sub.widen:
                     loose.add(i)
+        new_lines = renamed
     return new_lines, changed, loose
 
 
@@ -167,9 +199,10 @@ def file_blocks(file: ShownFile, subs: list[Substitution]) -> list[str]:
     return blocks
 
 
-def edit_answer(text: str) -> str:
-    """The SEARCH/REPLACE blocks a deep-tier edit request asks for."""
-    subs = substitutions(text)
+def edit_answer(text: str, said: list[Substitution] | None = None) -> str:
+    """The SEARCH/REPLACE blocks a deep-tier edit request asks for (*said*: the renames
+    its task said in words)."""
+    subs = substitutions(text) + (said or [])
     blocks = [block for file in shown_files(text) for block in file_blocks(file, subs)]
     blocks += [_block(c.path, (), c.text.removesuffix("\n").split("\n")) for c in creations(text)]
     blocks += [
@@ -179,9 +212,9 @@ def edit_answer(text: str) -> str:
     return "\n\n".join(blocks) + "\n" if blocks else NO_CHANGE_ANSWER
 
 
-def plan_answer(text: str) -> str:
+def plan_answer(text: str, said: list[Substitution] | None = None) -> str:
     """The plan a deep-tier plan request asks for: one step per changed or created file."""
-    subs = substitutions(text)
+    subs = substitutions(text) + (said or [])
     steps = []
     for file in shown_files(text):
         used = [s for s in subs if _changed(file, [s])[1]]
@@ -193,6 +226,18 @@ def plan_answer(text: str) -> str:
     return "".join(f"{n}. {step}\n" for n, step in enumerate(steps, start=1))
 
 
+def _task_words(text: str) -> str:
+    at = list(_TASK_RE.finditer(text))[-1].end()
+    return text[at:].strip()
+
+
 def answer(text: str) -> str:
     """The deep tier's answer to a deep-tier request (see the module doc)."""
-    return plan_answer(text) if is_plan_request(text) else edit_answer(text)
+    said = None
+    if not (substitutions(text) or creations(text) or _EDIT_RE.search(text)):
+        words = _task_words(text)
+        reading = phrasings.read(words)
+        if not reading.renames:
+            return phrasings.not_understood(words)
+        said = [Substitution(old, new, True, words=True) for old, new in reading.renames]
+    return plan_answer(text, said) if is_plan_request(text) else edit_answer(text, said)

@@ -6,18 +6,23 @@ events, and does no I/O. It follows the fast-tier model protocol (docs/model-pro
 - The editable region is the text between a line ``<|editable_region_start|>`` and a
   line ``<|editable_region_end|>`` (the marker lines excluded, as is the newline that
   ends the region's last line). ``<|cursor|>`` may appear inside it.
-- Directives may appear anywhere in the request text:
-  ``REPLACE <old> WITH <new>`` replaces every occurrence of *old* in the region, except
-  on region lines that themselves hold a directive; ``COMPLETE <text>`` inserts *text*
-  at the cursor (or at the region's end when there is no cursor). An operand is a bare
-  non-space token, a ``"double-quoted"`` string or a ```backticked``` string; inside
-  the quoted forms ``\\n`` and ``\\t`` mean newline and tab.
+- ``REPLACE <old> WITH <new>`` anywhere in the request text replaces every *old* in
+  the region, except on region lines that themselves hold a directive: an *old* that
+  is an identifier (or a dotted name) is replaced where it is code only, never in a
+  string or a comment (``code.py``); any other text is replaced wherever it stands.
+  ``COMPLETE <text>`` inserts *text* at the cursor (or at the region's end when there
+  is no cursor) when it is in the user's words, or, for an inline completion, on the
+  cursor's line or the line just above it: a ``# COMPLETE`` comment left in a file
+  acts on the completion right after it, not on every later edit that shows it. An
+  operand is a bare non-space token, a ``"double-quoted"`` string or a ```backticked```
+  string; inside the quoted forms ``\\n`` and ``\\t`` mean newline and tab.
 - Without a REPLACE or COMPLETE directive, a diagnostic in the prompt that suggests a
   name (``Cannot find name 'raduis'. Did you mean 'radius'?``) is followed, as a real
   model would: the name becomes the suggested one in the region (``suggestions.py``);
   then the user's plain words ("rename a to b", "add a docstring", a quick fix on a
-  ruff or pyright message) are followed, or answered with one line of prose saying
-  what the emulator follows (``understanding.py``).
+  ruff or pyright message) are followed, or answered with one line saying what the
+  emulator does not understand and what it follows (``understanding.py``); an inline
+  completion request is completed from the code around the cursor (``completing.py``).
 - The answer is the complete new region, without the cursor marker, in one fenced
   code block (or in another reply shape, ``shapes.py``). Without region markers the
   answer is the COMPLETE text in a fence, or the sentence :data:`NO_REGION_ANSWER`.
@@ -42,9 +47,9 @@ import re
 from collections import deque
 from typing import Any, Iterable
 
-from sparkls.emulator import deep, nextedit, suggestions, understanding
+from sparkls.emulator import deep, nextedit, phrasings, rewrites, suggestions, understanding
+from sparkls.emulator.code import is_identifier, rename_in_code
 from sparkls.emulator.protocol import CURSOR, FENCE, REGION_END, REGION_START, fence, find_region
-from sparkls.emulator.phrasings import NOT_UNDERSTOOD
 from sparkls.emulator.shapes import BROKEN_TAIL, REPLY_STYLES, render
 
 __all__ = [
@@ -102,8 +107,9 @@ def parse_directives(text: str) -> Directives:
     return Directives(replaces, completes)
 
 
-def edit_region(region: str, directives: Directives) -> str:
-    """Apply *directives* to *region*; return the new region without the cursor."""
+def edit_region(region: str, directives: Directives, language: str = "") -> str:
+    """Apply *directives* to *region* (of *language*, "" for Python or unknown); return
+    the new region without the cursor."""
     # Replacements run over each stretch of consecutive lines without a directive, so
     # an operand may span lines ("a\nb") but a directive's own line stays as it is.
     runs: list[tuple[bool, list[str]]] = []
@@ -118,7 +124,9 @@ def edit_region(region: str, directives: Directives) -> str:
         chunk = "".join(lines)
         if not held:
             for replace in directives.replaces:
-                if replace.old:
+                if is_identifier(replace.old):  # a rename: in code only, never a string's words
+                    chunk = rename_in_code(chunk, [(replace.old, replace.new)], language, whole_words=False)
+                elif replace.old:
                     chunk = chunk.replace(replace.old, replace.new)
         edited.append(chunk)
     text = "".join(edited)
@@ -148,7 +156,8 @@ def answer(request_text: str, *, reply: str = "fenced") -> str:
     bounds = find_region(request_text)
     if bounds is not None:
         old = request_text[bounds[0] : bounds[1]]
-        new = edit_region(old, directives)
+        directives = Directives(directives.replaces, _completes_in_reach(request_text, bounds))
+        new = edit_region(old, directives, rewrites.language(request_text))
         if not (directives.replaces or directives.completes):
             new = suggestions.apply_renames(new, suggestions.suggested_renames(request_text))
             followed = follow_words(request_text, old, new)
@@ -161,13 +170,30 @@ def answer(request_text: str, *, reply: str = "fenced") -> str:
     return NO_REGION_ANSWER
 
 
+def _completes_in_reach(request_text: str, bounds: tuple[int, int]) -> tuple[str, ...]:
+    """The COMPLETE directives that act on this request: in the user's words, and for an
+    inline completion on the cursor's line or the line above it (a raw request without
+    user words: all of them)."""
+    labelled = phrasings.labelled_words(request_text)
+    if labelled is None:  # a raw request (a test's own): its directives, wherever they are
+        return parse_directives(request_text).completes
+    completes = parse_directives(labelled).completes
+    words = phrasings.user_words(request_text) or ""
+    if words.startswith("Complete the code at the cursor"):
+        above = request_text[: bounds[0]].rstrip("\n").rsplit("\n", 2)  # [..., line above, start marker]
+        near = (above[-2] if len(above) >= 2 else "") + "\n" + request_text[bounds[0] : bounds[1]]
+        completes += parse_directives(near).completes
+    return completes
+
+
 def follow_words(request_text: str, old: str, new: str, *, earlier: str | None = None) -> understanding.Followed | None:
     """The user's plain words followed on *new* (the region *old* after the
     suggestions, ``understanding.py``): None when the request holds no user words;
     a suggestion taken counts as understanding them."""
     cursor = old.find(CURSOR)
     followed = understanding.follow(request_text, new, cursor=cursor if cursor >= 0 else None, earlier=earlier)
-    if followed is not None and followed.prose == NOT_UNDERSTOOD and new != old.replace(CURSOR, ""):
+    not_understood = followed is not None and (followed.prose or "").startswith(phrasings.NOT_UNDERSTOOD_START)
+    if not_understood and new != old.replace(CURSOR, ""):
         return understanding.Followed(new)
     return followed
 

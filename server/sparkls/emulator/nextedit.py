@@ -28,6 +28,7 @@ from __future__ import annotations
 import re
 from difflib import SequenceMatcher
 
+from sparkls.emulator.code import rename_in_code
 from sparkls.emulator.protocol import END_LINE_RE, START_LINE_RE, fence
 
 RECENT_EDITS = "Recent edits (oldest first):"
@@ -86,44 +87,6 @@ def apply_replaces(region: str, replaces: list[Replace] | tuple[Replace, ...]) -
     return "\n".join(lines)
 
 
-# A string literal or a comment to the end of the line: a model renaming an identifier
-# leaves the words in them alone ("Circle area:" stays when `area` is renamed).
-_STRINGS = r"""("(?:\\.|[^"\\\n])*"|'(?:\\.|[^'\\\n])*'|`[^`]*`"""
-_TEXT = {  # a string literal, or a comment to the end of the line, by the fence's language
-    "hash": re.compile(_STRINGS + r"|#.*)"),  # Python, shell, Ruby...: `#` starts a comment
-    "slash": re.compile(_STRINGS + r"|//.*)"),  # C-like: `#` is code (`this.#count`, `#include`)
-}
-_HASH_COMMENTS = frozenset({"python", "py", "ruby", "rb", "bash", "sh", "shell", "toml", "yaml", "r"})
-
-
-_INTERPOLATION = re.compile(r"(?<!\{)(\$?\{(?!\{))([^{}]*)\}")
-
-
-def apply_renames(region: str, renames: list[Replace] | tuple[Replace, ...], tag: str = "") -> str:
-    """Each identifier renamed as a whole word, in code only (not in a string literal
-    or a comment, but in an f-string's `{...}` and a template's `${...}`), except on
-    lines that hold a directive."""
-    def words(code: str) -> str:
-        for old, new in renames:
-            if old:
-                code = re.sub(rf"(?<![\w$]){re.escape(old)}(?![\w$])", lambda _m, new=new: new, code)
-        return code
-
-    text = _TEXT["hash" if tag.lower() in _HASH_COMMENTS else "slash"]
-    lines = region.split("\n")
-    for i, line in enumerate(lines):
-        if _DIRECTIVE_LINE.search(line):
-            continue
-        pieces = text.split(line)  # code, text, code, text, ...
-        for k, piece in enumerate(pieces):
-            if k % 2 == 0:
-                pieces[k] = words(piece)
-            elif piece[:1] == "`" or (piece[:1] in "\"'" and re.search(r"[fF][rR]?$|[rR][fF]$", pieces[k - 1])):
-                pieces[k] = _INTERPOLATION.sub(lambda m: m.group(1) + words(m.group(2)) + "}", piece)
-        lines[i] = "".join(pieces)
-    return "\n".join(lines)
-
-
 def diff_renames(removed: list[str], added: list[str]) -> list[Replace]:
     """The identifiers the diffs replaced by others, as REPLACE directives would say."""
     old = _IDENTIFIER.findall("\n".join(removed))
@@ -170,7 +133,7 @@ def answer(text: str, forced: list[Replace] | tuple[Replace, ...] = ()) -> str:
         rewritten = []
         for number, tag, body in shown:
             # REPLACE directives as written; a diff's renames as a model would make them
-            new = apply_replaces(body, replaces) if forced else apply_renames(body, replaces, tag)
+            new = apply_replaces(body, replaces) if forced else rename_in_code(body, replaces, tag, keep_line=_DIRECTIVE_LINE.search)
             for member in members:
                 if _MEMBER_USE.search(new) and not re.search(rf"(?:\.|::){re.escape(member)}\b", new):
                     new = with_new_arm(new, member)

@@ -18,15 +18,32 @@ from __future__ import annotations
 import dataclasses
 import re
 
-__all__ = ["NOT_UNDERSTOOD", "Reading", "read", "user_words"]
+__all__ = ["FOLLOWS", "NOT_UNDERSTOOD_START", "Reading", "labelled_words", "not_understood", "read", "user_words"]
 
-# What the emulator answers, as prose, to words it cannot follow. sparkls shows a reply
-# without code to the user (its first 240 characters): this one line fits whole.
-NOT_UNDERSTOOD = (
-    "The sparkls emulator is not a model: it follows instructions like `rename old to new`, "
-    "`add a docstring`, `add type hints`, `make it async`, `remove unused imports`, and quick fixes "
-    "for ruff and pyright diagnostics (docs/emulator.md)."
+# What the emulator follows, said when it cannot follow the words it was given. sparkls
+# shows an answer in words whole; the list names each phrasing docs/emulator.md documents.
+FOLLOWS = (
+    "`rename old to new`, `add a docstring`, `add type hints`, `make it async`, "
+    "`return None on empty input`, `add retries with backoff`, `simplify`, `shorter`, "
+    "`remove unused imports`, and quick fixes for ruff and pyright diagnostics (docs/emulator.md)"
 )
+NOT_UNDERSTOOD_START = "The sparkls emulator does not understand "
+
+
+def not_understood(words: str) -> str:
+    """The one line the emulator answers to *words* it cannot follow: what they were, and
+    what it follows instead. A scripted stand-in says so; it never fails as a model would."""
+    if words.startswith("Fix this problem:"):
+        what = f'the diagnostic "{_short(words.removeprefix("Fix this problem:").strip())}"'
+    else:
+        what = f'"{_short(words)}"'
+    return f"{NOT_UNDERSTOOD_START}{what}; it follows: {FOLLOWS}."
+
+
+def _short(words: str, limit: int = 80) -> str:
+    words = " ".join(words.split())
+    return words if len(words) <= limit else words[: limit - 1].rstrip() + "…"
+
 
 _LABEL_RE = re.compile(
     r"(?:^Instruction: |as follows: |added to the instruction: )(.*?)(?=\n[ \t]*\n|\Z)", re.MULTILINE | re.DOTALL
@@ -64,8 +81,14 @@ _ACTIONS: tuple[tuple[str, re.Pattern[str]], ...] = (
     ("keep_name", re.compile(
         r"\bkeep\s+the\s+(?:old|original|previous|former)\s+name\b|\bundo\s+the\s+renam(?:e|ing)\b|\bdon'?t\s+rename\b", re.I
     )),
-    # sparkls's inline-completion request: no words of the user's, and nothing a script
-    # can write without a COMPLETE directive; the region comes back as it is.
+    ("none_on_empty", re.compile(
+        r"\breturn\s+None\b[^.\n]*\b(?:empty|blank)\b|\b(?:empty|blank)\b[^.\n]*\breturn\s+None\b", re.I
+    )),
+    ("retries", re.compile(r"\b(?:add|with|use)\b[^.\n]{0,20}?\bretr(?:y|ies|ying)\b|\bretry\s+(?:it|this|with)\b", re.I)),
+    ("simplify", re.compile(r"\bsimplif(?:y|ies|ied)\b|\bmake\s+(?:it|this)\s+simpler\b", re.I)),
+    ("shorter", re.compile(r"\bshort(?:er|en)\b|\bmore\s+concise\b|\bless\s+verbose\b", re.I)),
+    # sparkls's inline-completion request: no words of the user's; what goes in at the
+    # cursor comes from the code around it (completing.py).
     ("complete", re.compile(r"^Complete the code at the cursor\b", re.I)),
     ("fix", re.compile(r"(?:^|spark:)[ \t]*(?:please\s+)?fix\b", re.I | re.M)),
 )
@@ -83,6 +106,13 @@ class Reading:
     @property
     def understood(self) -> bool:
         return bool(self.renames or self.call_it or self.actions)
+
+
+def labelled_words(request_text: str) -> str | None:
+    """The user's words in *request_text* as written (the last labelled ones, directives
+    and all); None when there are none."""
+    found = _LABEL_RE.findall(request_text)
+    return found[-1] if found else None
 
 
 def user_words(request_text: str) -> str | None:

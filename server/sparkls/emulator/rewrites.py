@@ -12,6 +12,8 @@ from __future__ import annotations
 
 import re
 
+from sparkls.emulator.code import rename_in_code
+
 __all__ = [
     "add_docstring", "add_type_hints", "language", "make_async", "one_name", "remove_imports",
     "remove_unused_variables", "rename",
@@ -45,14 +47,12 @@ def _word(name: str) -> str:
     return rf"(?<![\w$]){re.escape(name)}(?![\w$])"
 
 
-def rename(region: str, old: str, new: str, held: tuple[str, ...] = ()) -> str:
-    """*region* with every whole identifier (or dotted name) *old* made *new*, except on
-    lines that hold one of the *held* phrases (the instruction's own comment)."""
+def rename(region: str, old: str, new: str, held: tuple[str, ...] = (), lang: str = "") -> str:
+    """*region* with every whole identifier (or dotted name) *old* made *new* where it is
+    code (never in a string or a comment: code.py), except on lines that hold one of
+    the *held* phrases (the instruction's own comment)."""
     lowered = tuple(h.lower() for h in held)
-    lines = region.splitlines(keepends=True)
-    return "".join(
-        line if any(h in line.lower() for h in lowered) else re.sub(_word(old), lambda _: new, line) for line in lines
-    )
+    return rename_in_code(region, [(old, new)], lang, keep_line=lambda line: any(h in line.lower() for h in lowered))
 
 
 def one_name(region: str, lang: str, cursor: int | None) -> str | None:

@@ -4,9 +4,11 @@
 when the request has no REPLACE or COMPLETE directive. With no user words in the
 request (no ``Instruction:`` label, say) it returns None and the caller answers as
 it always did. Otherwise it reads the words (``phrasings.py``), rewrites the region
-(``rewrites.py``, ``fixes.py`` for a quick fix) and returns what to answer: the new
-region, or a sentence (prose, as a model answers what it will not do in code) when
-the words ask for nothing it can do: :data:`phrasings.NOT_UNDERSTOOD`.
+(``rewrites.py``, ``refactors.py``, ``fixes.py`` for a quick fix) and returns what to
+answer: the new region (empty when the words delete all of it: "remove this import"
+on its own line), or one sentence when the words ask for nothing it can do,
+:func:`phrasings.not_understood`: "The sparkls emulator does not understand "…";
+it follows: …", as a scripted stand-in says, never as a model failing.
 """
 
 from __future__ import annotations
@@ -14,17 +16,13 @@ from __future__ import annotations
 import dataclasses
 import re
 
-from sparkls.emulator import fixes, phrasings, rewrites
+from sparkls.emulator import completing, fixes, phrasings, refactors, rewrites
 from sparkls.emulator.protocol import CURSOR, REGION_END, REGION_START
 
 __all__ = ["Followed", "follow"]
 
 _FIX_PROBLEM = "Fix this problem:"
-# sparkls never applies an empty answer (it would delete the whole region): say so instead.
-_WOULD_EMPTY = (
-    "The fix deletes all of the editable region (`{line}`), and sparkls does not apply an empty answer: "
-    "delete it yourself, or use your linter's own fix."
-)
+_PYTHON_ONLY = ("none_on_empty", "retries", "shorter", "simplify")
 _IMPORT_LINE_RE = re.compile(r"^[ \t]*(?:from[ \t]+\S+[ \t]+)?import[ \t][^\n]*$", re.M)
 
 
@@ -58,12 +56,12 @@ def follow(request_text: str, region: str, *, cursor: int | None = None, earlier
     lang = rewrites.language(request_text)
     new, known, prose = region, reading.understood, None
     for old, name in reading.renames:
-        new = rewrites.rename(new, old, name, reading.phrases)
+        new = rewrites.rename(new, old, name, reading.phrases, lang)
     if reading.call_it:
         current = rewrites.one_name(new, lang, cursor)
         known = current is not None
         if current is not None:
-            new = rewrites.rename(new, current, reading.call_it, reading.phrases)
+            new = rewrites.rename(new, current, reading.call_it, reading.phrases, lang)
     messages = fixes.listed(request_text)
     if "fix" in reading.actions:
         if not messages and words.startswith(_FIX_PROBLEM):
@@ -83,14 +81,25 @@ def follow(request_text: str, region: str, *, cursor: int | None = None, earlier
     if "unused_variables" in reading.actions:
         reported = fixes.fix(new, [m for m in messages if "ariable" in m], request_text, lang)
         new = reported.region if reported.known else rewrites.remove_unused_variables(new, None)
+    if "complete" in reading.actions:
+        new = completing.complete(new, cursor, request_text)
+    if lang in ("python", ""):
+        if "none_on_empty" in reading.actions:
+            new = refactors.none_on_empty(new, words)
+        if "retries" in reading.actions:
+            new = refactors.add_retries(new)
+        if "simplify" in reading.actions:
+            new = refactors.simplify(new)
+        if "shorter" in reading.actions:
+            new = refactors.shorter(new)
+    elif set(reading.actions) & set(_PYTHON_ONLY) and not (reading.renames or reading.call_it):
+        known = False  # Python rules: said, not pretended, elsewhere
     if "keep_name" in reading.actions and earlier is not None:
         new = _keep_names(earlier, new)
     if prose is not None and new == region:
         return Followed(region, prose)
-    if region.strip() and not new.strip():
-        return Followed(region, _WOULD_EMPTY.format(line=region.strip().splitlines()[0]))
     if not known:
-        return Followed(region, phrasings.NOT_UNDERSTOOD)
+        return Followed(region, phrasings.not_understood(words))
     return Followed(new)
 
 

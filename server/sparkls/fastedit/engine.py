@@ -81,7 +81,7 @@ async def run_fast_edit(env: RequestEnv, request: EditRequest) -> EditOutcome:
             raise InvalidEdit(f"{invalid} The deep tier could not take over: {exc}") from exc
         attempts += reply.attempts
         region = _current_region(env, doc, version, text_length, ctx)
-        new_region = read_region(reply.text, view, ctx.path)
+        new_region = read_region(reply.text, view, ctx.path, may_delete=True)  # "remove this import"
         try:
             check_region_parses(doc, region, new_region)
             break

@@ -28,6 +28,7 @@ if TYPE_CHECKING:
 
 INDEX_DELAY = 1.0  # seconds of quiet after a change before the buffer is reindexed
 OPEN_FIRST, OPEN_CAP = 1.0, 60.0  # seconds between two tries to open or build an index the file refused
+CLOSE_WAIT = 5.0  # seconds the cancelled index work gets to unwind at shutdown
 MAX_BUILD_FAILURES = 5  # builds failed for no fault of the file (a bug) before giving up
 
 
@@ -206,11 +207,11 @@ class IndexKeeper:
         (not failed against a closed index), then the index closes."""
         self._closing = True
         self._timers.cancel_all()
-        for task in (self._starting, self._building):
-            if task is not None:
-                task.cancel()
-        for task in list(self._refreshes):
+        tasks = [t for t in (self._starting, self._building, *self._refreshes) if t is not None and not t.done()]
+        for task in tasks:
             task.cancel()
+        if tasks:  # let them unwind: one cut short while it started the worker kills and reaps it
+            await asyncio.wait(tasks, timeout=CLOSE_WAIT)
         if self.index is not None:
             self.index.close()  # ends the index worker, mid-build or not
             await self.index.wait_closed()

@@ -17,12 +17,27 @@ fails when one of them changes under it. What it changes:
   handler (`workspace/executeCommand`, `didChange`, ...). Only a request's entry is
   ever removed, so a long session kept one or two futures per keystroke and command.
   Each entry now leaves when its future is done.
+- **`shutdown` ends what is in flight first**: every request still being served and
+  every request of ours still awaiting the editor is cancelled (the client's answered
+  "cancelled", ours withdrawn with `$/cancelRequest`), the handlers' tasks are given
+  `SHUTDOWN_GRACE` seconds to unwind, and only then do the sessions close and
+  `shutdown` answer. pygls's own `lsp_shutdown` cancels them while iterating
+  `_request_futures`, and cancelling a generator's or a sent request's future runs its
+  callbacks at once, which remove entries from that dict: "dictionary changed size
+  during iteration", an internal error for `shutdown`. We cancel from a copy.
+- **A generator handler whose step was cancelled answers "cancelled"**: pygls passes
+  the step's `CancelledError` on (it is not an `Exception`), and the request was never
+  answered.
 """
 
 from __future__ import annotations
 
+import asyncio
 import inspect
 import logging
+import uuid
+from collections.abc import Generator
+from concurrent.futures import Future
 from functools import partial
 from typing import Any
 
@@ -34,6 +49,10 @@ from pygls.protocol.json_rpc import JsonRPCNotification, JsonRPCRequestMessage, 
 from sparkls.lsp.rpc import INVALID_PARAMS, PARSE_ERROR, Answer, BadParams, Deliver, Drop, Gate
 
 logger = logging.getLogger(__name__)
+
+# Seconds `shutdown` waits for the cancelled handlers to unwind before it closes the
+# sessions and answers; one that takes longer is left to the exit (stdio.py).
+SHUTDOWN_GRACE = 2.0
 
 
 def _user_handler_only(method: str) -> Any:
@@ -61,6 +80,7 @@ class SparkProtocol(LanguageServerProtocol):
     def __init__(self, *args: Any, **kwargs: Any) -> None:
         super().__init__(*args, **kwargs)
         self._inner: dict[int, Any] = {}  # id(result future) -> the handler's future
+        self._sent: dict[Any, str] = {}  # our requests awaiting the client: id -> method
         self.gate = Gate(self._handles, self._structure, lambda i: (f := self._request_futures.get(i)) is not None and not f.done())
 
     def receive(self, body: bytes) -> int | None:
@@ -134,8 +154,15 @@ class SparkProtocol(LanguageServerProtocol):
     # $/cancelRequest for commands: pygls runs `workspace/executeCommand` as a generator
     # whose result future it cancels, but the command's own task keeps running. We
     # remember which task serves which request and cancel that too.
+    # A step that ended cancelled (its task was cancelled: the request's own cancel, a
+    # newer request, `shutdown`) cancels the request, which pygls answers "cancelled".
 
     def _run_generator(self, future: Any, *, gen: Any, result_future: Any) -> None:
+        if future is not None and future.cancelled():
+            gen.close()
+            if not result_future.done():
+                result_future.cancel()
+            return
         before = set(self._request_futures)
         super()._run_generator(future, gen=gen, result_future=result_future)
         started = [f for key, f in self._request_futures.items() if key not in before]
@@ -149,3 +176,37 @@ class SparkProtocol(LanguageServerProtocol):
         super()._handle_cancel_notification(msg_id)
         if inner is not None:
             inner.cancel()
+
+    # Our own requests to the client, remembered until answered, so that `shutdown`
+    # can withdraw them.
+
+    def send_request(self, method: str, params: Any | None = None, callback: Any = None, msg_id: Any = None) -> Future[Any]:
+        key = msg_id if msg_id is not None else str(uuid.uuid4())
+        self._sent[key] = method
+        future = super().send_request(method, params, callback, key)
+        future.add_done_callback(lambda _: self._sent.pop(key, None))
+        return future
+
+    @lsp_method(types.SHUTDOWN)
+    def lsp_shutdown(self, *args: Any) -> Generator[Any, Any, None]:
+        """Cancel everything in flight (from a copy: see the module doc), let it unwind,
+        then the user's `shutdown` handler (which closes the sessions)."""
+        current = self.msg_id
+        in_flight = [(key, f) for key, f in list(self._request_futures.items()) if key != current and not f.done()]
+        for key, future in in_flight:
+            if key in self._sent:
+                self.notify(types.CANCEL_REQUEST, types.CancelParams(id=key))
+            future.cancel()
+        tasks = [f for _, f in in_flight if isinstance(f, asyncio.Future)]
+        if tasks:
+            yield _unwound, (tasks,), None
+        if (user_handler := self.fm.features.get(types.SHUTDOWN)) is not None:
+            yield user_handler, args, None
+        self._shutdown = True
+
+
+async def _unwound(tasks: list[asyncio.Future[Any]]) -> None:
+    """Wait (a bounded while) for cancelled handler tasks to finish unwinding."""
+    _, left = await asyncio.wait(tasks, timeout=SHUTDOWN_GRACE)
+    if left:
+        logger.warning("shutdown: %d cancelled request(s) still unwinding after %.0f s", len(left), SHUTDOWN_GRACE)

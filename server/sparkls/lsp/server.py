@@ -22,15 +22,16 @@ from sparkls.errors import DocumentClosed, SparkError
 from sparkls.logs import ClientLog
 from sparkls.lsp.indexing import IndexKeeper
 from sparkls.lsp.messages import Messages
-from sparkls.lsp.protocol import SparkProtocol
+from sparkls.lsp.preload import WAITING, Preload
+from sparkls.lsp.protocol import SHUTDOWN_GRACE, SparkProtocol
 from sparkls.lsp.sessions import FirstSettings, SessionLeases, tier_identity
 from sparkls.lsp.status import StatusBoard
 from sparkls.lsp.timers import DocumentTimers
 
 # What a request needs beyond the documents (settings, the model clients, context,
 # speculation, completions, the index) is imported when first used, never at start-up:
-# `initialize` is answered after pygls and lsprotocol alone (`preload` loads the rest
-# right after `initialized`, between messages).
+# `initialize` is answered after pygls and lsprotocol alone (lsp/preload.py loads the
+# rest in a worker thread right after `initialized`).
 if TYPE_CHECKING:
     from sparkls.completion.service import CompletionService
     from sparkls.config import Settings
@@ -45,12 +46,6 @@ if TYPE_CHECKING:
     from sparkls.request.environment import RequestEnv
 
 # The modules a request reaches, loaded one at a time after `initialized`.
-PRELOAD = (
-    "sparkls.config", "sparkls.guard", "sparkls.request.environment", "sparkls.models.session", "sparkls.context.builder", "sparkls.context.definitions",
-    "sparkls.fastedit.engine", "sparkls.fastedit.speculation", "sparkls.edits.instruction", "sparkls.completion",
-    "sparkls.lsp.handlers.args", "sparkls.deep.tasks", "sparkls.lsp.workspace_edit", "sparkls.context.index.workspace", "sparkls.nextedit.service",
-)
-
 logger = logging.getLogger(__name__)
 
 REPARSE_DELAY = 0.02  # seconds of quiet after a change before the tree is refreshed
@@ -107,6 +102,7 @@ class SparkServer(Messages):
         self._path_filter: asyncio.Future[PathFilter] | None = None
         self.status_board = StatusBoard(self)  # `sparkls/status`, the split warning
         self._tasks: set[asyncio.Task[Any]] = set()
+        self.preload = Preload()  # what requests need, imported after `initialized` (lsp/preload.py)
         # Every store of per-document state, by name: each forgets a document when it
         # closes (`close_document`), and says how many documents it holds (`held`).
         self.per_document: dict[str, PerDocument] = {"preparer": self.preparer}
@@ -242,20 +238,6 @@ class SparkServer(Messages):
             encoding=self.documents.encoding,
         )
 
-    async def preload(self) -> None:
-        """Import what requests need, one module at a time, between messages: after
-        `initialized`, so that start-up pays for none of it and a first request little."""
-        import gc
-        import importlib
-
-        for name in PRELOAD:
-            importlib.import_module(name)
-            await asyncio.sleep(0)
-        # Everything loaded so far (modules, lsprotocol's types, pydantic's schemas) lives
-        # as long as the process: out of the collector's sight, a full collection scans
-        # the documents' objects only (pauses of tens of ms otherwise, now and then).
-        gc.freeze()
-
     def _new_fast_session(self) -> TierSession:
         from sparkls.context.prompt import FAST_INSTRUCTIONS
         from sparkls.guard import fixed_wire
@@ -285,6 +267,16 @@ class SparkServer(Messages):
             session = TierSession("deep", self.settings, cache_key=workspace_cache_key(self.root), on_status=self.status_board.send)
             self._deep = (identity, session)
         return self._deep[1]
+
+    def feature(self, feature_name: str, options: Any | None = None) -> Callable[[Any], Any]:
+        """pygls's registration; the requests that run what the preload imports wait for it."""
+        register = super().feature(feature_name, options)
+        return (lambda handler: register(self.preload.first(handler))) if feature_name in WAITING else register
+
+    def command(self, command_name: str) -> Callable[[Any], Any]:
+        """pygls's registration; every command waits for the preload (lsp/preload.py)."""
+        register = super().command(command_name)
+        return lambda handler: register(self.preload.first(handler))
 
     def spawn(self, coro: Coroutine[Any, Any, Any], what: str) -> asyncio.Task[Any]:
         """Run `coro` in the background, keeping a reference and logging its failure."""
@@ -384,11 +376,18 @@ class SparkServer(Messages):
             types.MessageType.Warning,
         )
 
-    async def close_sessions(self) -> None:
+    async def shut_down(self) -> None:
+        """`shutdown`: close the tier sessions and the index, then cancel the background
+        work still running (a preload, a pull the editor never answered) and let it
+        unwind, bounded: `exit` should find nothing left to cancel."""
         await self.fast.close()
         if self._deep is not None:
             await self._deep[1].close()
         await self.indexing.close()
+        if left := [task for task in self._tasks if not task.done()]:
+            for task in left:
+                task.cancel()
+            await asyncio.wait(left, timeout=SHUTDOWN_GRACE)
 
 
 def workspace_cache_key(root: Path | None) -> str | None:

@@ -17,6 +17,7 @@ import sys
 import threading
 from typing import TYPE_CHECKING, BinaryIO
 
+from sparkls.lsp import looplag
 from sparkls.lsp.rpc import FrameParser, Noise
 
 if TYPE_CHECKING:
@@ -166,6 +167,7 @@ def serve(server: SparkServer, stdin: BinaryIO | None = None, stdout: BinaryIO |
     stdin = stdin or sys.stdin.buffer
     stdout = stdout or sys.stdout.buffer
     loop = asyncio.new_event_loop()
+    lag = looplag.watch(loop)  # the test suite's loop-lag monitor; off for users
     try:
         return loop.run_until_complete(_serve(server, stdin, stdout))
     except KeyboardInterrupt:
@@ -174,6 +176,8 @@ def serve(server: SparkServer, stdin: BinaryIO | None = None, stdout: BinaryIO |
         try:
             _end_tasks(loop)
         finally:
+            if lag is not None:
+                lag.stop()
             loop.close()
             server.shutdown()
 
@@ -182,6 +186,8 @@ def _end_tasks(loop: asyncio.AbstractEventLoop) -> None:
     """What `asyncio.run` does at the end, but bounded: cancel every task, wait up to
     EXIT_GRACE_SECONDS, name (on stderr's log) any that did not end, and go on."""
     pending = [task for task in asyncio.all_tasks(loop) if not task.done()]
+    if pending:  # after a `shutdown`, nothing should be left: each one is a lead
+        logger.info("cancelling %d task(s) still running at exit: %s", len(pending), sorted(map(repr, pending)))
     for task in pending:
         task.cancel()
     if pending:

@@ -41,6 +41,13 @@ BODY_END_WAIT = 0.5  # seconds to wait for the end of a completed response's bod
 CUT_OFF_FINISH = frozenset({"length", "content_filter"})
 
 
+def tls_context(custom: ssl.SSLContext | None) -> ssl.SSLContext:
+    """The client's TLS context: `custom` (a tier's CA bundle), else the one httpx would
+    make (certifi's bundle, or SSL_CERT_FILE / SSL_CERT_DIR). Reading a bundle takes
+    tens of milliseconds: callers make it in a worker thread, off the event loop."""
+    return custom if custom is not None else httpx.create_ssl_context()
+
+
 class HTTPStreamer:
     """POST + server-sent events to one tier's API root."""
 

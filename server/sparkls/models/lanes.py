@@ -16,6 +16,16 @@ wasted (`wasted_tokens`). A lost connection fails every lane still in flight wit
 `StreamError` naming the connection (`ConnectionLost.connection`), so the tier counts
 one failure and each request is sent again once.
 
+A connection is lost, too, when it cannot be trusted to route the rest: a frame that
+is not a JSON object (a malformed or truncated text frame, a binary frame), a frame
+naming a lane this connection never opened, a response frame naming no lane from a
+server that runs lanes, or a response id the server already gave another request.
+Any of those could belong to any lane, and a lane that misses its end would wait
+forever; so sparkls closes the connection and every request in flight on it is sent
+again, none applied. Frames for a lane that has ended (a response's tail after its
+`response.completed`) are dropped. A connection silent past the stall limit while
+requests wait on it (liveness.py) is closed the same way.
+
 A server that does not know lanes either refuses the first `stream_id` with an error
 naming it, or ignores it (its frames name no lane). Until a frame has named its lane
 (`runs_lanes`), frames that name none go to the oldest lane still waiting for its
@@ -41,12 +51,12 @@ from websockets.exceptions import ConnectionClosed
 
 from sparkls.errors import ConnectError, ModelError, StreamError
 from sparkls.models.events import Created, Event, Sent, Where, classify
+from sparkls.models.laneframes import ENDINGS, STEER_PREFIX, Untrusted, described, parsed, steer_failure
+from sparkls.models.liveness import Liveness
 
 logger = logging.getLogger(__name__)
 
 KNOWN_RESPONSES = 256  # responses a fork may name on this connection (the service keeps each lane's last)
-ENDINGS = frozenset({"response.completed", "response.incomplete"})
-STEER_PREFIX = "response.steer."
 
 
 class ConnectionLost(StreamError):
@@ -83,6 +93,7 @@ class LaneConnection:
         *,
         on_lost: Callable[[LaneConnection], None],
         on_waste: Callable[[LaneConnection], None] | None = None,
+        stall: float | None = None,
     ) -> None:
         self.ws = ws
         self.where = where
@@ -94,6 +105,7 @@ class LaneConnection:
         self.wasted_tokens = 0
         self.lanes_served = 0
         self._lanes: dict[str, _Lane] = {}
+        self._opened: set[str] = set()  # every lane sent on this connection
         self._by_response: dict[str, _Lane] = {}
         self._known: OrderedDict[str, None] = OrderedDict()
         self._unlaned: _Lane | None = None  # the lane frames without a `stream_id` go to
@@ -102,6 +114,7 @@ class LaneConnection:
         self._lost: ModelError | None = None
         self._idle = asyncio.Event()
         self._idle.set()
+        self._liveness = Liveness(ws, stall, self._silent) if stall is not None else None
         self._reader = asyncio.ensure_future(self._read())
 
     # -- state ----------------------------------------------------------------
@@ -132,6 +145,8 @@ class LaneConnection:
             self._idle.clear()
         else:
             self._idle.set()
+        if self._liveness is not None:
+            self._liveness.busy(bool(self.in_flight))
 
     @property
     def discarding(self) -> int:
@@ -153,6 +168,7 @@ class LaneConnection:
             raise ConnectError(f"The {self.where.tier} tier's connection is closed.")
         lane = _Lane(f"lane-{next(self._ids)}")
         self._lanes[lane.id] = lane
+        self._opened.add(lane.id)
         self._update_idle()
         try:
             await self.ws.send(json.dumps({**message, "stream_id": lane.id}))
@@ -205,29 +221,46 @@ class LaneConnection:
     async def _read(self) -> None:
         try:
             async for frame in self.ws:
-                try:
-                    data = json.loads(frame)
-                except ValueError:
-                    logger.info("the %s tier sent a frame that is not JSON; dropped", self.where.tier)
-                    continue
-                if isinstance(data, dict):
-                    self._route(data)
+                if self._liveness is not None:
+                    self._liveness.heard()
+                self._route(parsed(frame))
             reason = "the service closed it"
         except ConnectionClosed as exc:
             reason = str(exc)
+        except Untrusted as exc:
+            self._break(f"{exc}, which leaves its lanes in doubt")
+            return
         except Exception as exc:  # the reader must fail the lanes, never vanish
             logger.exception("reading the %s tier's connection failed", self.where.tier)
             reason = f"{type(exc).__name__}: {exc}"
-        self._fail_all(reason)
+        self._fail_all(self._closed_message(reason))
+
+    def _closed_message(self, reason: str) -> Callable[[int], str]:
+        where = self.where
+        return lambda n: f"The connection to the {where.tier} tier at {where.host} closed with {n} response(s) in flight ({reason})."
+
+    def _silent(self, why: str) -> None:
+        self._break(f"went silent ({why})")
+
+    def _break(self, what: str) -> None:
+        """Close the connection for `what` the service did; every lane in flight fails."""
+        logger.info("closing the connection to the %s tier at %s: it %s", self.where.tier, self.where.host, what)
+        where = self.where
+        self._fail_all(
+            lambda n: f"The {where.tier} tier at {where.host} {what}, with {n} response(s) in flight; sparkls closed the connection."
+        )
+        self.ws.transport.abort()
 
     def _route(self, data: dict[str, Any]) -> None:
         kind = str(data.get("type") or "")
         name = data.get("stream_id")
         if isinstance(name, str):
+            if name not in self._opened:
+                raise Untrusted(f"named a lane this connection never opened (`stream_id` {name[:40]!r})")
             self.runs_lanes = True
             lane = self._lanes.get(name)
         elif kind == "error" and self.runs_lanes and self._steering:
-            data, kind = _steer_failure(data), "response.steer.failed"  # a steer the server does not take
+            data, kind = steer_failure(data), "response.steer.failed"  # a steer the server does not take
             lane = self._steering[0]
         else:
             lane = self._unlaned_lane(kind, data)
@@ -238,7 +271,9 @@ class LaneConnection:
             if isinstance(response_id, str) and kind in ENDINGS:
                 self._remember(response_id)
         if lane is None:
-            return  # a lane already given up on, or a frame for nobody
+            return  # a lane that has ended: the rest of its response, dropped
+        if kind == "response.created":
+            self._check_new(lane, data)
         lane.started = True
         self._track(lane, kind, data)
         if lane.abandoned:
@@ -264,12 +299,22 @@ class LaneConnection:
             steer = data.get("steer") if isinstance(data.get("steer"), dict) else {}
             return self._by_response.get(str(steer.get("previous_response_id")))
         if self.runs_lanes:
-            return None  # not a response's frame: nobody's
+            raise Untrusted(f"sent {described(kind, data)} naming no lane")
         if self._unlaned is None or self._unlaned.done:
             self._unlaned = next((lane for lane in self._lanes.values() if not lane.started), None)
             if self._unlaned is not None and kind != "error":
                 self.ignores_lanes = True
         return self._unlaned
+
+    def _check_new(self, lane: _Lane, data: dict[str, Any]) -> None:
+        """A lane starts a response only after its last one ended (a steered one's
+        successor), and never with an id the server already gave a response: either
+        would mix two answers into one."""
+        response_id = (data.get("response") or {}).get("id")
+        if lane.response_id is not None and not lane.ended:
+            raise Untrusted(f"started a second response on a lane before its first ended ({str(response_id)[:40]!r})")
+        if isinstance(response_id, str) and (response_id in self._by_response or response_id in self._known):
+            raise Untrusted(f"gave a new response the id of an earlier one ({response_id[:40]!r})")
 
     def _track(self, lane: _Lane, kind: str, data: dict[str, Any]) -> None:
         """Whether this frame ends the lane: an error or a failed response does; a
@@ -318,15 +363,14 @@ class LaneConnection:
         while len(self._known) > KNOWN_RESPONSES:
             self._known.popitem(last=False)
 
-    def _fail_all(self, reason: str) -> None:
+    def _fail_all(self, message: Callable[[int], str]) -> None:
+        """Fail every lane in flight with `message(how many)` and forget them."""
         if self._lost is not None:
             return
+        if self._liveness is not None:
+            self._liveness.close()
         live = [lane for lane in self._lanes.values() if not lane.done]
-        self._lost = ConnectionLost(
-            f"The connection to the {self.where.tier} tier at {self.where.host} closed "
-            f"with {len(live)} response(s) in flight ({reason}).",
-            self,
-        )
+        self._lost = ConnectionLost(message(len(live)), self)
         for lane in live:
             lane.done = True
             if not lane.abandoned:
@@ -345,11 +389,4 @@ class LaneConnection:
             await self.ws.close()
         finally:
             self._reader.cancel()
-            self._fail_all("closed by sparkls")
-
-
-def _steer_failure(error: dict[str, Any]) -> dict[str, Any]:
-    """An error event answering a `response.steer`, as the steer's failure."""
-    detail = error.get("error") if isinstance(error.get("error"), dict) else {}
-    code = detail.get("code") or "steering_not_supported"
-    return {"type": "response.steer.failed", "error": {"code": code, "message": str(detail.get("message") or "")}, "steer": {}}
+            self._fail_all(self._closed_message("closed by sparkls"))

@@ -64,6 +64,7 @@ class LaneSocket:
         warm: Callable[[LaneConnection], Awaitable[Any]] | None = None,
         max_age: float = 55 * 60,
         waste_limit: int = 1000,
+        stall: float | None = None,
     ) -> None:
         self.url = url
         self.where = where
@@ -72,6 +73,7 @@ class LaneSocket:
         self._warm = warm
         self.max_age = max_age
         self.waste_limit = waste_limit
+        self.stall = stall  # the stall limit of a request in flight (liveness.py)
         self._current: LaneConnection | None = None
         self._opening: asyncio.Task[LaneConnection] | None = None
         self._connections: set[LaneConnection] = set()
@@ -118,7 +120,7 @@ class LaneSocket:
 
     async def _open(self) -> LaneConnection:
         ws = await dial(self.url, self._api_key, self.where, **self._dial_options)
-        conn = LaneConnection(ws, self.where, on_lost=self._on_lost, on_waste=self._on_waste)
+        conn = LaneConnection(ws, self.where, on_lost=self._on_lost, on_waste=self._on_waste, stall=self.stall)
         self._connections.add(conn)
         self.connections_opened += 1
         logger.info("connected to %s for lanes (%d connections so far)", self.url, self.connections_opened)

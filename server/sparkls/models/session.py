@@ -50,6 +50,7 @@ from sparkls.errors import (
 )
 from sparkls.models.chain import PREVIOUS_RESPONSE_NOT_FOUND, Chain, FollowUp, turn_for
 from sparkls.models.collect import Reply, SteeredAway, collect
+from sparkls.models.deadline import Deadline, gave_up
 from sparkls.models.events import Where, chat_body, response_create, responses_body
 from sparkls.models.explain import naming_local_base_url
 from sparkls.models.heal import Healer
@@ -185,7 +186,7 @@ class TierSession:
         """Open and warm the WebSocket connection (HTTP tiers: check the key); never raises."""
         if self.transport != "websocket":
             try:
-                self._links.http()
+                await self._links.http()
             except ModelError as exc:  # no API key
                 self._set_status(state="failing", reason=str(exc))
             else:
@@ -245,11 +246,13 @@ class TierSession:
         stream_retried = False
         attempt = 0
         asked = time.perf_counter()
+        deadline = Deadline(self.tier.request_timeout, self.name)
+        resent: ModelError | None = None  # the broken stream a request was sent again after
         while True:
             attempt += 1
             transport, mode = self.transport, self.mode
             try:
-                reply = await self._complete_once(transport, prompt, attempt, follow_up, steering)
+                reply = await self._complete_once(transport, prompt, attempt, follow_up, steering, deadline)
             except ModelError as exc:
                 if mode == "lanes" and lanes_refused(exc, self._links.ignores_lanes):
                     self._no_lanes(exc)
@@ -265,13 +268,15 @@ class TierSession:
                 retry = is_retryable(exc, max_wait=max_wait) and attempt < MAX_ATTEMPTS
                 if isinstance(exc, StreamError):
                     retry, stream_retried = retry and not stream_retried, True
-                if not retry:
-                    explained = self._explained(exc)
+                delay = retry_delay(exc, delays) if retry else 0.0
+                if not retry or not deadline.allows(delay):
+                    explained = gave_up(self._explained(exc), resent)
                     self._failed(exc, explained)
                     if explained is exc:
                         raise
                     raise explained from exc
-                delay = retry_delay(exc, delays)
+                if isinstance(exc, StreamError):
+                    resent = exc
                 if isinstance(exc, RateLimited) and notify is not None:
                     notify(f"Rate limited by {self.where.host} ({self.name} tier). Retrying in {delay:.3g} s.")
                 logger.info("%s tier: retrying after %s (attempt %d, in %.2f s)", self.name, exc, attempt, delay)
@@ -294,7 +299,8 @@ class TierSession:
             return reply
 
     async def _complete_once(
-        self, transport: str, prompt: Wire, attempt: int, follow_up: FollowUp | None, steering: Steering | None
+        self, transport: str, prompt: Wire, attempt: int, follow_up: FollowUp | None, steering: Steering | None,
+        deadline: Deadline,
     ) -> Reply:
         chain, store = (follow_up.chain if follow_up else None), self.tier.store
         started = time.perf_counter()
@@ -306,7 +312,7 @@ class TierSession:
             )
 
         try:
-            async with asyncio.timeout(self.tier.request_timeout):
+            async with asyncio.timeout(deadline.left()):
                 if transport == "websocket" and self.mode == "lanes":
                     lanes = self._links.lanes()
                     conn = await lanes.connection()
@@ -325,19 +331,16 @@ class TierSession:
                         return replace(reply, chain=chain, chained=previous is not None, mode="pool")
                 if self.tier.api != "responses":
                     body = chat_body(self.tier.model, prompt)
-                    return replace(await collect(self._links.http().stream(body), **read), mode="http")
+                    return replace(await collect((await self._links.http()).stream(body), **read), mode="http")
                 sent, previous = turn_for(follow_up, prompt, None)
                 body = responses_body(
                     self.tier.model, sent, cache_key=self.cache_key, previous_response_id=previous, store=store
                 )
-                reply = await collect(self._links.http().stream(body), **read)
+                reply = await collect((await self._links.http()).stream(body), **read)
                 chain = Chain(reply.response_id, transport, store)
                 return replace(reply, chain=chain, chained=previous is not None, mode="http")
         except TimeoutError as exc:
-            raise RequestTimeout(
-                f"The {self.name} tier did not finish within {self.tier.request_timeout:g} s "
-                "(setting `request_timeout`)."
-            ) from exc
+            raise deadline.passed() from exc
 
     def _failed(self, exc: ModelError, explained: ModelError) -> None:
         """The status after a request failed for good. An unreachable endpoint makes the

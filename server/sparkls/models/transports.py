@@ -10,21 +10,45 @@ the server runs lanes). Which one serves a request is the session's choice.
 
 from __future__ import annotations
 
+import asyncio
 import ssl
 from typing import Any
 
 from sparkls.config import Settings, TierSettings
+from sparkls.errors import BadCaFile
 from sparkls.guard.wire import Wire
 from sparkls.models.events import Where, warm_up_create
-from sparkls.models.http import HTTPStreamer
+from sparkls.models.http import HTTPStreamer, tls_context
 from sparkls.models.lanes import LaneConnection
 from sparkls.models.lanesocket import LaneSocket
 from sparkls.models.pool import SocketPool
 from sparkls.models.websocket import ResponsesSocket, warmed
 
 
-def ssl_context_for(tier: TierSettings) -> ssl.SSLContext | None:
-    return ssl.create_default_context(cafile=tier.ca_file) if tier.ca_file else None
+def ssl_context_for(tier: TierSettings, name: str) -> ssl.SSLContext | None:
+    """The TLS context that trusts `tier.ca_file` besides the system's CAs (None: the
+    system's alone); `BadCaFile` naming the file when it does not load."""
+    if not tier.ca_file:
+        return None
+    try:
+        return ssl.create_default_context(cafile=tier.ca_file)
+    except (OSError, ValueError) as exc:  # OSError includes ssl.SSLError: a file that is no CA bundle
+        raise BadCaFile(
+            f"cannot load the CA bundle {tier.ca_file} (`{name}.ca_file`): {_why(exc)}. Set `{name}.ca_file` to a PEM "
+            f"file of CA certificates, or remove it to trust the system's; nothing was sent to the {name} tier."
+        ) from exc
+
+
+def _why(exc: Exception) -> str:
+    if isinstance(exc, ssl.SSLError):
+        return f"no CA certificate could be read from it ({exc.reason or exc})"
+    if isinstance(exc, FileNotFoundError):
+        return "no such file"
+    if isinstance(exc, IsADirectoryError):
+        return "it is a folder"
+    if isinstance(exc, OSError):
+        return exc.strerror or str(exc)
+    return str(exc)
 
 
 class Transports:
@@ -48,7 +72,7 @@ class Transports:
         tier = self.tier
         return {
             "connect_timeout": tier.connect_timeout,
-            "ssl_context": ssl_context_for(tier),
+            "ssl_context": ssl_context_for(tier, self.name),
             "ping": (tier.keepalive_interval, tier.keepalive_timeout),
         }
 
@@ -63,6 +87,7 @@ class Transports:
                 warm=self._warm_lane if self._warm_wire is not None else None,
                 max_age=self.tier.max_connection_age,
                 waste_limit=self.tier.lane_waste_limit,
+                stall=self.tier.keepalive_timeout,
             )
         return self.lanes_made
 
@@ -80,6 +105,7 @@ class Transports:
                     ssl_context=options["ssl_context"],
                     ping_interval=options["ping"][0],
                     ping_timeout=options["ping"][1],
+                    stall=tier.keepalive_timeout,
                 )
 
             self.pool_made = SocketPool(
@@ -99,17 +125,18 @@ class Transports:
         assert self._warm_wire is not None
         await sock.warm(self.tier.model, self._warm_wire, cache_key=self.cache_key)
 
-    def http(self) -> HTTPStreamer:
+    async def http(self) -> HTTPStreamer:
+        """The tier's HTTP client, made on first use; its TLS context (a CA bundle read)
+        is made in a worker thread, so the loop does not wait for it."""
         if self._http is None:
-            self._http = HTTPStreamer(
-                self.tier.base_url,
-                self._settings.api_key_for(self.name),
-                self.where,
-                api=self.tier.api,
-                connect_timeout=self.tier.connect_timeout,
-                request_timeout=self.tier.request_timeout,
-                verify=ssl_context_for(self.tier) or True,
-            )
+            key = self._settings.api_key_for(self.name)  # raises MissingApiKey
+            tier, name = self.tier, self.name
+            verify = await asyncio.to_thread(lambda: tls_context(ssl_context_for(tier, name)))
+            if self._http is None:  # another request may have made it meanwhile
+                self._http = HTTPStreamer(
+                    tier.base_url, key, self.where, api=tier.api, connect_timeout=tier.connect_timeout,
+                    request_timeout=tier.request_timeout, verify=verify,
+                )
         return self._http
 
     async def close(self) -> None:

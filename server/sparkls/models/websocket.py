@@ -4,11 +4,15 @@
 `generate: false` request (the service caches the instructions and returns an id),
 and `stream(message)` sends one `response.create` and yields its events until the
 response completes — the API allows one response in flight per connection.
-Keepalive pings (websockets' own) detect a dead peer; `closed` tells the pool.
+Keepalive pings (websockets' own) detect a dead peer; `closed` tells the pool. While a
+response is awaited, a peer silent past the stall limit (`stall`: no frame, no pong;
+liveness.py) has its connection closed and the response fails as a broken stream.
 
 A response whose reader stopped early stays `pending`: its frames are still coming.
 The next user of the socket first drains them (`drain`, bounded in time) or closes the
-socket, so a request never sees frames of another. Foreign exceptions are translated
+socket, so a request never sees frames of another; a frame that cannot belong to the
+response awaited (frameorder.py: the tail of an earlier one, a duplicated response id)
+closes the connection, and the request is sent again on a new one. Foreign exceptions are translated
 here into `sparkls.errors`.
 """
 
@@ -30,6 +34,8 @@ from sparkls.guard.wire import Wire
 from sparkls.errors import ApiError, ConnectError, EndpointNotFound, HandshakeRefused, ModelError, StreamError
 from sparkls.models.explain import connect_failure, not_found_message
 from sparkls.models.events import Completed, Event, Sent, Where, api_error, classify, retry_after_from_headers, warm_up_create
+from sparkls.models.frameorder import OutOfOrder, ResponseOrder
+from sparkls.models.liveness import Liveness
 
 logger = logging.getLogger(__name__)
 
@@ -73,6 +79,20 @@ def headers_for(api_key: str | None) -> list[tuple[str, str]]:
     return [("Authorization", f"Bearer {api_key}"), BETA_HEADER]
 
 
+_system_tls: ssl.SSLContext | None = None
+
+
+async def system_tls() -> ssl.SSLContext:
+    """The TLS context trusting the system's CAs, made once per process in a worker
+    thread (reading the CA store takes tens of milliseconds) and shared by every
+    `wss` connection; websockets would otherwise make one on the loop per connection."""
+    global _system_tls
+    if _system_tls is None:
+        made = await asyncio.to_thread(ssl.create_default_context)
+        _system_tls = _system_tls or made  # two connections at once may each have made one
+    return _system_tls
+
+
 async def dial(
     url: str,
     api_key: str | None,
@@ -83,7 +103,9 @@ async def dial(
     ping: tuple[float | None, float | None],
 ) -> ClientConnection:
     """Open one WebSocket-mode connection; failures as `sparkls.errors`."""
-    kwargs: dict[str, Any] = {"ssl": ssl_context} if ssl_context is not None and url.startswith("wss") else {}
+    kwargs: dict[str, Any] = {}
+    if url.startswith("wss"):
+        kwargs["ssl"] = ssl_context if ssl_context is not None else await system_tls()
     try:
         return await connect(
             url,
@@ -94,6 +116,9 @@ async def dial(
             max_size=None,
             ping_interval=ping[0],
             ping_timeout=ping[1],
+            # Closing a connection whose peer went silent waits for its close frame no
+            # longer than a pong may take (websockets' default is 10 s more).
+            close_timeout=ping[1] if ping[1] is not None else 10.0,
             **kwargs,
         )
     except InvalidStatus as exc:
@@ -123,6 +148,7 @@ class ResponsesSocket:
         ssl_context: ssl.SSLContext | None = None,
         ping_interval: float | None = 20.0,
         ping_timeout: float | None = 20.0,
+        stall: float | None = None,
     ) -> None:
         self.url = url
         self.where = where
@@ -131,6 +157,10 @@ class ResponsesSocket:
         self._ssl = ssl_context
         self._ping = (ping_interval, ping_timeout)
         self._ws: ClientConnection | None = None
+        self._stall = stall
+        self._liveness: Liveness | None = None
+        self._silence: str | None = None  # why the connection was closed for silence
+        self._order = ResponseOrder()
         self._lock = asyncio.Lock()
         self.opened_at = 0.0
         self.pending = False  # a response was sent and its end not yet read
@@ -166,6 +196,10 @@ class ResponsesSocket:
         )
         self.opened_at = time.monotonic()
         self.pending = False
+        self._silence = None
+        self._order = ResponseOrder()
+        if self._stall is not None:
+            self._liveness = Liveness(self._ws, self._stall, self._silent)
         self.last_response_id = None
         self.connections_opened += 1
         logger.info("connected to %s (%d connections so far)", self.url, self.connections_opened)
@@ -222,28 +256,57 @@ class ResponsesSocket:
             except ConnectionClosed as exc:
                 await self._drop()
                 raise ConnectError(f"The {self.where.tier} tier's connection closed at once: {exc}") from exc
-        self.pending = True
+        self._awaiting(True)
         return ws
 
+    def _awaiting(self, pending: bool) -> None:
+        """Whether a response is awaited on the connection (the stall watch runs then)."""
+        self.pending = pending
+        if pending:
+            self._order.sent()
+        if self._liveness is not None:
+            self._liveness.busy(pending)
+
+    def _silent(self, why: str) -> None:
+        self._silence = why
+        if self._ws is not None:
+            self._ws.transport.abort()
+
     async def _next_event(self, ws: ClientConnection) -> Event | None:
+        where = self.where
         try:
-            data = json.loads(await ws.recv())
+            frame = await ws.recv()
+            if self._liveness is not None:
+                self._liveness.heard()
+            if not isinstance(frame, str):
+                raise ValueError("a binary frame")
+            data = json.loads(frame)
+            if not isinstance(data, dict):
+                raise ValueError("not an object")
+            self._order.check(data)
         except ConnectionClosed as exc:
-            await self._drop()
+            silence, _ = self._silence, await self._drop()
+            if silence is not None:
+                raise StreamError(
+                    f"The {where.tier} tier at {where.host} went silent with a response in flight ({silence}); "
+                    "sparkls closed the connection."
+                ) from exc
             raise StreamError(
-                f"The connection to the {self.where.tier} tier at {self.where.host} "
-                f"closed before the response completed ({exc})."
+                f"The connection to the {where.tier} tier at {where.host} closed before the response completed ({exc})."
             ) from exc
         except ValueError as exc:
             await self._drop()
-            raise StreamError(f"The {self.where.tier} tier sent a frame that is not JSON.") from exc
+            raise StreamError(f"The {where.tier} tier sent a frame that is not a JSON event ({exc}).") from exc
+        except OutOfOrder as exc:
+            await self._drop()
+            raise StreamError(f"The {where.tier} tier at {where.host} {exc}; sparkls closed the connection.") from exc
         try:
             event = classify(data, self.where)
         except ModelError:
-            self.pending = False  # an error event ends the response; the socket is fine
+            self._awaiting(False)  # an error event ends the response; the socket is fine
             raise
         if isinstance(event, Completed):
-            self.pending = False  # before the caller sees it: it may stop reading here
+            self._awaiting(False)  # before the caller sees it: it may stop reading here
             self.last_response_id = event.response_id
         return event
 
@@ -278,7 +341,10 @@ class ResponsesSocket:
 
     async def _drop(self) -> None:
         ws, self._ws = self._ws, None
-        self.pending = False
+        self._awaiting(False)
+        if self._liveness is not None:
+            self._liveness.close()
+            self._liveness = None
         if ws is not None:
             # Abort rather than wait for a closing handshake behind a stream we do not want.
             ws.transport.abort()

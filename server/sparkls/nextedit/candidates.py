@@ -45,6 +45,7 @@ from tree_sitter import Node, QueryCursor
 
 from sparkls.context.queries import query
 from sparkls.documents.store import Document
+from sparkls.nextedit.contract import same_calls
 from sparkls.nextedit.history import Edit, only_renames, renames
 from sparkls.nextedit.members import branch_of, container_of, has_arms, new_members
 from sparkls.nextedit.tree import ancestors, lines_of, node_at
@@ -92,6 +93,28 @@ def signature_of(doc: Document, offset: int) -> tuple[str, bool] | None:
         if params is not None and name is not None and params.start_byte <= byte <= params.end_byte:
             return doc.node_text(name), is_method(node)
     return None
+
+
+def changed_signature(doc: Document, edit: Edit) -> tuple[str, bool] | None:
+    """`signature_of` the edit, when the edit changed how the function is called: an
+    edit inside a parameter list that only adds or changes types ("add type hints")
+    changes no call (nextedit/contract.py)."""
+    found = signature_of(doc, edit.start)
+    if found is None:
+        return None
+    byte = doc.lines.byte_point(edit.start)[0]
+    for node in ancestors(node_at(doc, edit.start)):
+        params = node.child_by_field_name("parameters")
+        if params is not None and node.child_by_field_name("name") is not None and params.start_byte <= byte <= params.end_byte:
+            start, end = doc.point_offset(params.start_point), doc.point_offset(params.end_point)
+            if edit.end <= start or edit.start >= end:
+                return None  # next to the list, not in it: a return type (`-> float`)
+            if start <= edit.start and edit.end <= end:
+                old = doc.text[start : edit.start] + edit.old + doc.text[edit.end : end]
+                if same_calls(old, doc.text[start:end], doc.language_id):
+                    return None
+            break
+    return found
 
 
 def is_method(definition: Node) -> bool:
@@ -338,7 +361,7 @@ def find_candidates(doc: Document, edits: list[Edit], cursor: int, *, limit: int
                     continue  # `obj.old` is a member, not the variable `old`
                 if span_of(scopes.home(at, names)) == span_of(home):  # not another function's own `old`
                     found.append((line, line, f"use of {old} (now {new})"))
-        if doc.parses and (signature := signature_of(doc, edit.start)) is not None:
+        if doc.parses and (signature := changed_signature(doc, edit)) is not None:
             name, method = signature
             # A parameter only renamed changes no call, but one that passes it by name.
             keywords = [old for old, _ in renames(edit, text)] if only_renames(edit, text) else None

@@ -7,7 +7,8 @@ files follow, read from the tree:
   function (a module's or a class's), a field (`self.count = ...`, `this.count = ...`,
   a struct's or a class's field). A local's or a parameter's rename stays in its
   function, and a use renamed (not the definition) changes nothing elsewhere;
-- **a changed signature** of a function or method (an edit inside its parameter list);
+- **a changed signature** of a function or method (an edit inside its parameter list
+  that changes how it is called: not a type added or changed, nextedit/contract.py);
 - **a member added** to an enum-like type (`members.py`): its branches elsewhere need an arm.
 
 `find_sites(other, changes, link)`: the lines of another file that follow them. Every
@@ -52,7 +53,7 @@ from sparkls.context.resolve import (
 )
 from sparkls.documents.store import Document
 from sparkls.nextedit.candidates import (
-    Scopes, call_lines, dotted, in_code, passes_by_name, renamed_definition, signature_of, word_pattern,
+    Scopes, call_lines, changed_signature, dotted, in_code, passes_by_name, renamed_definition, word_pattern,
 )
 from sparkls.nextedit.members import NewMembers, branch_of, container_of, has_arms, new_members
 from sparkls.nextedit.history import Edit, only_renames, renames
@@ -105,7 +106,7 @@ def outward_changes(doc: Document, edits: list[Edit]) -> list[Outward]:
             defined = renamed_definition(doc, edit, old, new)
             if defined is not None:
                 found.append(Outward(old, new, member=defined[0], container=defined[1]))
-        if (signature := signature_of(doc, edit.start)) is not None:
+        if (signature := changed_signature(doc, edit)) is not None:
             name, method = signature
             keywords = tuple(old for old, _ in renames(edit, text)) if only_renames(edit, text) else None
             container = container_of(doc, edit.start) if method else None

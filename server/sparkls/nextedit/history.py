@@ -1,13 +1,19 @@
 """The last few edits of a document, coalesced from its keystrokes, as small diffs.
 
 `EditHistory.record` takes one change at a time (a code-point replacement of the text
-as it was before it, and the text it removed). A change that touches the last edit's
-span (inside it, or at either edge) grows that edit: typing `radius` over `raduis`
+as it was before it, and the text it removed). A change that touches an edit's span
+(inside it, or at either edge; the newest such edit) grows that edit, which becomes
+the newest: typing `radius` over `raduis`
 one key at a time is one edit, `raduis` -> `radius`. A change elsewhere starts a new
 edit; older edits are shifted past it, so their offsets stay those of the current text.
 At most `limit` edits are kept; an edit typed and then undone (new text equal to the
 old) disappears. Per change the cost is the change's and the history's (a few
 edits), never the file's.
+
+`reverting` says whether the last change undid an edit (its text back to what it was:
+an undo, sent by lsp-mode as several one-character changes) or redid one just undone
+(the same edit again): neither is a change the user made anew, and no next edit is
+asked for it.
 
 `Edit.diff(text)` renders an edit as a unified-diff hunk of the whole lines it
 touches; `renames(edit, text)` reads which identifiers it renamed (old -> new), and
@@ -29,6 +35,7 @@ IDENTIFIER = re.compile(r"[^\W\d]\w*")
 MEMBER_LINE = re.compile(r"\s*([^\W\d]\w*)\s*(?:[=,(:]|$)")
 MAX_EDIT_CHARS = 2000  # an edit this big stops growing: the next change starts a new one
 MAX_DIFF_LINES = 12  # lines of each side a rendered hunk shows at most
+UNDONE_STATES = 32  # states of undone edits kept to tell a redo
 
 
 @dataclass(frozen=True, slots=True)
@@ -72,45 +79,73 @@ class EditHistory:
     def __init__(self, limit: int = 5) -> None:
         self.limit = limit
         self.edits: list[Edit] = []
+        self.undone: list[Edit] = []  # edits reverted lately (each state they passed through): a redo's
+        self.reverting = False  # the last change undid an edit, or redid one
+        self._states: list[Edit] = []  # the states the newest edit went through, keystroke by keystroke
 
     def record(self, start: int, end: int, removed: str, inserted: str, version: int) -> None:
         """text[start:end] (which was `removed`) became `inserted`, at `version`."""
         growth = len(inserted) - (end - start)
-        last = self.edits[-1] if self.edits else None
-        if last is not None and start <= last.end and end >= last.start and len(last.new) < MAX_EDIT_CHARS:
-            self.edits[-1] = _merge(last, start, end, removed, inserted, version)
-            if self.edits[-1].old == self.edits[-1].new:
-                self.edits.pop()
-            self._shift_older(start, end, growth, skip_last=True)
+        # The edits the change touches grow into one (an undo reaches back to older edits
+        # too, last first), which becomes the newest.
+        touched = [e for e in self.edits if start <= e.end and end >= e.start]
+        if touched and all(len(e.new) < MAX_EDIT_CHARS for e in touched):
+            newest = touched[-1] is self.edits[-1]
+            last = touched[-1]
+            self.edits = [e for e in self.edits if all(e is not t for t in touched)]
+            merged = _merge(touched, start, end, removed, inserted, version)
+            states = self._states if newest else [last]
+            # The older edits move past the change whether or not the merged one stays:
+            # an edit undone (its new text its old again) leaves them where they now are.
+            self._shift_older(start, end, growth)
+            if merged.old != merged.new:
+                self.edits.append(merged)
+                self._states = [*states[-(UNDONE_STATES - 1):], merged]
+                self.reverting = self._redoes(merged)
+            else:
+                self.undone = [*self.undone, *states, last][-UNDONE_STATES:]
+                self._states = []
+                self.reverting = True
             return
-        self._shift_older(start, end, growth, skip_last=False)
+        self._shift_older(start, end, growth)
+        self.reverting = False
         if removed != inserted:
             self.edits.append(Edit(start, removed, inserted, version))
             del self.edits[: -self.limit]
+            self._states = [self.edits[-1]]
+            self.reverting = self._redoes(self.edits[-1])
 
-    def _shift_older(self, start: int, end: int, growth: int, *, skip_last: bool) -> None:
+    def _redoes(self, edit: Edit) -> bool:
+        """Whether `edit` makes an edit lately undone again (a redo)."""
+        return any(u.start == edit.start and u.old == edit.old and u.new == edit.new for u in self.undone)
+
+    def _shift_older(self, start: int, end: int, growth: int) -> None:
         """Move the edits the change did not join past it; drop those it overwrote."""
         kept: list[Edit] = []
-        older = self.edits[:-1] if skip_last else self.edits
-        for edit in older:
+        for edit in self.edits:
             if edit.end <= start:
                 kept.append(edit)
             elif edit.start >= end:
                 kept.append(replace(edit, start=edit.start + growth))
             # else: the change rewrote part of it; what it was is no longer a diff of this text
-        self.edits = kept + (self.edits[-1:] if skip_last and self.edits else [])
+        self.edits = kept
 
     def clear(self) -> None:
         self.edits.clear()
+        self.undone.clear()
+        self._states.clear()
+        self.reverting = False
 
 
-def _merge(last: Edit, start: int, end: int, removed: str, inserted: str, version: int) -> Edit:
-    """`last` grown by a change [start, end) that touches its span (in the current text)."""
-    u_start, u_end = min(start, last.start), max(end, last.end)
+def _merge(edits: list[Edit], start: int, end: int, removed: str, inserted: str, version: int) -> Edit:
+    """`edits` grown into one by a change [start, end) that touches each (in the current text)."""
+    u_start, u_end = min(start, *(e.start for e in edits)), max(end, *(e.end for e in edits))
     # The union's text before this change, piece by piece: what the change removed
-    # covers [start, end); the edit's new text covers [last.start, last.end).
-    before = _piece(u_start, u_end, (start, removed), (last.start, last.new))
-    old = before[: last.start - u_start] + last.old + before[last.end - u_start :]
+    # covers [start, end); each edit's new text covers its span.
+    before = _piece(u_start, u_end, (start, removed), *((e.start, e.new) for e in edits))
+    old = before
+    for e in sorted(edits, key=lambda e: e.start, reverse=True):
+        old = old[: e.start - u_start] + e.old + old[e.end - u_start :]
     new = before[: start - u_start] + inserted + before[end - u_start :]
     return Edit(u_start, old, new, version)
 

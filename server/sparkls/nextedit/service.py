@@ -12,7 +12,10 @@
   already streaming on a lane is left running: the newer question is steered into it
   (`response.steer`: its answer then answers the newer one), or, when that cannot be,
   cancels it before it is asked itself; one question per document is read at a time.
-  A suggestion that arrives is offered for `ttl` seconds, then dropped.
+  A suggestion that arrives is offered for `ttl` seconds, then dropped. No question is
+  asked for an undo or a redo, nor from a history that lost track of the text, and a
+  suggestion that would reverse the user's last change or write a name the file holds
+  nowhere is refused before it is offered (`safety.py`): a suggestion never damages code.
 - `current(doc)`: the suggestion on offer for the document as it is now, or None.
 
 `on_offer(uri, suggestion | None)` is told every time the offer changes (the server
@@ -31,6 +34,7 @@ from sparkls.documents.store import Document, WholeText
 from sparkls.errors import SparkError
 from sparkls.nextedit.ask import Asking, Suggestion
 from sparkls.nextedit.history import EditHistory, Edit
+from sparkls.nextedit.safety import consistent, damage
 
 logger = logging.getLogger(__name__)
 
@@ -51,6 +55,8 @@ class NextEditCounts:
     accepted: int = 0
     dropped: int = 0  # typed over, typed elsewhere, expired, or the document closed
     failed: int = 0  # an unusable answer, a model error, a stale rewrite
+    refused: int = 0  # would have reversed the user's last change, or written a name found nowhere
+    reverts: int = 0  # changes that undid or redid an edit: no question asked
 
     def to_json(self) -> dict[str, int]:
         return {name: getattr(self, name) for name in self.__slots__}
@@ -117,7 +123,12 @@ class NextEditService:
             # created, on a lane), else stopped before this one is asked
             previous = self._streaming(doc.uri) or self._in_flight(doc.uri)
             history = self.histories.get(doc.uri)
-            if doc.version != version or history is None or not history.edits:
+            if history is not None and history.edits and not consistent(history.edits, doc.text):
+                logger.warning("next edit: the edit history lost track of %s; it starts again", doc.uri)
+                history.clear()
+            if history is not None and history.reverting:
+                self.counts.reverts += 1  # an undo or a redo: nothing the user made anew to follow
+            if doc.version != version or history is None or not history.edits or history.reverting:
                 if previous is not None and previous.task is not None:
                     previous.task.cancel()  # spared for a question that is not coming
                 return None
@@ -144,11 +155,12 @@ class NextEditService:
         return task
 
     def schedule_elsewhere(
-        self, doc: Document, ask: Callable[[Asking], Awaitable[Suggestion | None]], *, ttl: float
+        self, doc: Document, ask: Callable[[Asking], Awaitable[Suggestion | None]], *, ttl: float, diffs: str = "",
     ) -> asyncio.Task[Suggestion | None]:
         """Ask at once for the next edit that another document's edits ask of `doc` (an
         open document that uses what they renamed): one question per document as
-        always, superseded by its own typing; its answer is offered as any other."""
+        always, superseded by its own typing; its answer is offered as any other
+        (`diffs`: those edits, whose names the answer may write)."""
         version = doc.version
 
         async def work() -> Suggestion | None:
@@ -163,7 +175,7 @@ class NextEditService:
                 self._asking[doc.uri] = [a for a in self._asking.get(doc.uri, []) if a is not mine]
 
         task = self.scheduler.submit(doc.uri, version, work, delay=0.0)
-        task.add_done_callback(lambda t: self._landed(doc, t, ttl))
+        task.add_done_callback(lambda t: self._landed(doc, t, ttl, diffs))
         return task
 
     def asked_model(self) -> None:
@@ -185,7 +197,7 @@ class NextEditService:
         self._asking[uri] = live
         return next((a for a in reversed(live) if a.steerable), None)
 
-    def _landed(self, doc: Document, task: asyncio.Task[Suggestion | None], ttl: float) -> None:
+    def _landed(self, doc: Document, task: asyncio.Task[Suggestion | None], ttl: float, elsewhere: str = "") -> None:
         if task.cancelled():
             return
         error = task.exception()
@@ -202,11 +214,24 @@ class NextEditService:
         if found.outcome.version != doc.version:
             self.counts.dropped += 1  # the user typed on after it was rebased: a newer question comes
             return
+        if (why := self._damage(doc, found, elsewhere)) is not None:
+            self.counts.refused += 1
+            logger.info("next-edit suggestion at line %d refused: %s", found.line + 1, why)
+            return
         self._withdraw(doc.uri)
         timer = asyncio.get_running_loop().call_later(ttl, self._expire, doc.uri, found)
         self._offers[doc.uri] = (found, timer)
         self.counts.offered += 1
         self._tell(doc.uri, found)
+
+    def _damage(self, doc: Document, found: Suggestion, elsewhere: str) -> str | None:
+        """Why `found` (for the document as it is) must not be offered, or None."""
+        start, end = found.outcome.region_offsets
+        history = self.histories.get(doc.uri)
+        text = doc.text
+        edits = history.edits if history is not None and consistent(history.edits, text) else []
+        outside = text[:start] + "\n" + text[end:]
+        return damage(text[start:end], found.new_region, outside, edits, text, elsewhere, doc.language_id)
 
     # -- the offer ------------------------------------------------------------------
 

@@ -130,7 +130,8 @@ async def run_refine(
         touched=f"You edited the lines of the last Spark edit in {path} while Spark was refining them; "
         "nothing was changed. Run the refine again.",
     )
-    new = read_region(reply.text, RegionView(doc.text, start, start + len(where.text), doc.language_id), path)
+    view = RegionView(doc.text, start, start + len(where.text), doc.language_id)
+    new = read_region(reply.text, view, path, may_delete=True)
     if comment is not None:
         new = strip_comment(new, comment)
     outcome = finish(

@@ -27,7 +27,7 @@ from typing import Any
 from sparkls.config import DEFAULT_LOCAL_BASE_URL, PROJECT_FILE, Settings, TierSettings, load_settings, read_project_file
 from sparkls.endpoints import split_warning
 from sparkls.guard import fixed_wire
-from sparkls.errors import MissingApiKey, SparkError
+from sparkls.errors import BadCaFile, MissingApiKey, SparkError
 from sparkls.models.events import TextDelta, Where, chat_body, responses_body, warm_up_create
 from sparkls.models.explain import naming_local_base_url
 from sparkls.models.http import HTTPStreamer
@@ -213,9 +213,9 @@ async def tier_checks(name: str, settings: Settings, timeout: float) -> list[Che
         ]
     checks = [Check("api key", True, key_source(settings, name), tier=name)]
     try:
-        tls = ssl_context_for(tier)
-    except OSError as exc:  # includes ssl.SSLError: not a CA bundle
-        checks.append(Check("ca_file", False, f"cannot load {tier.ca_file}: {exc}", tier=name))
+        tls = ssl_context_for(tier, name)
+    except BadCaFile as exc:
+        checks.append(Check("ca_file", False, str(exc), tier=name))
         return [*checks, Check("network checks", None, "skipped: no usable ca_file", tier=name)]
     if tier.transport == "websocket":
         checks += await _websocket_checks(name, tier, key, tls, timeout)

@@ -57,7 +57,10 @@ def wanted(kind: str, only: list[str] | None) -> bool:
 
 
 def resolves_edit(ls: SparkServer) -> bool:
-    """Whether the client resolves an action's `edit` (else it gets a command)."""
+    """Whether the client resolves an action's `edit` (else it gets a command): it says
+    it can, and sparkls declared `codeAction/resolve` to it (lsp/clients.py)."""
+    if not ls.code_action_options.resolve_provider:
+        return False
     text = ls.client_capabilities.text_document
     action = text.code_action if text else None
     support = action.resolve_support if action else None

@@ -3,7 +3,8 @@ selection, and "Spark: apply instruction" on a `spark:` comment (contributed to 
 menu through actions.py, as every feature's are).
 
 Listing actions never waits on the model. Quick fixes are computed speculatively as
-soon as they are listed (`speculation.py`, setting `speculation`), so that resolving
+soon as they are listed in a menu the user opened (`triggerKind` Invoked; a request
+without it, or Automatic, starts nothing: `speculation.py`, setting `speculation`), so that resolving
 the one the user picks usually returns an edit that is already there. Clients that can
 resolve an action's `edit` get it in `codeAction/resolve` (and its timings in the
 resolved action's `data.timings_ms`, as in `sparkls.edit`'s summary, without `apply`:
@@ -169,9 +170,11 @@ def _fixes(ls: SparkServer, doc: Document, params: types.CodeActionParams) -> li
         fixes.append(args)
         first_line = d.message.splitlines()[0] if d.message else "problem"
         actions.append(action(ls, f"Fix with Spark: {first_line}", QUICKFIX, args, d))
-    # VS Code also asks on its own, for the lightbulb, at every cursor move:
-    # speculating then would spend model calls on menus nobody opened.
-    if params.context.trigger_kind != types.CodeActionTriggerKind.Automatic:
+    # Only a menu the user opened is worth model calls before a pick. Editors also ask on
+    # their own at every cursor move (VS Code's lightbulb says Automatic; lsp-mode's
+    # modeline and sideline say nothing, as do eglot 1.9 and Neovim 0.7 for a menu):
+    # speculating then would pay for menus nobody opened. Those fixes run when picked.
+    if params.context.trigger_kind == types.CodeActionTriggerKind.Invoked:
         speculate(ls, doc, fixes)
     return actions
 

@@ -100,7 +100,7 @@ async def _suggest_in_open_documents(ls: SparkServer, env: RequestEnv, found: Fo
             ls.next_edits.asked_model()
             return await ask_follow_up(env, other, question, asking)
 
-        ls.next_edits.schedule_elsewhere(other, ask_it, ttl=settings.ttl_seconds)
+        ls.next_edits.schedule_elsewhere(other, ask_it, ttl=settings.ttl_seconds, diffs="\n".join(found.diffs))
 
 
 def _quiet(task: asyncio.Task[Any]) -> None:

@@ -122,7 +122,9 @@ def register_for_client(ls: SparkServer) -> None:
     """At `initialize`: the completion-item path, for clients without inline completion."""
     if supports_inline_completion(ls) or types.TEXT_DOCUMENT_COMPLETION in ls.protocol.fm.features:
         return
-    ls.feature(types.TEXT_DOCUMENT_COMPLETION, types.CompletionOptions())(_completion)
+    # Declared as a non-empty object: a multiplexer reading `{}` as false (rass) would
+    # route no completion request to sparkls.
+    ls.feature(types.TEXT_DOCUMENT_COMPLETION, types.CompletionOptions(resolve_provider=False))(_completion)
 
 
 async def _completion(ls: SparkServer, params: types.CompletionParams) -> types.CompletionList | None:

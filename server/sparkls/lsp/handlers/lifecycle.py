@@ -21,12 +21,11 @@ from lsprotocol import types
 from pygls.uris import to_fs_path
 
 from sparkls.documents.positions import normalize_encoding
+from sparkls.lsp import looplag
+from sparkls.lsp.clients import EGLOT, resolves_across_servers
 from sparkls.lsp.handlers import inline
 from sparkls.lsp.notifications import asked_for
 from sparkls.lsp.server import SparkServer
-
-
-EGLOT = "Eglot"  # eglot's clientInfo.name
 
 
 def _root(params: types.InitializeParams) -> Path | None:
@@ -118,6 +117,8 @@ def register(server: SparkServer) -> None:
         if options is not None and not isinstance(options, dict):
             ls.pending_problems.append("initializationOptions must be an object; ignored")
         inline.register_for_client(ls)  # a completion item for clients without inline completion
+        if resolves_across_servers(ls.client_name):  # lsp-mode 8 (lsp/clients.py): actions as commands
+            ls.code_action_options.resolve_provider = False
 
     @server.feature(types.INITIALIZED)
     async def initialized(ls: SparkServer, params: types.InitializedParams) -> None:
@@ -135,7 +136,8 @@ def register(server: SparkServer) -> None:
         # Warm now with what we know; a pulled configuration that changes the fast tier
         # replaces the session, and the new one warms itself.
         ls.warm_up()
-        ls.spawn(ls.preload(), "loading what requests need")
+        ls.preload.start(ls.spawn)
+        looplag.started()  # the test suite's loop-lag monitor counts start-up apart
         if _supports_watch_registration(ls):
             try:
                 await ls.client_register_capability_async(WATCH_REGISTRATION)
@@ -160,4 +162,4 @@ def register(server: SparkServer) -> None:
 
     @server.feature(types.SHUTDOWN)
     async def shutdown(ls: SparkServer, params: None) -> None:
-        await ls.close_sessions()
+        await ls.shut_down()
