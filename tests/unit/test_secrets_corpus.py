@@ -23,7 +23,7 @@ def _misses(positives) -> list[dict]:
 
 
 def test_recall_over_the_whole_corpus_is_at_least_99_percent():
-    """At least 99% of the corpus's positives lose their secret (bench/secrets.py
+    """At least 99% of the corpus's positives lose their secret (bench/redaction.py
     lists every miss, and why each is left)."""
     corpus = load()
     missed = _misses(corpus.positives)
