@@ -290,6 +290,9 @@ def _inputs() -> dict[str, str]:
         "`password=a:a:...` (1 KB values)": repeated("password=" + "a:" * 510 + " "),
         "`=` repeated": repeated("="),
         "`-u ` repeated": repeated("-u "),
+        "`token` and 200 spaces, repeated": repeated("token" + " " * 200 + "abcdefgh\n"),
+        "`Authorization:`, then 1 MB of spaces": ("Authorization:" + " " * MB)[:MB],
+        "a random value, then 1 MB of tabs": ("blob = aB3dE6gH9jK2mN5pQ8sT1vW4yZ7" + "\t" * MB)[:MB],
     }
 
 

@@ -7,7 +7,7 @@ not come from sparkls itself:
   .git, the secret-file names, `context.exclude`, .gitignore), checked by the name
   the editor or the model sees and by the real file a link leads to; a file read
   from disk must also lie inside a workspace folder by its real path (confine.py);
-  its text is redacted (secrets.py); and a part the model is to rewrite that holds
+  its text is redacted (secrets/); and a part the model is to rewrite that holds
   a secret refuses the request (the marker would be written into the user's code);
 - **the user, the editor, a model** (`FromUser`, `FromEditor`, `FromModel`,
   `Earlier`): redacted.

@@ -116,7 +116,7 @@ _NOT_SECRET_SUFFIXES = frozenset(
 # After the keyword (on the lower-cased text). Values: `(?P<qval>)` quoted, `(?P<uval>)`
 # unquoted. Operators that compare or pass a value (`==`, `(`, `,`, `.=`, `||`) take a
 # quoted value only; an unquoted value is never a word of letters alone (code).
-_QUOTED_AHEAD = rb"""(?=[ \t]*(?:[a-z_:]{1,20}\()?(?:[rbuf]{1,2}|@|l|u8)?\\?["'`])"""
+_QUOTED_AHEAD = rb"""(?=[ \t]*+(?:[a-z_:]{1,20}\()?(?:[rbuf]{1,2}|@|l|u8)?\\?["'`])"""
 _UNQUOTED_CHARS = rb"""[^\s"'`,;&)}\]<>\\=(:]"""
 # A quick look before the whole pattern: no `,`, `;`, `)` or `}` in the next 9
 # characters before a quote (a value is 6 at least: `{token:a,...}` fails at once)
@@ -125,9 +125,9 @@ _UNQUOTED_CHARS = rb"""[^\s"'`,;&)}\]<>\\=(:]"""
 # not a word of letters alone; or the line ends soon (a name/value pair, an XML
 # element whose value is on the next line). Most keywords in code fail here.
 _ROOM = rb"""(?!--)(?=\\?["'`]?,|[^,;)}\n"'`]{0,8}["'`]|[^,;)}\n]{9}|[^,;)}\n]{0,8}(?:\n|\Z))(?=(?:[_.-][a-z0-9]{1,12}+){0,3}+\\?["'`]?\]?\??
-    (?:[ \t=:!>(.?|+@\[\]<>&*-][a-z0-9_ \t=:!>(.?|+@\[\]<>&*-]{0,31}+\\?["'`]|,[ \t]*\\?["'`]|\\?["'`]
-    |(?:[ \t]*[=:>?+]{1,4}|[ \t])[ \t]*(?![a-z_]{1,64}+(?![=:]""" + _UNQUOTED_CHARS + rb"""|""" + _UNQUOTED_CHARS + rb"""))""" + _UNQUOTED_CHARS + rb"""(?<!-)[^\s"'`,;&)}\]<>\\(]{5}
-    |[",'`\\ \t]{0,4}\r?\n[ \t]*(?:-[ \t]+)?\\?["'`]?value|[ \t]*>[ \t]*\r?\n))"""
+    (?:[ \t=:!>(.?|+@\[\]<>&*-][a-z0-9_ \t=:!>(.?|+@\[\]<>&*-]{0,31}+\\?["'`]|,[ \t]*+\\?["'`]|\\?["'`]
+    |(?:[ \t]*+[=:>?+]{1,4}|[ \t])[ \t]*+(?![a-z_]{1,64}+(?![=:]""" + _UNQUOTED_CHARS + rb"""|""" + _UNQUOTED_CHARS + rb"""))""" + _UNQUOTED_CHARS + rb"""(?<!-)[^\s"'`,;&)}\]<>\\(]{5}
+    |[",'`\\ \t]{0,4}\r?\n[ \t]*+(?:-[ \t]++)?\\?["'`]?value|[ \t]*+>[ \t]*+\r?\n))"""
 _TAIL = rb"""
     (?>(?P<extra>(?<=credential)s|(?<=key)[_-]?id|(?<=hook)[_-]?url)?(?![a-z0-9]))  # credentials, key_id, webhook_url;
                                                                     # ends a word (atomic: `key_id` is never read again as `key`)
@@ -135,13 +135,13 @@ _TAIL = rb"""
     (?P<suffix>(?:[_.-][a-z0-9]{1,12}+){0,3}+)                        # password_2, token_prod (judged below)
     (?P<close>\\?["'`])?\]?\??                                       # "password": / x["password"] = / key?:
     (?:
-        (?P<annot>(?::|[ \t]+)[a-z0-9_\[\]<>|&.,?* ]{1,40}+(?<=[ \t])(?==(?![=>])))?  # : str = / string =
-        [ \t]*
+        (?P<annot>(?::|[ \t]++)[a-z0-9_\[\]<>|&.,?* ]{1,40}+(?<=[ \t])(?==(?![=>])))?  # : str = / string =
+        [ \t]*+
         (?P<op>(?:===|==|!==|!=|\?\?=|\|\|=|\.=|\?\?|\|\||\(|(?<=["'`]),)""" + _QUOTED_AHEAD + rb"""
               |=>|=|:::=|::=|:=|:|>|\?=|\+=)
-        (?:(?<=>)[ \t]*\r?\n)?[ \t]*
-      | (?P<pair>\\?["'`]?[ \t]*(?:,|\r?\n)?[ \t]*(?:-[ \t]+)?\\?["'`]?value\\?["'`]?[ \t]*[:=][ \t]*)
-      | (?P<space>[ \t]+)
+        (?:(?<=>)[ \t]*+\r?\n)?[ \t]*+
+      | (?P<pair>\\?["'`]?[ \t]*+(?:,|\r?\n)?[ \t]*+(?:-[ \t]++)?\\?["'`]?value\\?["'`]?[ \t]*+[:=][ \t]*+)
+      | (?P<space>[ \t]++)
     )
     (?:
         (?P<wrap>(?:string::from|secretstr|secretstring|secret|sensitive|str|string)\()?
@@ -350,8 +350,7 @@ def _takes_unquoted(data: bytes, name_start: int) -> bool:
     floor = max(0, name_start - LINE_REACH)
     newline = data.rfind(b"\n", floor, name_start)
     line_start = newline + 1 if newline >= 0 else (0 if floor == 0 else -1)
-    lowered_prefix = data[max(line_start, floor) : name_start].lower()
-    if line_start >= 0 and _LINE_PREFIX.fullmatch(lowered_prefix):
+    if line_start >= 0 and _LINE_PREFIX.fullmatch(data[line_start:name_start].lower()):
         return True
     before = data[max(floor, name_start - 1) : name_start]
     if data[max(floor, name_start - 2) : name_start] == b"/:":
@@ -361,7 +360,8 @@ def _takes_unquoted(data: bytes, name_start: int) -> bool:
     if data[max(floor, name_start - 2) : name_start] in (b"\\n", b"\\t"):
         return True  # a line of a file held in a string (`"...\nTOKEN=v\n..."`)
     if before in (b" ", b"\t"):
-        word_start = max(data.rfind(b" ", floor, name_start - 1), data.rfind(b"\t", floor, name_start - 1)) + 1
+        # (from `floor` at most: without a space there, not from the window's start)
+        word_start = max(data.rfind(b" ", floor, name_start - 1), data.rfind(b"\t", floor, name_start - 1), floor - 1) + 1
         previous = data[word_start : name_start - 1]
         # `host=db password=v` (a DSN), `--set db.password=v` (a flag's value)
         return (b"=" in previous and b"(" not in previous and not previous.endswith(b"=")) or previous.startswith(b"-")

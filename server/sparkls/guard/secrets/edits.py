@@ -79,7 +79,9 @@ class Budget:
     def reach(self, data: bytes) -> bytes:
         """`data` as far as a rule still to run needs to read it: past the cut, only as
         far as a secret starting before it could reach (the rest is hidden)."""
-        return data if self.cut is None else data[: self.cut + REACH]
+        if self.cut is None or len(data) <= self.cut + REACH:
+            return data  # not copied again
+        return data[: self.cut + REACH]
 
 
 def span_size(match: re.Match[bytes]) -> int:

@@ -58,7 +58,7 @@ _QUOTED = tuple(
 _UNQUOTED = tuple(
     re.compile(operator + rb"""(?=[A-Za-z0-9+/_ \t-]{20})[ \t]*+"""
                rb"""(?P<value>""" + _mixed(rb"A-Za-z0-9+/_-") + rb"[A-Za-z0-9+/_-]" + _LENGTHS + rb"""+={0,2})"""
-               rb"""[ \t]*(?:\*/|-->|</[A-Za-z0-9_.:-]{1,80}>)?[ \t]*(?=\r?\n|\Z)""")
+               rb"""[ \t]*+(?:\*/|-->|</[A-Za-z0-9_.:-]{1,80}>)?[ \t]*+(?=\r?\n|\Z)""")
     for operator in (rb"=", rb": ", rb">")
 )
 _NAME_LINE = re.compile(

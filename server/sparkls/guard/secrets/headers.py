@@ -30,11 +30,11 @@ _URL_USERINFO = re.compile(
     rb"""://(?P<user>[^\s:/@"'<>()\[\]{}\\]{1,256}+)(?::(?P<password>[^\s:/@"'<>,\\]{1,256}+))?@(?=[A-Za-z0-9\[])"""
 )
 _AUTHORIZATION = re.compile(
-    rb"""authorization(?:\\?["'])?[ \t]*(?:[:=]|(?P<comma>,))[ \t]*(?:\\?["'`])?[ \t]*"""
-    rb"""(?:(?P<scheme>[a-z][a-z0-9_-]{0,20})[ \t]+)?(?P<cred>[a-z0-9._~+/:=-]{8,2048}+)"""
+    rb"""authorization(?:\\?["'])?[ \t]*+(?:[:=]|(?P<comma>,))[ \t]*+(?:\\?["'`])?[ \t]*+"""
+    rb"""(?:(?P<scheme>[a-z][a-z0-9_-]{0,20})[ \t]++)?(?P<cred>[a-z0-9._~+/:=-]{8,2048}+)"""
 )
 _UUID = re.compile(rb"[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}")
-_BEARER = re.compile(rb"bearer[ \t]+(?P<cred>[a-z0-9._~+/-]{20,2048}+=*)")
+_BEARER = re.compile(rb"bearer[ \t]++(?P<cred>[a-z0-9._~+/-]{20,2048}+=*)")
 _SIGNATURES = tuple(
     re.compile(literal + rb"(?P<cred>[a-z0-9%._~+/-]{16,2048}+)")
     for literal in (rb"sig=(?<=[?&]sig=)", rb"signature=(?<=[?&-]signature=)", rb"security-token=(?<=[?&]x-amz-security-token=)")
@@ -42,7 +42,7 @@ _SIGNATURES = tuple(
 # `-u` after a space, and `--user`: two patterns, each starting with its literal (one
 # starting with `-` alone would stop at every `-` of the text).
 _CURL_USERS = tuple(
-    re.compile(option + rb"""(?:[ \t]+|=)["']?(?P<user>[^\s:"']{0,256}+)["']?:["']?(?P<password>[^\s"']{0,256}+)""")
+    re.compile(option + rb"""(?:[ \t]++|=)["']?(?P<user>[^\s:"']{0,256}+)["']?:["']?(?P<password>[^\s"']{0,256}+)""")
     for option in (rb"-u(?<=\s-u)", rb"--user")
 )
 # One pattern a prefix, each found by its literal (one starting with `A` alone would stop

@@ -25,7 +25,11 @@ def secret_manifest_edits(data: bytes, lowered: bytes, budget: Budget) -> list[E
         return []
     edits = []
     for block in budget.matches(_DATA.finditer(lowered)):
-        line_start = lowered.rfind(b"\n", max(0, block.start() - REACH), block.start()) + 1
+        floor = max(0, block.start() - REACH)
+        newline = lowered.rfind(b"\n", floor, block.start())
+        if newline < 0 and floor > 0:
+            continue  # a line longer than REACH: not a manifest's (and its start is not read)
+        line_start = newline + 1
         indent = lowered[line_start : block.start()]
         if indent.endswith(b"string"):
             indent = indent[:-6]

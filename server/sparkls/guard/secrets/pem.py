@@ -28,7 +28,7 @@ _PEM_MARKER = re.compile(rb"-----(?P<kind>BEGIN|END) (?:[A-Z0-9]{1,20} ){0,4}PRI
 _PEM_END = re.compile(rb"-----END (?:[A-Z0-9]{1,20} ){0,4}PRIVATE KEY(?: BLOCK)?-----")
 # One body line: indent and quote, the base64 run (or a PGP `=` checksum), then a `\n`
 # escape, closing quote and continuation (`+`, `,`, `\`).
-_BODY_LINE = re.compile(rb"""[ \t]*(?:\\?["'])?(?P<b64>=?[A-Za-z0-9+/]+={0,2})(?:\\n)?(?:\\?["'])?[ \t]*[+,\\]?[ \t]*\r?""")
+_BODY_LINE = re.compile(rb"""[ \t]*+(?:\\?["'])?(?P<b64>=?[A-Za-z0-9+/]+={0,2})(?:\\n)?(?:\\?["'])?[ \t]*+[+,\\]?[ \t]*+\r?""")
 _HEADERS = rb"Proc-Type|DEK-Info|Comment|Version|Hash|Charset"
 _SKIPPED_LINE = re.compile(rb"""[ \t]*(?:\\?["']?(?:""" + _HEADERS + rb"""):.*)?\r?""")
 _B64_RUN = re.compile(rb"[A-Za-z0-9+/]{16}")
