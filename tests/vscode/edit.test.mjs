@@ -25,6 +25,9 @@ let vscode;
 
 before(async () => {
   emulator = await startEmulator();
+  // A far service takes a while to answer the WebSocket upgrade; over loopback the
+  // warming state would last a few milliseconds, too short to be drawn at all.
+  await emulator.control('POST', 'handshake', { ms: 1000 });
   vscode = await openVSCode('edit', {
     settings: { 'sparkls.localBaseUrl': emulator.url },
     files: { 'shapes.py': SHAPES },
@@ -48,6 +51,7 @@ test('the status item goes from warming to ready', async () => {
   // A healthy start writes nothing to the server's stderr, which the extension shows in
   // the Spark output channel at the level each line names (warning or error).
   assert.doesNotMatch(vscode.sparkLog(), /\[(warning|error)\]/i);
+  await emulator.control('POST', 'handshake', { ms: 0 });
 });
 
 test('Edit Selection from the command palette changes exactly the selected function', async () => {

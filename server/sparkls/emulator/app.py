@@ -97,6 +97,9 @@ class Emulator:
         self._ws_wires: set[Wire] = set()
         # Answer WebSocket upgrades as a proxy that blocks them would (control endpoint).
         self.refuse_websocket = False
+        # Wait this long before answering a WebSocket upgrade, as a far service's TLS and
+        # upgrade take (control endpoint ``handshake``): the client's "warming" is seen.
+        self.handshake_ms = 0
 
     # -- public surface --------------------------------------------------------
 
@@ -133,6 +136,7 @@ class Emulator:
         self.fault_state.reset()
         self.prompt_cache.clear()
         self.refuse_websocket = False
+        self.handshake_ms = 0
         self.lanes = self._lanes_default
         self.max_connection_seconds, self.close_on_connection_limit = self._connection_limit_defaults
 
@@ -352,6 +356,8 @@ class Emulator:
             wire.write(httpwire.full_response(403, page, content_type="text/html", keep_alive=False))
             await wire.drain()
             return
+        if self.handshake_ms:
+            await asyncio.sleep(self.handshake_ms / 1000)
         session = WebSocketSession(self, reader, wire)
         raw_request = request.raw_head + request.body + rest
         if not session.handshake(raw_request, self.authorized(request.headers)):

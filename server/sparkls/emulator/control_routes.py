@@ -2,7 +2,8 @@
 
 This module owns what tests, benchmarks and the demo can ask of a running emulator
 over HTTP: ``GET stats``, ``GET``/``POST faults``, ``POST reset``, ``POST
-disconnect``, ``POST refuse_websocket``, ``GET``/``POST connection_limit``,
+disconnect``, ``POST refuse_websocket``, ``GET``/``POST handshake`` (``{"ms": N}``: a
+pause before each WebSocket upgrade is answered), ``GET``/``POST connection_limit``,
 ``GET``/``POST lanes`` (WebSocket lanes and steering on or off),
 ``GET``/``POST canaries`` (the canary net, ``canaries.py``) and ``GET``/``POST ideal``
 (the edits the ideal model knows, ``ideal.py``: a POST sets them, ``[]`` forgets them). No key
@@ -70,6 +71,18 @@ def _lanes(emulator: Emulator, changes: dict[str, Any] | None) -> dict[str, Any]
     return {"lanes": emulator.lanes}
 
 
+def _handshake(emulator: Emulator, changes: dict[str, Any] | None) -> dict[str, Any]:
+    if changes is not None:
+        unknown = sorted(set(changes) - {"ms"})
+        if unknown:
+            raise ValueError(f"unknown field(s): {', '.join(unknown)}")
+        ms = changes.get("ms", 0)
+        if isinstance(ms, bool) or not isinstance(ms, int) or not 0 <= ms <= 60_000:
+            raise ValueError(f"invalid value for ms: {ms!r} (a whole number from 0 to 60000)")
+        emulator.handshake_ms = ms
+    return {"ms": emulator.handshake_ms}
+
+
 def serve_control(emulator: Emulator, name: str, request: httpwire.HttpRequest, wire: Any) -> None:
     """Answer one control request on *wire*."""
     route = (request.method, name)
@@ -90,6 +103,10 @@ def serve_control(emulator: Emulator, name: str, request: httpwire.HttpRequest, 
         elif route == ("POST", "refuse_websocket"):
             emulator.refuse_websocket = bool(_object(request).get("refuse", True))
             result = {"refuse_websocket": emulator.refuse_websocket}
+        elif route == ("GET", "handshake"):
+            result = _handshake(emulator, None)
+        elif route == ("POST", "handshake"):
+            result = _handshake(emulator, _object(request))
         elif route == ("GET", "prompts"):
             result = {"prompts": emulator.prompt_cache.recent()}
         elif route == ("GET", "connection_limit"):

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import asyncio
 import json
 
 import httpx
@@ -332,6 +333,30 @@ async def test_connection_limit_can_close_the_socket(emulator):
         with pytest.raises(ConnectionClosed):
             await ws.recv()
     assert event["error"]["code"] == "websocket_connection_limit_reached"
+
+
+async def test_handshake_pause_holds_the_upgrade_until_it_ends(emulator):
+    """POST /_emulator/handshake: an upgrade is not answered while the pause runs; a
+    short pause still opens a working socket; bad values are refused; reset ends it."""
+    async with httpx.AsyncClient(base_url=emulator.url) as client:
+        bad = [(await client.post("/_emulator/handshake", json=body)).status_code
+               for body in ({"ms": -1}, {"ms": 1.5}, {"ms": True}, {"ms": 60_001}, {"seconds": 1})]
+        assert (await client.post("/_emulator/handshake", json={"ms": 60_000})).json() == {"ms": 60_000}
+        waiting = asyncio.create_task(connect(emulator.ws_url).__aenter__())
+        while emulator.counters.bytes_in == 0:  # the upgrade request has arrived
+            await asyncio.sleep(0)
+        held = (waiting.done(), emulator.counters.ws_connections)
+        waiting.cancel()
+        await client.post("/_emulator/handshake", json={"ms": 20})
+        async with connect(emulator.ws_url) as ws:
+            await ws.send(create())
+            events = await collect(ws)
+        await client.post("/_emulator/reset")
+        after_reset = (await client.get("/_emulator/handshake")).json()
+    assert bad == [400] * 5
+    assert held == (False, 0)
+    assert events[-1]["type"] == "response.completed"
+    assert after_reset == {"ms": 0}
 
 
 # -- Chat Completions -----------------------------------------------------------------------
