@@ -87,7 +87,12 @@ def test_its_folder_is_removed(demo):
 @pytest.mark.skipif(sys.platform == "win32", reason="SIGINT")
 def test_ctrl_c_removes_its_folder():
     """Interrupted, the demo removes its folder and exits 130."""
-    proc = subprocess.Popen([*SPARKLS, "demo"], stdout=subprocess.PIPE, text=True, env=_env())
+    # As typed in a terminal: SIGINT handled by default. A suite started as a background
+    # job (`cmd &` in a script) passes SIGINT on ignored, and the demo would never see it.
+    proc = subprocess.Popen(
+        [*SPARKLS, "demo"], stdout=subprocess.PIPE, text=True, env=_env(),
+        preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_DFL),
+    )
     assert proc.stdout is not None
     seen = ""
     while not (line := proc.stdout.readline()).startswith("The sample:"):
