@@ -85,10 +85,13 @@ def test_its_folder_is_removed(demo):
 
 
 # `sparkls demo`, held mid-session: once the fast tier has warmed up it waits (for
-# Ctrl-C) instead of going on to the edits. Unheld, the whole demo can end between the
-# test reading "The sample:" and its SIGINT on a loaded machine (it did: exit 0, not 130).
+# Ctrl-C) instead of going on to the edits, so the SIGINT cannot come after its end.
+# SIGINT gets Python's own handler back first, as in a terminal: a suite started in
+# the background of a script (`.ci/run &`) runs with SIGINT ignored, every child
+# inherits that, and an ignored SIGINT let the demo run to its end (exit 0, not 130).
 HELD_DEMO = """
-import asyncio, sys
+import asyncio, signal, sys
+signal.signal(signal.SIGINT, signal.default_int_handler)
 from sparkls.tools import demo
 warm_up = demo._wait_warm
 async def held(editor):
