@@ -299,8 +299,12 @@ class SparkServer(Messages):
 
     async def ready(self, uri: str) -> Document:
         """The open document `uri`, once a request may read its tree without parsing a
-        big text on the event loop (`Preparer.ready`); raises DocumentClosed."""
+        big text on the event loop (`Preparer.ready`) nor compiling its language's
+        queries there (`queries.compiled`); raises DocumentClosed."""
+        from sparkls.context.queries import compiled
+
         doc = self.documents.get(uri)
+        await compiled(doc.language_id)
         await self.preparer.ready(doc)
         if not self.documents.is_open(uri, doc):
             raise DocumentClosed(f"{uri} was closed before Spark could read it; nothing was sent.")
