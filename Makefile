@@ -38,10 +38,13 @@ test-vscode: node
 # scripts/vscode_tools.py fetches Node 24, code-server and playwright-core once into
 # ~/.cache/sparkls-dev/vscode-e2e/. A failed step leaves its screenshot, the Spark
 # output channel and code-server's log in test-results/vscode/<test>/.
+# The servers VS Code starts write their longest event-loop callbacks to a folder of
+# their own; its summary (tests/looplag.py) is printed after the tests, as pytest's is.
 test-vscode-e2e: test-vscode $(STAMP)
-	@tools="$$($(VENV)/bin/python scripts/vscode_tools.py)" && \
-	SPARKLS_VSCODE_TOOLS="$$tools" "$(CURDIR)/.tools/node/bin/node" --test --test-concurrency=1 \
-		--test-timeout=600000 --test-reporter=spec tests/vscode/*.test.mjs
+	@tools="$$($(VENV)/bin/python scripts/vscode_tools.py)" || exit 1; lag="$$(mktemp -d)"; \
+	SPARKLS_LOOP_LAG_DIR="$$lag" SPARKLS_VSCODE_TOOLS="$$tools" "$(CURDIR)/.tools/node/bin/node" --test \
+		--test-concurrency=1 --test-timeout=600000 --test-reporter=spec tests/vscode/*.test.mjs; status=$$?; \
+	$(VENV)/bin/python tests/looplag.py "$$lag" tests/vscode; rm -rf "$$lag"; exit $$status
 
 # Only fetch (or check) what test-vscode-e2e needs, and print where it is.
 vscode-tools: $(STAMP)

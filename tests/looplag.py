@@ -12,6 +12,8 @@ apart and shown beside. Each callback is timed by the clock and by the loop thre
 CPU time: on a loaded machine the clock also counts the other processes (and a
 worker thread holding the GIL), the CPU time only the loop's own work. A figure, not
 an assertion: on a loaded machine a callback takes longer than the work in it.
+The VS Code e2e tests run under Node, not pytest: `make test-vscode-e2e` gives their
+servers a folder of their own and prints its summary (`folder_summary`) at the end.
 """
 
 from __future__ import annotations
@@ -91,3 +93,33 @@ class LoopLagMonitor:
             write(f"    {lag['ms']:8.1f} ms ({lag['cpu_ms']:6.1f} CPU)  {test}  ({lag['callback']}; {lag['over']} over)")
         if path := os.environ.get("SPARKLS_LOOP_LAG_REPORT"):
             Path(path).write_text(json.dumps(self.by_test, indent=1))
+
+
+def folder_summary(folder: Path, suite: str) -> list[str]:
+    """The summary lines for a suite run outside pytest (the VS Code e2e tests, `make
+    test-vscode-e2e`): the worst callback of every server that wrote to `folder`."""
+    reports = []
+    for path in sorted(folder.glob("*.json")):
+        try:
+            reports.append(json.loads(path.read_text()))
+        except (OSError, ValueError):
+            continue  # a server killed mid-write: its last whole report is lost
+    if not reports:
+        return [f"loop lag: no sparkls server wrote to {folder} in {suite}"]
+    none = {"ms": 0.0, "cpu_ms": 0.0, "callback": "-"}
+    worst = max((e for r in reports for e in r["longest"]), key=lambda e: e["ms"], default=none)
+    busiest = max((e for r in reports for e in r["longest"]), key=lambda e: e["cpu_ms"], default=none)
+    startup = max((e["ms"] for r in reports for e in r["startup"]), default=0.0)
+    over = sum(r["over_100ms"] for r in reports)
+    return [
+        f"loop lag: the longest callback of {len(reports)} sparkls server(s) in {suite}",
+        f"  worst in {suite}: {worst['ms']} ms, {worst['cpu_ms']} ms CPU ({worst['callback']}); start-up apart: {startup} ms at most",
+        f"  the most CPU in one callback: {busiest['cpu_ms']} ms ({busiest['callback']})",
+        f"  callbacks over {LIMIT_MS:g} ms: {over} by the clock",
+    ]
+
+
+if __name__ == "__main__":  # python tests/looplag.py FOLDER SUITE (the Makefile's VS Code run)
+    import sys
+
+    print("\n".join(folder_summary(Path(sys.argv[1]), sys.argv[2])))

@@ -84,21 +84,37 @@ def test_its_folder_is_removed(demo):
     assert not _sample_folder(demo).exists()
 
 
+# `sparkls demo`, held mid-session: once the fast tier has warmed up it waits (for
+# Ctrl-C) instead of going on to the edits, so the SIGINT cannot come after its end.
+# SIGINT gets Python's own handler back first, as in a terminal: a suite started in
+# the background of a script (`.ci/run &`) runs with SIGINT ignored, every child
+# inherits that, and an ignored SIGINT let the demo run to its end (exit 0, not 130).
+HELD_DEMO = """
+import asyncio, signal, sys
+signal.signal(signal.SIGINT, signal.default_int_handler)
+from sparkls.tools import demo
+warm_up = demo._wait_warm
+async def held(editor):
+    said = await warm_up(editor)
+    print("held mid-session", flush=True)
+    await asyncio.Event().wait()
+    return said
+demo._wait_warm = held
+sys.exit(demo.run_demo())
+"""
+
+
 @pytest.mark.skipif(sys.platform == "win32", reason="SIGINT")
 def test_ctrl_c_removes_its_folder():
-    """Interrupted, the demo removes its folder and exits 130."""
-    # As typed in a terminal: SIGINT handled by default. A suite started as a background
-    # job (`cmd &` in a script) passes SIGINT on ignored, and the demo would never see it.
-    proc = subprocess.Popen(
-        [*SPARKLS, "demo"], stdout=subprocess.PIPE, text=True, env=_env(),
-        preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_DFL),
-    )
+    """Interrupted mid-session (server and emulator running), the demo removes its folder and exits 130."""
+    proc = subprocess.Popen([sys.executable, "-c", HELD_DEMO], stdout=subprocess.PIPE, text=True, env=_env())
     assert proc.stdout is not None
     seen = ""
-    while not (line := proc.stdout.readline()).startswith("The sample:"):
+    while (line := proc.stdout.readline()) != "held mid-session\n":
         assert line, seen
         seen += line
     os.kill(proc.pid, signal.SIGINT)
     rest, _ = proc.communicate(timeout=60)
     assert proc.returncode == 130, seen + line + rest
-    assert not _sample_folder(line).exists()
+    assert "Interrupted." in rest
+    assert not _sample_folder(seen).exists()

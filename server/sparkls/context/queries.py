@@ -2,11 +2,15 @@
 
 Each query is compiled once per process and reused for every document. A query file
 whose first line is `; inherits: <folder>` starts with that folder's query of the
-same name (TypeScript's imports are JavaScript's plus its own).
+same name (TypeScript's imports are JavaScript's plus its own). Compiling is slow
+(TypeScript's queries take 100 ms and more, one of them 60): the server awaits
+`compiled` before a request reads a document, so a language's first request compiles
+its queries in a worker thread, not on the event loop.
 """
 
 from __future__ import annotations
 
+import asyncio
 from functools import cache
 from importlib import resources
 
@@ -24,6 +28,26 @@ def query(language_id: str, name: str) -> Query | None:
         return None
     text = _source(folder, name)
     return Query(lang, text) if text is not None else None
+
+
+_COMPILED: set[str] = set()  # the languages whose every query is compiled
+
+
+async def compiled(language_id: str) -> None:
+    """Return once every query of `language_id` is compiled: in a worker thread, the
+    first time (two first requests at once may both compile: `query` keeps one)."""
+    if language_id not in _COMPILED:
+        await asyncio.to_thread(_compile_all, language_id)
+        _COMPILED.add(language_id)
+
+
+def _compile_all(language_id: str) -> None:
+    folder = query_folder(language_id)
+    if folder is None or grammar(language_id) is None:
+        return
+    for path in (resources.files("sparkls") / "queries" / folder).iterdir():
+        if path.name.endswith(".scm"):
+            query(language_id, path.name[: -len(".scm")])
 
 
 def _source(folder: str, name: str) -> str | None:

@@ -108,8 +108,9 @@ class Edge:
         return await self._ls.ready(uri)
 
     async def prepared(self, doc: Document) -> None:
-        """`doc`'s lines and tree readable without a parse on the loop (closed or not)."""
-        await self._ls.preparer.ready(doc)
+        """`doc`'s lines, tree and queries readable with no parse or compiling on the loop
+        (closed or not)."""
+        await self._ls.prepared(doc)
 
     def path_filter(self) -> Awaitable[Any]:
         """What may never be sent, built once and shared (awaited shielded)."""

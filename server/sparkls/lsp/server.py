@@ -299,12 +299,21 @@ class SparkServer(Messages):
 
     async def ready(self, uri: str) -> Document:
         """The open document `uri`, once a request may read its tree without parsing a
-        big text on the event loop (`Preparer.ready`); raises DocumentClosed."""
+        big text on the event loop (`prepared`); raises DocumentClosed."""
         doc = self.documents.get(uri)
-        await self.preparer.ready(doc)
+        await self.prepared(doc)
         if not self.documents.is_open(uri, doc):
             raise DocumentClosed(f"{uri} was closed before Spark could read it; nothing was sent.")
         return doc
+
+    async def prepared(self, doc: Document) -> None:
+        """`doc`'s lines and tree readable, and its language's queries compiled, with
+        neither a parse of a big text (`Preparer.ready`) nor the compiling (100 ms and
+        more for TypeScript's: `queries.compiled`) done on the event loop."""
+        from sparkls.context.queries import compiled
+
+        await compiled(doc.language_id)
+        await self.preparer.ready(doc)
 
     def reload_settings(self, *, renew: bool = False) -> list[str]:
         """Recompute settings from all sources; reconnect a tier whose settings changed."""

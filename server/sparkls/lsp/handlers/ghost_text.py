@@ -28,7 +28,7 @@ def register(server: SparkServer) -> None:
         if not ls.documents.has(params.text_document.uri):
             return None
         doc = ls.documents.get(params.text_document.uri)
-        await ls.preparer.ready(doc)
+        await ls.prepared(doc)
         offset = doc.offset(position(params.position))
         edge = Edge(ls)
         for ghost in offers:
