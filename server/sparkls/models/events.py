@@ -100,7 +100,21 @@ class Steered:
     message: str = ""
 
 
-Event = Created | TextDelta | RefusalDelta | ItemInfo | Completed | Sent | Steered
+@dataclass(frozen=True, slots=True)
+class PatchCall:
+    """An `apply_patch_call` output item, done: the model's edit through the
+    `apply_patch` tool (the SDK's `ResponseApplyPatchToolCall`). `operation` is its
+    operation's type (`update_file`; `create_file` and `delete_file` are refused by
+    the edit), `path` and `diff` (V4A hunks) as it names them."""
+
+    item: str
+    call_id: str
+    operation: str
+    path: str
+    diff: str
+
+
+Event = Created | TextDelta | RefusalDelta | ItemInfo | Completed | Sent | Steered | PatchCall
 
 def _input_items(prompt: Wire) -> list[dict[str, Any]]:
     """The earlier turns (an assistant turn as a plain-string message, the SDK's
@@ -111,6 +125,10 @@ def _input_items(prompt: Wire) -> list[dict[str, Any]]:
         else {"role": role, "content": for_the_wire(text)}
         for role, text in prompt.history
     ]
+    items += [
+        {"type": "apply_patch_call_output", "call_id": o.call_id, "status": o.status, "output": for_the_wire(o.output)}
+        for o in prompt.outputs
+    ]  # the earlier response's tool calls answered before the new turn (the service refuses it otherwise)
     items.append({"role": "user", "content": [{"type": "input_text", "text": for_the_wire(prompt.input)}]})
     return items
 
@@ -125,6 +143,8 @@ def _responses_fields(
         "input": _input_items(prompt),
         "store": store,
     }
+    if prompt.tools:
+        fields["tools"] = [{"type": tool} for tool in prompt.tools]
     if previous_response_id is not None:
         fields["previous_response_id"] = previous_response_id
     if cache_key is not None:
@@ -316,6 +336,17 @@ def _item_info(event: dict[str, Any]) -> ItemInfo | None:
     return ItemInfo(key, str(item.get("type") or ""), phase if isinstance(phase, str) else None)
 
 
+def patch_call(item: dict[str, Any], key: str = "") -> PatchCall | None:
+    """The `apply_patch_call` of an output item, if it is one."""
+    if item.get("type") != "apply_patch_call":
+        return None
+    operation = item.get("operation") if isinstance(item.get("operation"), dict) else {}
+    return PatchCall(
+        key or str(item.get("id") or ""), str(item.get("call_id") or ""), str(operation.get("type") or ""),
+        str(operation.get("path") or ""), str(operation.get("diff") or ""),
+    )
+
+
 def _finished(event: dict[str, Any], incomplete: str | None = None) -> Completed:
     response = event.get("response") or {}
     output = response.get("output")
@@ -339,7 +370,13 @@ def classify(event: dict[str, Any], where: Where) -> Event | None:
     kind = event.get("type")
     if kind == "response.output_text.delta":
         return TextDelta(event.get("delta", ""), _item_key(event))
-    if kind in ("response.output_item.added", "response.output_item.done"):
+    if kind == "response.output_item.done" and isinstance(event.get("item"), dict):
+        info = _item_info(event)
+        call = patch_call(event["item"], info.item if info is not None else "")
+        if call is not None:
+            return call
+        return info
+    if kind == "response.output_item.added":
         return _item_info(event)
     if kind == "response.refusal.delta":
         return RefusalDelta(event.get("delta", ""), _item_key(event))
