@@ -26,6 +26,7 @@ from typing import Literal
 from sparkls.edits.patch import region_from_diff, region_from_reply
 from sparkls.edits.reply import RegionView
 from sparkls.edits.shape import choose_reply_shape
+from sparkls.edits.v4a import bare_diff, parse_patch
 from sparkls.edits.tail import read_region, with_surrogates
 from sparkls.errors import PatchRefused
 from sparkls.guard import PATCH_TOOL, Draft, Section, ToolOutput
@@ -102,8 +103,8 @@ def read_answer(reply: Reply, view: RegionView, path: str, ask: Ask, *, may_dele
                 "so nothing was changed.", reason="files",
             )
         return with_surrogates(view.old, region_from_diff(call.diff, view, path=path, named=call.path), path)
-    if ask == "whole":
-        return read_region(reply.text, view, path, may_delete=may_delete)
+    if ask == "whole" or (parse_patch(reply.text) or bare_diff(reply.text)) is None:
+        return read_region(reply.text, view, path, may_delete=may_delete)  # the whole region, as ever
     return with_surrogates(view.old, region_from_reply(reply.text, view, path=path), path)
 
 

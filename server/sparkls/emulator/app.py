@@ -27,9 +27,9 @@ from typing import TYPE_CHECKING, Any, Callable
 from sparkls.emulator import behaviours, followup, httpwire, model, routes
 from sparkls.emulator.canaries import CanaryNet
 from sparkls.emulator.control import INVALID_API_KEY, Faults, FaultState, Stats, check_request, refusal
-from sparkls.emulator.events import http_error_body
-from sparkls.emulator.ideal import IdealModel
-from sparkls.emulator.replies import stream_response, stream_warmup
+from sparkls.emulator.events import ApiError, http_error_body, new_id
+from sparkls.emulator.ideal import IdealModel, fenced, offers_patch_tool
+from sparkls.emulator.replies import stream_patch_call, stream_response, stream_warmup
 from sparkls.emulator.responses import ResponseEvents, responses_usage
 from sparkls.emulator.streaming import Sink, Wire
 from sparkls.emulator.websocket import WebSocketSession
@@ -91,6 +91,8 @@ class Emulator:
         self._stored: collections.OrderedDict[str, None] = collections.OrderedDict()
         # The text of recent answers, by response id, for a request that continues one.
         self._answers: collections.OrderedDict[str, str] = collections.OrderedDict()
+        # responses that ended with an apply_patch_call: their call id, which a continuation must answer
+        self._calls: collections.OrderedDict[str, str] = collections.OrderedDict()
         self._origins: collections.OrderedDict[str, str] = collections.OrderedDict()  # answer -> region it rewrote
         self._server: asyncio.Server | None = None
         self._connections: set[asyncio.Task[None]] = set()
@@ -214,6 +216,28 @@ class Emulator:
         while len(self._answers) > STORED_RESPONSES:
             self._answers.popitem(last=False)
 
+    def check_tool_outputs(self, body: dict[str, Any]) -> None:
+        """Refuse, as the service does, a request continuing a response whose
+        ``apply_patch_call`` its input does not answer (``apply_patch_call_output``)."""
+        call_id = self._calls.get(body.get("previous_response_id") or "")
+        if call_id is None:
+            return
+        items = body.get("input") if isinstance(body.get("input"), list) else []
+        if not any(isinstance(i, dict) and i.get("type") == "apply_patch_call_output" and i.get("call_id") == call_id
+                   for i in items):
+            raise ApiError(400, None, f"No tool output found for apply_patch call {call_id}.", "input",
+                           error_type="invalid_request_error")
+
+    def patch_call_for(self, body: dict[str, Any]) -> tuple[dict[str, Any], str] | None:
+        """The ideal model's ``apply_patch_call`` for a request offering the tool, and
+        the region it makes (what a continuation works from); None: answer in text."""
+        earlier, latest = followup.split_conversation(body)
+        if not offers_patch_tool(body) or earlier is not None or body.get("previous_response_id"):
+            return None
+        edit = self.ideal.known(latest)
+        item = self.ideal.apply_patch_call(latest, item_id=new_id("apc_"), call_id=new_id("call_"))
+        return None if item is None or edit is None else (item, fenced(edit.new))
+
     def answer_for(self, body: dict[str, Any], reply: str) -> tuple[str, str]:
         """(the scripted answer, the request text it answers): a request that continues
         an earlier answer (``previous_response_id``, or one in ``input``) is answered
@@ -273,10 +297,16 @@ class Emulator:
         error = refusal(faults, model_name)
         if error is not None:
             raise error
+        self.check_tool_outputs(body)
         stats.count_response(model_name, "websocket" if sink.transport == "websocket" else "http")
-        text, answered = self.answer_for(body, faults.reply)
-        script = behaviours.script(faults.behaviour, text, answered)
-        usage = responses_usage(input_tokens, script.output_tokens, cached, script.reasoning_tokens)
+        call = self.patch_call_for(body)
+        if call is None:
+            text, answered = self.answer_for(body, faults.reply)
+            script = behaviours.script(faults.behaviour, text, answered)
+            usage = responses_usage(input_tokens, script.output_tokens, cached, script.reasoning_tokens)
+        else:
+            text = call[1]  # what a refine continuing this call works from
+            usage = responses_usage(input_tokens, len(model.split_tokens(call[0]["operation"]["diff"])), cached)
         interrupt = None
         if run is not None:
             run.started(reply, faults)
@@ -284,9 +314,16 @@ class Emulator:
         stats.streaming += 1
         stats.max_streaming = max(stats.max_streaming, stats.streaming)
         try:
-            outcome = await stream_response(reply, script, usage, faults, sink, stats, interrupt)
+            if call is None:
+                outcome = await stream_response(reply, script, usage, faults, sink, stats, interrupt)
+            else:
+                outcome = await stream_patch_call(reply, call[0], usage, faults, sink, stats, interrupt)
         finally:
             stats.streaming -= 1
+        if call is not None and outcome == "completed":
+            self._calls[reply.response_id] = call[0]["call_id"]
+            while len(self._calls) > STORED_RESPONSES:
+                self._calls.popitem(last=False)
         if outcome == "cut":
             return None
         # No await from the last event to here: a client that answers it at once must
