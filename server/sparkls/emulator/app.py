@@ -132,11 +132,13 @@ class Emulator:
         self.fault_state.set(faults)
 
     def reset(self) -> None:
-        """Zero the counters (the canaries found too; not the canaries) and return to
-        the default faults, connection limit and lanes switch."""
+        """Zero the counters (the canaries found too; not the canaries), forget the
+        ideal model's edits, and return to the default faults, connection limit and
+        lanes switch."""
         self.counters.reset()
         self.fault_state.reset()
         self.prompt_cache.clear()
+        self.ideal.forget()
         self.refuse_websocket = False
         self.handshake_ms = 0
         self.lanes = self._lanes_default
@@ -219,10 +221,12 @@ class Emulator:
     def check_tool_outputs(self, body: dict[str, Any]) -> None:
         """Refuse, as the service does, a request continuing a response whose
         ``apply_patch_call`` its input does not answer (``apply_patch_call_output``)."""
+        items = body.get("input") if isinstance(body.get("input"), list) else []
+        self.counters.patch_outputs += sum(1 for i in items if isinstance(i, dict) and i.get("type") == "apply_patch_call_output")
+        self.counters.tool_offers += offers_patch_tool(body)
         call_id = self._calls.get(body.get("previous_response_id") or "")
         if call_id is None:
             return
-        items = body.get("input") if isinstance(body.get("input"), list) else []
         if not any(isinstance(i, dict) and i.get("type") == "apply_patch_call_output" and i.get("call_id") == call_id
                    for i in items):
             raise ApiError(400, None, f"No tool output found for apply_patch call {call_id}.", "input",
@@ -321,6 +325,7 @@ class Emulator:
         finally:
             stats.streaming -= 1
         if call is not None and outcome == "completed":
+            stats.patch_calls += 1
             self._calls[reply.response_id] = call[0]["call_id"]
             while len(self._calls) > STORED_RESPONSES:
                 self._calls.popitem(last=False)
