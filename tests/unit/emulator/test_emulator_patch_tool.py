@@ -6,7 +6,6 @@ from __future__ import annotations
 import json
 
 import httpx
-import pytest
 import pytest_asyncio
 import websockets
 
