@@ -55,10 +55,11 @@ Each hunk starts with @@ and quotes enough unchanged lines of the region (prefix
 exactly once; change only lines of the editable region."""
 
 
-def choose_ask(region: str, path: str, api: str) -> Ask:
+def choose_ask(region: str, path: str, api: str, *, patches: bool = True) -> Ask:
     """The one decision of a request: a patch where it is shorter than the region (the
-    tool on the Responses API, the text form on Chat Completions), else the whole."""
-    if not choose_reply_shape(region, path).patch:
+    tool on the Responses API, the text form on Chat Completions), else the whole;
+    always the whole when the tier's `patches` setting is off."""
+    if not patches or not choose_reply_shape(region, path).patch:
         return "whole"
     return "tool" if api == "responses" else "text"
 

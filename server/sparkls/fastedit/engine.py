@@ -64,7 +64,7 @@ async def run_fast_edit(env: RequestEnv, request: EditRequest) -> EditOutcome:
         instruction=request.instruction, diagnostics=request.diagnostics, lookup=env.lookup,
     )
     view = RegionView.of(ctx, doc.text, doc.language_id)  # the text the model is shown, not what it becomes
-    ask = choose_ask(ctx.region_text, ctx.path, env.fast.tier.api)
+    ask = choose_ask(ctx.region_text, ctx.path, env.fast.tier.api, patches=env.fast.tier.patches)
     prompt = await env.seal(asked(draft, ask, ctx.path))
     context_done = time.perf_counter()
 

@@ -122,7 +122,7 @@ async def run_refine(
         instruction = model_instruction(comment)
     version, length = doc.version, len(doc.text)  # what the drafts are made of; sealing may take a while
     current = _changed(where, doc, path)
-    ask = choose_ask(where.text, path, env.fast.tier.api)
+    ask = choose_ask(where.text, path, env.fast.tier.api, patches=env.fast.tier.patches)
     short, full = [await env.seal(d) for d in refine_drafts(record, instruction, current, ask)]
     context_done = time.perf_counter()
 
