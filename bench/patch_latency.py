@@ -98,7 +98,7 @@ async def measure(args: argparse.Namespace) -> dict[str, Any]:
     edits = chosen(load(), args.edits)
     rows: list[dict[str, Any]] = []
     with emulator("--api-key", API_KEY) as emu, emu.proxied(args.rtt_ms) as url, tempfile.TemporaryDirectory() as tmp:
-        emu.faults({"tokens_per_second": args.tps, "delay_ms": args.first_token_ms})
+        emu.faults({"tokens_per_second": args.tps, "delay_ms": int(args.first_token_ms)})
         root = Path(tmp)
         servers = {}
         for mode in MODES:
