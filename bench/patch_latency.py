@@ -39,7 +39,7 @@ from typing import Any
 import httpx
 
 from common import emulator, pct  # bench/common.py
-from rawlsp import CAPABILITIES, SPARKLS, LspProcess, rng  # bench/rawlsp.py
+from rawlsp import CAPABILITIES, SPARKLS, Buffer, LspProcess, rng  # bench/rawlsp.py
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))  # for bench.kit.real_edits
 
@@ -54,9 +54,21 @@ MODES = ("patch", "whole")
 CAPS = {**CAPABILITIES, "general": {"positionEncodings": ["utf-32"]}}  # code points, as Python counts
 
 
+def _mixed(edits: list[RealEdit]) -> list[RealEdit]:
+    """`edits` taking each project in turn (corpus order within a project)."""
+    projects: dict[str, list[RealEdit]] = {}
+    for edit in edits:
+        projects.setdefault(edit.project, []).append(edit)
+    queues, out = list(projects.values()), []
+    while any(queues):
+        out += [queue.pop(0) for queue in queues if queue]
+    return out
+
+
 def chosen(edits: tuple[RealEdit, ...], n: int) -> list[RealEdit]:
-    """Up to `n` edits, as even a share of each stratum as the corpus allows, in corpus order."""
-    by = [[e for e in edits if e.stratum == s] for s in range(len(STRATA))]
+    """Up to `n` edits, as even a share of each stratum (and in it, of each project) as
+    the corpus allows."""
+    by = [_mixed([e for e in edits if e.stratum == s]) for s in range(len(STRATA))]
     out: list[RealEdit] = []
     while len(out) < n and any(by):
         for bucket in by:
@@ -82,7 +94,8 @@ async def run_one(server: LspProcess, root: Path, edit: RealEdit, index: int, mo
     path = folder / Path(edit.path).name
     path.write_text(edit.text)
     uri = path.as_uri()
-    buffer = server.open(uri, edit.text)
+    buffer = server.buffers[uri] = Buffer(server, uri, edit.text, full=False)
+    server.did_open(uri, edit.text, edit.language_id)
     (sl, sc), (el, ec) = position(edit.text, edit.selection[0]), position(edit.text, edit.selection[1])
     params = {"command": "sparkls.edit", "arguments": [{"uri": uri, "range": rng(sl, sc, el, ec), "instruction": edit.subject}]}
     started = time.perf_counter()
