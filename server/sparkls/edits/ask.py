@@ -115,4 +115,5 @@ def turn_text(reply: Reply) -> str:
     call = reply.patch
     if call is None:
         return reply.text
-    return f"*** Begin Patch\n*** Update File: {call.path}\n{call.diff}{'' if call.diff.endswith(chr(10)) else chr(10)}*** End Patch"
+    diff = call.diff if call.diff.endswith("\n") else call.diff + "\n"
+    return f"*** Begin Patch\n*** Update File: {call.path}\n{diff}*** End Patch"

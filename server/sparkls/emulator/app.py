@@ -27,11 +27,12 @@ from typing import TYPE_CHECKING, Any, Callable
 from sparkls.emulator import behaviours, followup, httpwire, model, routes
 from sparkls.emulator.canaries import CanaryNet
 from sparkls.emulator.control import INVALID_API_KEY, Faults, FaultState, Stats, check_request, refusal
-from sparkls.emulator.events import ApiError, http_error_body, new_id
-from sparkls.emulator.ideal import IdealModel, fenced, offers_patch_tool
+from sparkls.emulator.events import http_error_body
+from sparkls.emulator.ideal import IdealModel
 from sparkls.emulator.replies import stream_patch_call, stream_response, stream_warmup
 from sparkls.emulator.responses import ResponseEvents, responses_usage
 from sparkls.emulator.streaming import Sink, Wire
+from sparkls.emulator.toolcalls import PatchCalls
 from sparkls.emulator.websocket import WebSocketSession
 
 if TYPE_CHECKING:
@@ -91,8 +92,7 @@ class Emulator:
         self._stored: collections.OrderedDict[str, None] = collections.OrderedDict()
         # The text of recent answers, by response id, for a request that continues one.
         self._answers: collections.OrderedDict[str, str] = collections.OrderedDict()
-        # responses that ended with an apply_patch_call: their call id, which a continuation must answer
-        self._calls: collections.OrderedDict[str, str] = collections.OrderedDict()
+        self.patch_calls = PatchCalls(self.ideal, self.counters, STORED_RESPONSES)  # the apply_patch tool
         self._origins: collections.OrderedDict[str, str] = collections.OrderedDict()  # answer -> region it rewrote
         self._server: asyncio.Server | None = None
         self._connections: set[asyncio.Task[None]] = set()
@@ -218,30 +218,6 @@ class Emulator:
         while len(self._answers) > STORED_RESPONSES:
             self._answers.popitem(last=False)
 
-    def check_tool_outputs(self, body: dict[str, Any]) -> None:
-        """Refuse, as the service does, a request continuing a response whose
-        ``apply_patch_call`` its input does not answer (``apply_patch_call_output``)."""
-        items = body.get("input") if isinstance(body.get("input"), list) else []
-        self.counters.patch_outputs += sum(1 for i in items if isinstance(i, dict) and i.get("type") == "apply_patch_call_output")
-        self.counters.tool_offers += offers_patch_tool(body)
-        call_id = self._calls.get(body.get("previous_response_id") or "")
-        if call_id is None:
-            return
-        if not any(isinstance(i, dict) and i.get("type") == "apply_patch_call_output" and i.get("call_id") == call_id
-                   for i in items):
-            raise ApiError(400, None, f"No tool output found for apply_patch call {call_id}.", "input",
-                           error_type="invalid_request_error")
-
-    def patch_call_for(self, body: dict[str, Any]) -> tuple[dict[str, Any], str] | None:
-        """The ideal model's ``apply_patch_call`` for a request offering the tool, and
-        the region it makes (what a continuation works from); None: answer in text."""
-        earlier, latest = followup.split_conversation(body)
-        if not offers_patch_tool(body) or earlier is not None or body.get("previous_response_id"):
-            return None
-        edit = self.ideal.known(latest)
-        item = self.ideal.apply_patch_call(latest, item_id=new_id("apc_"), call_id=new_id("call_"))
-        return None if item is None or edit is None else (item, fenced(edit.new))
-
     def answer_for(self, body: dict[str, Any], reply: str) -> tuple[str, str]:
         """(the scripted answer, the request text it answers): a request that continues
         an earlier answer (``previous_response_id``, or one in ``input``) is answered
@@ -301,9 +277,9 @@ class Emulator:
         error = refusal(faults, model_name)
         if error is not None:
             raise error
-        self.check_tool_outputs(body)
+        self.patch_calls.check(body)
         stats.count_response(model_name, "websocket" if sink.transport == "websocket" else "http")
-        call = self.patch_call_for(body)
+        call = self.patch_calls.answer(body)
         if call is None:
             text, answered = self.answer_for(body, faults.reply)
             script = behaviours.script(faults.behaviour, text, answered)
@@ -325,10 +301,7 @@ class Emulator:
         finally:
             stats.streaming -= 1
         if call is not None and outcome == "completed":
-            stats.patch_calls += 1
-            self._calls[reply.response_id] = call[0]["call_id"]
-            while len(self._calls) > STORED_RESPONSES:
-                self._calls.popitem(last=False)
+            self.patch_calls.ended(reply.response_id, call[0])
         if outcome == "cut":
             return None
         # No await from the last event to here: a client that answers it at once must

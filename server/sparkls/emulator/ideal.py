@@ -49,7 +49,7 @@ class KnownEdit:
 
 def _key(region: str) -> str:
     text = region.replace(CURSOR, "").replace("\r\n", "\n").replace("\r", "\n")
-    return text.removesuffix("\n")
+    return text.rstrip("\n")  # a region ending in blank lines is shown without them (protocol.find_region)
 
 
 def fenced(new: str) -> str:
@@ -102,7 +102,8 @@ class IdealModel:
             return None
         if asks_for_patch(request_text):
             path = _path(edit, request_text)
-            patch = v4a_text(path, edit.old, edit.new) if edit.patch is None else f"{BEGIN}\n{UPDATE}{path}\n{edit.patch}{END}\n"
+            scripted = None if edit.patch is None else f"{BEGIN}\n{UPDATE}{path}\n{edit.patch}{END}\n"
+            patch = v4a_text(path, edit.old, edit.new) if scripted is None else scripted
             if patch is not None:
                 return patch
         return fenced(edit.new) if edit.whole is None else edit.whole

@@ -22,7 +22,8 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from sparkls.errors import ModelRefused, ReplyCutOff
-from sparkls.models.events import Completed, Event, ItemInfo, PatchCall, RefusalDelta, TextDelta, Where, patch_call
+from sparkls.models.events import Completed, Event, ItemInfo, RefusalDelta, TextDelta, Where
+from sparkls.models.toolcall import PatchCall, patch_call
 
 CUT_OFF_REASONS = {
     "max_output_tokens": "it reached the output token limit",

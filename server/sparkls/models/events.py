@@ -18,6 +18,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from sparkls.guard.wire import Wire, require_wire
+from sparkls.models.toolcall import PatchCall, patch_call
 from sparkls.documents.unicode import for_the_wire
 from sparkls.errors import (
     ApiError,
@@ -98,20 +99,6 @@ class Steered:
     steer_id: str | None = None
     code: str | None = None
     message: str = ""
-
-
-@dataclass(frozen=True, slots=True)
-class PatchCall:
-    """An `apply_patch_call` output item, done: the model's edit through the
-    `apply_patch` tool (the SDK's `ResponseApplyPatchToolCall`). `operation` is its
-    operation's type (`update_file`; `create_file` and `delete_file` are refused by
-    the edit), `path` and `diff` (V4A hunks) as it names them."""
-
-    item: str
-    call_id: str
-    operation: str
-    path: str
-    diff: str
 
 
 Event = Created | TextDelta | RefusalDelta | ItemInfo | Completed | Sent | Steered | PatchCall
@@ -334,17 +321,6 @@ def _item_info(event: dict[str, Any]) -> ItemInfo | None:
     key = item.get("id") if isinstance(item.get("id"), str) and item.get("id") else f"#{event.get('output_index', 0)}"
     phase = item.get("phase")
     return ItemInfo(key, str(item.get("type") or ""), phase if isinstance(phase, str) else None)
-
-
-def patch_call(item: dict[str, Any], key: str = "") -> PatchCall | None:
-    """The `apply_patch_call` of an output item, if it is one."""
-    if item.get("type") != "apply_patch_call":
-        return None
-    operation = item.get("operation") if isinstance(item.get("operation"), dict) else {}
-    return PatchCall(
-        key or str(item.get("id") or ""), str(item.get("call_id") or ""), str(operation.get("type") or ""),
-        str(operation.get("path") or ""), str(operation.get("diff") or ""),
-    )
 
 
 def _finished(event: dict[str, Any], incomplete: str | None = None) -> Completed:
