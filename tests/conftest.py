@@ -109,6 +109,10 @@ class EmulatorHandle:
         """Run WebSocket lanes (`stream_id`) and steering, or refuse them as an older server would."""
         self._control("POST", "lanes", {"lanes": enabled})
 
+    def set_ideal(self, edits: list[dict[str, Any]]) -> None:
+        """The edits the ideal model knows until the reset ({old, new, path?, patch?, whole?})."""
+        self._control("POST", "ideal", {"edits": edits})
+
     def prompts(self) -> list[str]:
         """The request texts the emulator received since the last reset (the last 64)."""
         return self._control("GET", "prompts")["prompts"]

@@ -339,7 +339,7 @@ class StubSession:
 
     text: str
     name: str = "fast"
-    tier: SimpleNamespace = field(default_factory=lambda: SimpleNamespace(model="stub-spark"))
+    tier: SimpleNamespace = field(default_factory=lambda: SimpleNamespace(model="stub-spark", api="responses", patches=True))
     calls: int = 0
 
     async def complete(self, prompt, *, notify=None, steering=None, patient=None) -> Reply:

@@ -49,6 +49,10 @@ class TierSettings(_Model):
     # any earlier response by id, over HTTP too. Off: nothing is kept after the reply;
     # only the most recent response on a WebSocket can be continued.
     store: bool = False
+    # Ask a fast rewrite for a patch where one is shorter than the region (the apply_patch
+    # tool on the Responses API, V4A text on Chat Completions: edits/ask.py). Off: always
+    # the region's whole new text (a server that refuses the tool, say).
+    patches: bool = True
     # WebSocket mode runs concurrent requests on lanes of one connection (`stream_id`);
     # off, or with a server that does not run lanes, a pool of `pool_size` sockets does.
     lanes: bool = True

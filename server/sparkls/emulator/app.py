@@ -29,9 +29,10 @@ from sparkls.emulator.canaries import CanaryNet
 from sparkls.emulator.control import INVALID_API_KEY, Faults, FaultState, Stats, check_request, refusal
 from sparkls.emulator.events import http_error_body
 from sparkls.emulator.ideal import IdealModel
-from sparkls.emulator.replies import stream_response, stream_warmup
+from sparkls.emulator.replies import stream_patch_call, stream_response, stream_warmup
 from sparkls.emulator.responses import ResponseEvents, responses_usage
 from sparkls.emulator.streaming import Sink, Wire
+from sparkls.emulator.toolcalls import PatchCalls
 from sparkls.emulator.websocket import WebSocketSession
 
 if TYPE_CHECKING:
@@ -91,6 +92,7 @@ class Emulator:
         self._stored: collections.OrderedDict[str, None] = collections.OrderedDict()
         # The text of recent answers, by response id, for a request that continues one.
         self._answers: collections.OrderedDict[str, str] = collections.OrderedDict()
+        self.patch_calls = PatchCalls(self.ideal, self.counters, STORED_RESPONSES)  # the apply_patch tool
         self._origins: collections.OrderedDict[str, str] = collections.OrderedDict()  # answer -> region it rewrote
         self._server: asyncio.Server | None = None
         self._connections: set[asyncio.Task[None]] = set()
@@ -130,11 +132,13 @@ class Emulator:
         self.fault_state.set(faults)
 
     def reset(self) -> None:
-        """Zero the counters (the canaries found too; not the canaries) and return to
-        the default faults, connection limit and lanes switch."""
+        """Zero the counters (the canaries found too; not the canaries), forget the
+        ideal model's edits, and return to the default faults, connection limit and
+        lanes switch."""
         self.counters.reset()
         self.fault_state.reset()
         self.prompt_cache.clear()
+        self.ideal.forget()
         self.refuse_websocket = False
         self.handshake_ms = 0
         self.lanes = self._lanes_default
@@ -273,10 +277,16 @@ class Emulator:
         error = refusal(faults, model_name)
         if error is not None:
             raise error
+        self.patch_calls.check(body)
         stats.count_response(model_name, "websocket" if sink.transport == "websocket" else "http")
-        text, answered = self.answer_for(body, faults.reply)
-        script = behaviours.script(faults.behaviour, text, answered)
-        usage = responses_usage(input_tokens, script.output_tokens, cached, script.reasoning_tokens)
+        call = self.patch_calls.answer(body)
+        if call is None:
+            text, answered = self.answer_for(body, faults.reply)
+            script = behaviours.script(faults.behaviour, text, answered)
+            usage = responses_usage(input_tokens, script.output_tokens, cached, script.reasoning_tokens)
+        else:
+            text = call[1]  # what a refine continuing this call works from
+            usage = responses_usage(input_tokens, len(model.split_tokens(call[0]["operation"]["diff"])), cached)
         interrupt = None
         if run is not None:
             run.started(reply, faults)
@@ -284,9 +294,14 @@ class Emulator:
         stats.streaming += 1
         stats.max_streaming = max(stats.max_streaming, stats.streaming)
         try:
-            outcome = await stream_response(reply, script, usage, faults, sink, stats, interrupt)
+            if call is None:
+                outcome = await stream_response(reply, script, usage, faults, sink, stats, interrupt)
+            else:
+                outcome = await stream_patch_call(reply, call[0], usage, faults, sink, stats, interrupt)
         finally:
             stats.streaming -= 1
+        if call is not None and outcome == "completed":
+            self.patch_calls.ended(reply.response_id, call[0])
         if outcome == "cut":
             return None
         # No await from the last event to here: a client that answers it at once must

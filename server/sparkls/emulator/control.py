@@ -255,6 +255,9 @@ class Stats:
     steers_failed: int = 0  # response.steer.failed sent
     steered: int = 0  # responses ended as incomplete with reason "steered"
     successors: int = 0  # responses started automatically after a steered (or steered-then-completed) one
+    patch_calls: int = 0  # responses answered with an apply_patch_call (the apply_patch tool)
+    patch_outputs: int = 0  # apply_patch_call_output items received (a continuation answering a call)
+    tool_offers: int = 0  # model requests that offered the apply_patch tool
     # Model requests served, by model and transport ("websocket", "http" for Responses
     # over HTTP, "chat" for Chat Completions): {"gpt-5.3-codex": {"http": 1}}.
     by_model: dict[str, dict[str, int]] = dataclasses.field(default_factory=dict)

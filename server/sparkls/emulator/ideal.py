@@ -11,9 +11,14 @@ result, in the shape the request asks for:
   envelope (``patches.v4a_text``, 3 quoted lines each side), or the whole region when
   a patch cannot say it;
 - any other gets the whole new region in one fence (longer than any fence line in it);
-- where the `apply_patch` tool is offered, `apply_patch_call` is the output item that
-  answers it, as the SDK's ``ResponseApplyPatchToolCall`` types it (an ``update_file``
-  operation with the path and the diff); streaming it is the request path's to come.
+- a request that offers the `apply_patch` tool (``tools: [{"type": "apply_patch"}]``)
+  gets an ``apply_patch_call`` output item, as the SDK's ``ResponseApplyPatchToolCall``
+  types it (an ``update_file`` operation with the path and the diff), streamed by
+  ``replies.stream_patch_call``.
+
+A known edit may script what a real model gets wrong instead (for the request
+path's tests): ``patch``, the diff it answers a patch request with (one that does
+not apply, say), and ``whole``, the reply text it answers a whole-region request with.
 
 A request for a region it does not know goes to the scripted model (``model.py``). The
 region is matched as the request shows it: without the cursor marker, without its last
@@ -26,7 +31,7 @@ import dataclasses
 import re
 from typing import Any
 
-from sparkls.emulator.patches import BEGIN, v4a_diff, v4a_text
+from sparkls.emulator.patches import BEGIN, END, UPDATE, v4a_diff, v4a_text
 from sparkls.emulator.protocol import CURSOR, find_region
 
 _FILE_LINE = re.compile(r"^File: (.+)$", re.MULTILINE)
@@ -38,11 +43,13 @@ class KnownEdit:
     old: str  # the region before the edit
     new: str  # the region after it
     path: str | None = None  # the file, as a patch names it (else the request's "File:" line)
+    patch: str | None = None  # the diff a patch request gets instead of the true one (scripted mistakes)
+    whole: str | None = None  # the reply text a whole-region request gets instead of the fenced region
 
 
 def _key(region: str) -> str:
     text = region.replace(CURSOR, "").replace("\r\n", "\n").replace("\r", "\n")
-    return text.removesuffix("\n")
+    return text.rstrip("\n")  # a region ending in blank lines is shown without them (protocol.find_region)
 
 
 def fenced(new: str) -> str:
@@ -55,6 +62,12 @@ def fenced(new: str) -> str:
 def asks_for_patch(request_text: str) -> bool:
     """Whether the request offers the text patch format (it shows its envelope)."""
     return BEGIN in request_text
+
+
+def offers_patch_tool(body: Any) -> bool:
+    """Whether a Responses request offers the `apply_patch` tool."""
+    tools = body.get("tools") if isinstance(body, dict) else None
+    return isinstance(tools, list) and any(isinstance(t, dict) and t.get("type") == "apply_patch" for t in tools)
 
 
 class IdealModel:
@@ -88,16 +101,18 @@ class IdealModel:
         if edit is None:
             return None
         if asks_for_patch(request_text):
-            patch = v4a_text(_path(edit, request_text), edit.old, edit.new)
+            path = _path(edit, request_text)
+            scripted = None if edit.patch is None else f"{BEGIN}\n{UPDATE}{path}\n{edit.patch}{END}\n"
+            patch = v4a_text(path, edit.old, edit.new) if scripted is None else scripted
             if patch is not None:
                 return patch
-        return fenced(edit.new)
+        return fenced(edit.new) if edit.whole is None else edit.whole
 
     def apply_patch_call(self, request_text: str, *, item_id: str, call_id: str) -> dict[str, Any] | None:
         """The ``apply_patch_call`` output item answering the request with the known
         edit's patch; None when the region is not known or a patch cannot say the edit."""
         edit = self.known(request_text)
-        diff = None if edit is None else v4a_diff(edit.old, edit.new)
+        diff = None if edit is None else edit.patch or v4a_diff(edit.old, edit.new)
         if edit is None or diff is None:
             return None
         operation = {"type": "update_file", "path": _path(edit, request_text), "diff": diff}
@@ -113,7 +128,8 @@ def _path(edit: KnownEdit, request_text: str) -> str:
 
 
 def known_edits(body: Any) -> list[KnownEdit]:
-    """The edits of a ``POST /_emulator/ideal`` body (``{"edits": [{"old", "new", "path"?}]}``);
+    """The edits of a ``POST /_emulator/ideal`` body (``{"edits": [{"old", "new", "path"?,
+    "patch"?, "whole"?}]}``);
     ValueError when it is not that."""
     edits = body.get("edits") if isinstance(body, dict) else None
     if not isinstance(edits, list):
@@ -122,8 +138,8 @@ def known_edits(body: Any) -> list[KnownEdit]:
     for i, edit in enumerate(edits):
         if not (isinstance(edit, dict) and isinstance(edit.get("old"), str) and isinstance(edit.get("new"), str)):
             raise ValueError(f"edit {i}: needs \"old\" and \"new\" strings")
-        path = edit.get("path")
-        if path is not None and not isinstance(path, str):
-            raise ValueError(f"edit {i}: \"path\" must be a string")
-        out.append(KnownEdit(edit["old"], edit["new"], path))
+        for field in ("path", "patch", "whole"):
+            if edit.get(field) is not None and not isinstance(edit[field], str):
+                raise ValueError(f"edit {i}: \"{field}\" must be a string")
+        out.append(KnownEdit(edit["old"], edit["new"], edit.get("path"), edit.get("patch"), edit.get("whole")))
     return out

@@ -18,6 +18,7 @@ message done as ``incomplete``, then ``response.incomplete`` with reason
 
 from __future__ import annotations
 
+import asyncio
 from typing import Any
 
 from sparkls.emulator.behaviours import SERVER_ERROR_MESSAGE, STREAM_ERROR_MESSAGE, Script
@@ -98,6 +99,30 @@ async def stream_response(
             stats.errors += 1
         return "ended" if sink.send(_items(ending)) else "cut"
     return "completed" if sink.send(_items([events.completed(usage)])) else "cut"
+
+
+async def stream_patch_call(
+    events: ResponseEvents, item: dict[str, Any], usage: dict[str, Any], faults: Faults, sink: Sink, stats: Stats,
+    interrupt: Interrupt | None = None,
+) -> str:
+    """Stream an ``apply_patch_call`` answer (the `apply_patch` tool's): the opening
+    events, the wait for the first token, the item added (in progress), the time its
+    diff takes to write at the paced rate, the item done, completed. The SDK types no
+    delta event for the diff, so none is sent."""
+    if not sink.send(_items([events.created(), events.in_progress()])):
+        return "cut"
+    pacer = Pacer(faults, sink, stats, interrupt)
+    await pacer.first_token_wait()
+    if pacer.stopping():
+        return _steered(events, None, usage, 0, sink)
+    if not sink.send(_items([events.patch_call_added(item)])):
+        return "cut"
+    tokens = len(split_tokens(item["operation"].get("diff", "")))
+    if faults.tokens_per_second and tokens:
+        await sink.drain()
+        await asyncio.sleep(tokens / faults.tokens_per_second)
+    stats.deltas += tokens
+    return "completed" if sink.send(_items([events.patch_call_done(item), events.completed(usage)])) else "cut"
 
 
 def _steered(events: ResponseEvents, open_text: str | None, usage: dict[str, Any], produced: int, sink: Sink) -> str:

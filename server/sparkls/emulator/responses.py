@@ -179,6 +179,19 @@ class ResponseEvents:
              "item": item},
         ]
 
+    def patch_call_added(self, item: dict[str, Any]) -> dict[str, Any]:
+        """An ``apply_patch_call`` announced: in progress, its diff not written yet."""
+        operation = {**item["operation"], "diff": ""} if "diff" in item["operation"] else item["operation"]
+        return {"type": "response.output_item.added", "sequence_number": self._next(), "output_index": len(self.output),
+                "item": {**item, "status": "in_progress", "operation": operation}}
+
+    def patch_call_done(self, item: dict[str, Any]) -> dict[str, Any]:
+        """The ``apply_patch_call`` done (the SDK defines no delta events for its diff)."""
+        index = len(self.output)
+        self.output.append(item)
+        return {"type": "response.output_item.done", "sequence_number": self._next(), "output_index": index,
+                "item": item}
+
     def _message(self, status: str, content: list[dict[str, Any]]) -> dict[str, Any]:
         assert self._open is not None
         item: dict[str, Any] = {

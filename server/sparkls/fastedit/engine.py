@@ -18,12 +18,13 @@ from sparkls.context.prompt import prepare_draft
 from sparkls.context.region import Region
 from sparkls.documents.positions import Position
 from sparkls.documents.store import Document
+from sparkls.edits.ask import asked, choose_ask, read_answer, turn_text
 from sparkls.edits.invented import invented_names
 from sparkls.edits.reply import RegionView
 from sparkls.edits.retry import with_parse_error
-from sparkls.edits.tail import EditOutcome, edit_timings, finish, read_region, region_shift
+from sparkls.edits.tail import EditOutcome, edit_timings, finish, region_shift
 from sparkls.edits.validate import check_region_parses
-from sparkls.errors import InvalidEdit, ModelError
+from sparkls.errors import InvalidEdit, ModelError, NoUsableReply
 from sparkls.guard.wire import Wire
 from sparkls.models.chain import Turn
 from sparkls.models.collect import Reply
@@ -63,7 +64,8 @@ async def run_fast_edit(env: RequestEnv, request: EditRequest) -> EditOutcome:
         instruction=request.instruction, diagnostics=request.diagnostics, lookup=env.lookup,
     )
     view = RegionView.of(ctx, doc.text, doc.language_id)  # the text the model is shown, not what it becomes
-    prompt = await env.seal(draft)
+    ask = choose_ask(ctx.region_text, ctx.path, env.fast.tier.api, patches=env.fast.tier.patches)
+    prompt = await env.seal(asked(draft, ask, ctx.path))
     context_done = time.perf_counter()
 
     session = served_by = env.fast
@@ -81,14 +83,22 @@ async def run_fast_edit(env: RequestEnv, request: EditRequest) -> EditOutcome:
             raise InvalidEdit(f"{invalid} The deep tier could not take over: {exc}") from exc
         attempts += reply.attempts
         region = _current_region(env, doc, version, text_length, ctx)
-        new_region = read_region(reply.text, view, ctx.path, may_delete=True)  # "remove this import"
+        try:
+            new_region = read_answer(reply, view, ctx.path, ask, may_delete=True)  # "remove this import"
+        except NoUsableReply as exc:
+            if ask == "whole" or served_by is not session:
+                raise
+            ask = "whole"  # once more, as the whole region; the user hears only if that fails too
+            prompt = await env.seal(draft)
+            logger.info("fast tier: the patch could not be used (%s); asking for the whole region", exc)
+            continue
         try:
             check_region_parses(doc, region, new_region)
             break
         except InvalidEdit as exc:
             invalid = exc
             if served_by is session and not retried:
-                retried = True  # one more try on the fast tier, told what did not parse
+                retried, ask = True, "whole"  # one more try on the fast tier, told what did not parse
                 draft = with_parse_error(draft, doc.language_id, new_region)
                 prompt = await env.seal(draft)
                 logger.info("fast tier: edit did not parse; asking again with the error")
@@ -106,8 +116,9 @@ async def run_fast_edit(env: RequestEnv, request: EditRequest) -> EditOutcome:
         doc, region.start, ctx.region_text, new_region, reply=reply, tier=served_by.name, model=served_by.tier.model,
         timings_ms={}, check=False, escalation=reason,
         warnings=invented_names(doc, new_region, ctx.region_text, env.lookup),
-        turn=Turn(_answered(prompt, reply, request.steering), reply.text, reply.chain if served_by is session else None,
-                  reply.chained),
+        turn=Turn(_answered(prompt, reply, request.steering), turn_text(reply),
+                  reply.chain if served_by is session else None, reply.chained,
+                  reply.patch.call_id if reply.patch is not None else None),
     )
     timings = edit_timings(reply, started, context_done, replied, time.perf_counter())
     return replace(outcome, attempts=attempts, region_lines=(region.start_line, region.end_line), timings_ms=timings)

@@ -37,6 +37,7 @@ import asyncio
 import logging
 import os
 from collections.abc import Sequence
+from dataclasses import replace
 from pathlib import Path
 
 from pygls.uris import to_fs_path
@@ -134,7 +135,7 @@ class Guard:
                 logger.info("left out of a prompt: %s", reason)
             else:
                 raise NotSendable(reason)
-        return Draft(draft.instructions, tuple(sections), draft.history)
+        return Draft(draft.instructions, tuple(sections), draft.history, draft.tools, draft.answered)
 
     def _part_refusal(self, part: Part) -> str | None:
         return self._refusal(part.path, part.uri, part.confined) if isinstance(part, FromFile) else None
@@ -200,7 +201,10 @@ def _sealed(draft: Draft) -> Wire:
     history = tuple((turn.role, redact(turn.text)[0]) for turn in draft.history)
     # The instructions are sparkls's own fixed text; redacted all the same, so that
     # no text can reach the wire through a field the guard does not read.
-    return Wire(redact(draft.instructions)[0], "\n\n".join(sections), history, seal=_SEAL)
+    return Wire(
+        redact(draft.instructions)[0], "\n\n".join(sections), history, seal=_SEAL, tools=draft.tools,
+        outputs=tuple(replace(o, output=redact(o.output)[0]) for o in draft.answered),
+    )
 
 
 def _part(part: Part) -> str:

@@ -24,6 +24,8 @@ from collections.abc import Iterable
 from dataclasses import dataclass
 from typing import Literal
 
+from sparkls.guard.wire import ToolOutput
+
 
 @dataclass(frozen=True, slots=True)
 class Fixed:
@@ -106,15 +108,19 @@ class Earlier:
 
 @dataclass(frozen=True, slots=True)
 class Draft:
-    """A request before the guard: fixed instructions, sections, earlier turns."""
+    """A request before the guard: fixed instructions, sections, earlier turns; the
+    tools it offers (`wire.PATCH_TOOL`) and the answers to an earlier response's tool
+    calls it sends first (sparkls's own words)."""
 
     instructions: str
     sections: tuple[Section, ...]
     history: tuple[Earlier, ...] = ()
+    tools: tuple[str, ...] = ()
+    answered: tuple[ToolOutput, ...] = ()
 
     def then(self, *sections: Section) -> Draft:
         """This draft with more sections at the end (a retry's note, say)."""
-        return Draft(self.instructions, (*self.sections, *sections), self.history)
+        return Draft(self.instructions, (*self.sections, *sections), self.history, self.tools, self.answered)
 
 
 def fenced(body: Iterable[Part | str], tag: str) -> tuple[Part, ...]:

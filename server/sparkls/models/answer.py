@@ -23,6 +23,7 @@ from typing import Any
 
 from sparkls.errors import ModelRefused, ReplyCutOff
 from sparkls.models.events import Completed, Event, ItemInfo, RefusalDelta, TextDelta, Where
+from sparkls.models.toolcall import PatchCall, patch_call
 
 CUT_OFF_REASONS = {
     "max_output_tokens": "it reached the output token limit",
@@ -42,15 +43,27 @@ class _Message:
 class AnswerBuilder:
     """The messages of one response, in the order they began."""
 
-    __slots__ = ("_where", "_messages", "_skipped")
+    __slots__ = ("_where", "_messages", "_skipped", "_calls")
 
     def __init__(self, where: Where) -> None:
         self._where = where
         self._messages: dict[str, _Message] = {}
         self._skipped: set[str] = set()  # items that are not messages (reasoning, tool calls)
+        self._calls: list[PatchCall] = []
+
+    def patch_call(self, done: Completed) -> PatchCall | None:
+        """The response's last `apply_patch_call` (the edit through the tool), streamed
+        or listed in its completed output; None when it made none."""
+        if not self._calls:
+            listed = (patch_call(item) for item in done.output)
+            self._calls = [call for call in listed if call is not None]
+        return self._calls[-1] if self._calls else None
 
     def feed(self, event: Event) -> None:
-        if isinstance(event, TextDelta):
+        if isinstance(event, PatchCall):
+            self._skipped.add(event.item)
+            self._calls.append(event)
+        elif isinstance(event, TextDelta):
             self._message(event.item).text.append(event.text)
         elif isinstance(event, RefusalDelta):
             self._message(event.item).refusal.append(event.text)

@@ -71,3 +71,4 @@ class Turn:
     reply: str
     chain: Chain | None = None
     chained: bool = False  # this turn itself continued an earlier response
+    call: str | None = None  # the reply's `apply_patch_call` id: a continuation answers it first

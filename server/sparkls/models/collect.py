@@ -26,7 +26,9 @@ from sparkls.config import TierSettings
 from sparkls.errors import StreamError
 from sparkls.models.answer import AnswerBuilder
 from sparkls.models.chain import Chain
-from sparkls.models.events import Completed, Created, Event, RefusalDelta, Sent, Steered, TextDelta, Where
+from sparkls.models.events import (
+    Completed, Created, Event, ItemInfo, PatchCall, RefusalDelta, Sent, Steered, TextDelta, Where,
+)
 from sparkls.models.progress import STREAM_PROGRESS, STREAM_STALLED
 from sparkls.models.steering import Steering
 
@@ -54,6 +56,7 @@ class Reply:
     mode: str = ""  # the transport that served it (`Transport.name`: lanes | pool | http)
     steered: int = 0  # steering inputs its answer took (steering.py)
     via: object = None  # the WebSocket connection that served it (`Sent.via`)
+    patch: PatchCall | None = None  # the edit made through the `apply_patch` tool, when it was
 
     @property
     def total_ms(self) -> float:
@@ -82,7 +85,9 @@ async def collect(
     try:
         async with aclosing(events) as stream:
             async for event in stream:
-                if isinstance(event, (TextDelta, RefusalDelta)):
+                if isinstance(event, (TextDelta, RefusalDelta)) or (
+                    isinstance(event, ItemInfo) and event.kind == "apply_patch_call"  # a tool call's first output
+                ):
                     if first is None:
                         first = time.perf_counter()
                         if stall is not None:
@@ -136,6 +141,7 @@ def _reply(
 ) -> Reply:
     done = time.perf_counter()
     text = answer.answer(event)  # raises on a refusal or a cut-off reply
+    patch = answer.patch_call(event)
     first = first or done
     return Reply(
         text,
@@ -149,6 +155,7 @@ def _reply(
         steered=len(steering.committed) if steering is not None else 0,
         via=via,
         chained=chained,
+        patch=patch,
     )
 
 

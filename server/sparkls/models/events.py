@@ -18,6 +18,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from sparkls.guard.wire import Wire, require_wire
+from sparkls.models.toolcall import PatchCall, patch_call
 from sparkls.documents.unicode import for_the_wire
 from sparkls.errors import (
     ApiError,
@@ -100,7 +101,7 @@ class Steered:
     message: str = ""
 
 
-Event = Created | TextDelta | RefusalDelta | ItemInfo | Completed | Sent | Steered
+Event = Created | TextDelta | RefusalDelta | ItemInfo | Completed | Sent | Steered | PatchCall
 
 def _input_items(prompt: Wire) -> list[dict[str, Any]]:
     """The earlier turns (an assistant turn as a plain-string message, the SDK's
@@ -111,6 +112,10 @@ def _input_items(prompt: Wire) -> list[dict[str, Any]]:
         else {"role": role, "content": for_the_wire(text)}
         for role, text in prompt.history
     ]
+    items += [
+        {"type": "apply_patch_call_output", "call_id": o.call_id, "status": o.status, "output": for_the_wire(o.output)}
+        for o in prompt.outputs
+    ]  # the earlier response's tool calls answered before the new turn (the service refuses it otherwise)
     items.append({"role": "user", "content": [{"type": "input_text", "text": for_the_wire(prompt.input)}]})
     return items
 
@@ -125,6 +130,8 @@ def _responses_fields(
         "input": _input_items(prompt),
         "store": store,
     }
+    if prompt.tools:
+        fields["tools"] = [{"type": tool} for tool in prompt.tools]
     if previous_response_id is not None:
         fields["previous_response_id"] = previous_response_id
     if cache_key is not None:
@@ -339,7 +346,13 @@ def classify(event: dict[str, Any], where: Where) -> Event | None:
     kind = event.get("type")
     if kind == "response.output_text.delta":
         return TextDelta(event.get("delta", ""), _item_key(event))
-    if kind in ("response.output_item.added", "response.output_item.done"):
+    if kind == "response.output_item.done" and isinstance(event.get("item"), dict):
+        info = _item_info(event)
+        call = patch_call(event["item"], info.item if info is not None else "")
+        if call is not None:
+            return call
+        return info
+    if kind == "response.output_item.added":
         return _item_info(event)
     if kind == "response.refusal.delta":
         return RefusalDelta(event.get("delta", ""), _item_key(event))

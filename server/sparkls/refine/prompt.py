@@ -10,7 +10,8 @@ region's current text when the user changed it since, marked as in the first req
 from __future__ import annotations
 
 from sparkls.context.prompt import REGION_END, REGION_START, fence_tag
-from sparkls.guard import Draft, Earlier, FromFile, FromUser, Section, fenced
+from sparkls.edits.ask import Ask, answer_section, answered
+from sparkls.guard import PATCH_TOOL, Draft, Earlier, FromFile, FromUser, Section, fenced
 from sparkls.guard.wire import Wire
 from sparkls.refine.record import LastEdit
 
@@ -21,8 +22,11 @@ ANSWER_AGAIN = (
 )
 
 
-def refine_sections(record: LastEdit, instruction: str, current: FromFile | None) -> tuple[Section, ...]:
-    """The new turn; `current`: the region as the user changed it, to be rewritten."""
+def refine_sections(
+    record: LastEdit, instruction: str, current: FromFile | None, answer: Section | None = None,
+) -> tuple[Section, ...]:
+    """The new turn; `current`: the region as the user changed it, to be rewritten;
+    `answer`: how to answer, when not with the whole region as before (edits/ask.py)."""
     sections = []
     if current is not None:
         region = current.text.removesuffix("\n").removesuffix("\r")
@@ -34,7 +38,7 @@ def refine_sections(record: LastEdit, instruction: str, current: FromFile | None
             )
         )
     sections.append(Section.of(REVISE, FromUser(instruction.strip())))
-    sections.append(Section.of(ANSWER_AGAIN))
+    sections.append(answer or Section.of(ANSWER_AGAIN))
     return tuple(sections)
 
 
@@ -52,8 +56,13 @@ def steer_drafts(sent: Wire, instruction: str) -> tuple[Draft, Draft]:
     return Draft(sent.instructions, turn), Draft(sent.instructions, turn, earlier)
 
 
-def refine_drafts(record: LastEdit, instruction: str, current: FromFile | None) -> tuple[Draft, Draft]:
-    """(the short turn, the whole conversation with it) for revising `record`."""
-    turn = refine_sections(record, instruction, current)
+def refine_drafts(record: LastEdit, instruction: str, current: FromFile | None, ask: Ask = "whole") -> tuple[Draft, Draft]:
+    """(the short turn, the whole conversation with it) for revising `record`, asking
+    for `ask`. The short turn answers the chained response's tool call first (the
+    service refuses a continuation that leaves it unanswered); the whole conversation
+    shows that call as the patch text it stands for, so it has none to answer."""
+    tools = (PATCH_TOOL,) if ask == "tool" else ()
+    turn = refine_sections(record, instruction, current, None if ask == "whole" else answer_section(ask, record.path))
     earlier = tuple(Earlier("user" if role == "user" else "assistant", text) for role, text in record.history)
-    return Draft(record.instructions, turn), Draft(record.instructions, turn, earlier)
+    short = answered(Draft(record.instructions, turn, tools=tools), record.call, record.path)
+    return short, Draft(record.instructions, turn, earlier, tools)

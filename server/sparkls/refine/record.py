@@ -45,6 +45,7 @@ class LastEdit:
     history: tuple[tuple[str, str], ...]  # the conversation, ending with the model's answer
     chain: Chain | None
     settled: bool = False  # `start`..`end` at `version` hold `text`: the edit's own changes are seen
+    call: str | None = None  # the chain's `apply_patch_call` id: a continuation sends its output first
 
 
 @dataclass(frozen=True, slots=True)

@@ -19,8 +19,9 @@ from sparkls.context.region import MAX_REGION_CHARS
 from sparkls.documents.store import Document, DocumentStore
 from sparkls.edits.instruction import CommentInstruction, model_instruction, strip_comment
 from sparkls.edits.reply import RegionView
-from sparkls.edits.tail import EditOutcome, edit_timings, finish, read_region, region_shift
-from sparkls.errors import EditError, NothingToRefine
+from sparkls.edits.ask import choose_ask, read_answer, turn_text
+from sparkls.edits.tail import EditOutcome, edit_timings, finish, region_shift
+from sparkls.errors import EditError, NoUsableReply, NothingToRefine
 from sparkls.guard import FromFile
 from sparkls.models.chain import FollowUp, Turn
 from sparkls.models.session import TierSession
@@ -57,6 +58,7 @@ class RefineBook:
         record = LastEdit(
             outcome.uri, path, doc.language_id, doc.version, start, end, text, before,
             turn.prompt.instructions, conversation(turn.prompt.history, turn.prompt.input, turn.reply), turn.chain,
+            call=turn.call if turn.chain is not None else None,
         )
         self.forget(outcome.uri)
         session.hold(turn.chain)
@@ -119,24 +121,33 @@ async def run_refine(
             raise NothingToRefine(f"The `spark:` comment is not on the lines of the last Spark edit in {path}.")
         instruction = model_instruction(comment)
     version, length = doc.version, len(doc.text)  # what the drafts are made of; sealing may take a while
-    short, full = [await env.seal(d) for d in refine_drafts(record, instruction, _changed(where, doc, path))]
+    current = _changed(where, doc, path)
+    ask = choose_ask(where.text, path, env.fast.tier.api, patches=env.fast.tier.patches)
+    short, full = [await env.seal(d) for d in refine_drafts(record, instruction, current, ask)]
     context_done = time.perf_counter()
 
-    reply = await env.fast.follow(FollowUp(record.chain, short, full), notify=env.notify)
+    while True:
+        reply = await env.fast.follow(FollowUp(record.chain, short, full), notify=env.notify)
+        start = where.start + region_shift(
+            env.store, doc, version, length, where.start, where.end, path=path, what="refine",
+            touched=f"You edited the lines of the last Spark edit in {path} while Spark was refining them; "
+            "nothing was changed. Run the refine again.",
+        )
+        view = RegionView(doc.text, start, start + len(where.text), doc.language_id)
+        try:
+            new = read_answer(reply, view, path, ask, may_delete=True)
+            break
+        except NoUsableReply:
+            if ask == "whole":
+                raise
+            ask = "whole"  # once more, as the whole region; the user hears only if that fails too
+            short, full = [await env.seal(d) for d in refine_drafts(record, instruction, current, ask)]
     replied = time.perf_counter()
-
-    start = where.start + region_shift(
-        env.store, doc, version, length, where.start, where.end, path=path, what="refine",
-        touched=f"You edited the lines of the last Spark edit in {path} while Spark was refining them; "
-        "nothing was changed. Run the refine again.",
-    )
-    view = RegionView(doc.text, start, start + len(where.text), doc.language_id)
-    new = read_region(reply.text, view, path, may_delete=True)
     if comment is not None:
         new = strip_comment(new, comment)
     outcome = finish(
         doc, start, where.text, new, reply=reply, tier=env.fast.name, model=env.fast.tier.model, timings_ms={},
-        turn=Turn(full, reply.text, reply.chain, reply.chained),
+        turn=Turn(full, turn_text(reply), reply.chain, reply.chained, reply.patch.call_id if reply.patch else None),
     )
     outcome.timings_ms.update(edit_timings(reply, started, context_done, replied, time.perf_counter()))
     return outcome
