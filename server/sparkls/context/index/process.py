@@ -11,6 +11,11 @@ it says afterwards is read as the answer to the next command. `close()` (idempot
 synchronous) closes the worker's standard input, which ends it at once, mid-build or
 not; `wait_closed()` waits for it to be gone (killing it after `CLOSE_GRACE` seconds).
 If the server itself dies, the pipe closes all the same: no worker outlives it.
+
+The worker is started in a thread (`_Worker.start`): starting a process waits until the
+child has run its exec, which on a loaded machine is a scheduling delay of tens to a
+hundred milliseconds or more, and the event loop must not wait for it. Its pipes are
+then attached to the loop.
 """
 
 from __future__ import annotations
@@ -22,6 +27,7 @@ import os
 import site
 import subprocess
 import sys
+import threading
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any
@@ -52,6 +58,63 @@ class _Exited(Exception):
     """The worker's output ended before it answered."""
 
 
+class _Worker:
+    """A started worker process: its pipes on the event loop, its end awaited in a thread."""
+
+    def __init__(self, popen: subprocess.Popen[bytes], stdin: asyncio.StreamWriter, stdout: asyncio.StreamReader) -> None:
+        self.popen = popen
+        self.pid = popen.pid
+        self.stdin = stdin
+        self.stdout = stdout
+
+    @classmethod
+    async def start(cls, argv: list[str], env: dict[str, str], **extra: Any) -> _Worker:
+        starting = asyncio.ensure_future(asyncio.to_thread(
+            subprocess.Popen, argv, stdin=subprocess.PIPE, stdout=subprocess.PIPE, env=env, **extra
+        ))
+        try:
+            popen = await asyncio.shield(starting)
+        except asyncio.CancelledError:  # the process still starts: end it once it has
+            starting.add_done_callback(_end_unwanted)
+            raise
+        assert popen.stdin is not None and popen.stdout is not None
+        loop = asyncio.get_running_loop()
+        try:
+            reader = asyncio.StreamReader(limit=2**16)
+            await loop.connect_read_pipe(lambda: asyncio.StreamReaderProtocol(reader), popen.stdout)
+            transport, protocol = await loop.connect_write_pipe(asyncio.streams.FlowControlMixin, popen.stdin)
+        except BaseException:
+            popen.kill()
+            await asyncio.to_thread(popen.wait)
+            raise
+        return cls(popen, asyncio.StreamWriter(transport, protocol, None, loop), reader)
+
+    @property
+    def returncode(self) -> int | None:
+        return self.popen.poll()
+
+    async def wait(self) -> int:
+        if (code := self.popen.poll()) is not None:
+            return code
+        return await asyncio.to_thread(self.popen.wait)
+
+    def kill(self) -> None:
+        if self.popen.poll() is None:
+            self.popen.kill()
+
+
+def _end_unwanted(started: asyncio.Future[subprocess.Popen[bytes]]) -> None:
+    """A worker whose start was given up on: its input closed (it exits at once) and its
+    end awaited in a thread, so nothing is left running or unreaped."""
+    if started.cancelled() or started.exception() is not None:
+        return
+    popen = started.result()
+    for pipe in (popen.stdin, popen.stdout):
+        if pipe is not None:
+            pipe.close()
+    threading.Thread(target=popen.wait, name="sparkls-index-reap", daemon=True).start()
+
+
 class IndexWorker:
     """The worker process for the index of `root` kept in `db_path`."""
 
@@ -59,8 +122,8 @@ class IndexWorker:
         self.root = root
         self.db_path = db_path
         self.idle_seconds = idle_seconds
-        self._proc: asyncio.subprocess.Process | None = None
-        self._retired: list[asyncio.subprocess.Process] = []  # closed, perhaps not yet exited
+        self._proc: _Worker | None = None
+        self._retired: list[_Worker] = []  # closed, perhaps not yet exited
         self._lock = asyncio.Lock()
         self._idle_timer: asyncio.TimerHandle | None = None
         self._closed = False
@@ -113,7 +176,7 @@ class IndexWorker:
                 self._retire()
         return answer
 
-    async def _process(self) -> asyncio.subprocess.Process:
+    async def _process(self) -> _Worker:
         if self._closed:
             raise IndexClosed("the workspace index is closed")
         if self._proc is not None and self._proc.returncode is None:
@@ -122,10 +185,8 @@ class IndexWorker:
         extra: dict[str, Any] = {}
         if sys.platform == "win32":  # os.nice has no Windows counterpart inside the worker
             extra["creationflags"] = subprocess.BELOW_NORMAL_PRIORITY_CLASS
-        proc = await asyncio.create_subprocess_exec(
-            sys.executable, "-m", WORKER_MODULE, str(self.root), str(self.db_path),
-            stdin=asyncio.subprocess.PIPE, stdout=asyncio.subprocess.PIPE, env=_worker_env(), **extra,
-        )  # fmt: skip
+        argv = [sys.executable, "-m", WORKER_MODULE, str(self.root), str(self.db_path)]
+        proc = await _Worker.start(argv, _worker_env(), **extra)
         self._proc = proc
         if self._closed:  # closed while it started
             self._retire()
@@ -134,9 +195,8 @@ class IndexWorker:
         return proc
 
     async def _exchange(
-        self, proc: asyncio.subprocess.Process, command: dict[str, Any], progress: Callable[[int, int], None] | None
+        self, proc: _Worker, command: dict[str, Any], progress: Callable[[int, int], None] | None
     ) -> tuple[str, Any]:
-        assert proc.stdin is not None and proc.stdout is not None
         try:
             proc.stdin.write(json.dumps(command).encode() + b"\n")
             await proc.stdin.drain()
@@ -162,8 +222,7 @@ class IndexWorker:
         proc, self._proc = self._proc, None
         self._retired = [p for p in self._retired if p.returncode is None]
         if proc is not None:
-            if proc.stdin is not None:
-                proc.stdin.close()
+            proc.stdin.close()
             self._retired.append(proc)
 
     def _retire_if_idle(self) -> None:

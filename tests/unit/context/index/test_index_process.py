@@ -8,6 +8,7 @@ import os
 import signal
 import subprocess
 import sys
+import threading
 from pathlib import Path
 
 import pytest
@@ -141,6 +142,56 @@ async def test_a_cancelled_command_does_not_leak_into_the_next(root, tmp_path):
     finally:
         worker.close()
         await worker.wait_closed()
+
+
+async def test_the_worker_is_started_off_the_event_loop(root, tmp_path, monkeypatch):
+    """Starting a process waits for the child's exec (a scheduling delay on a loaded
+    machine): that wait happens in a thread, never on the event loop's."""
+    loop_thread = threading.current_thread()
+    started_in: list[threading.Thread] = []
+    real_popen = subprocess.Popen
+
+    def popen(*args, **kwargs):
+        started_in.append(threading.current_thread())
+        return real_popen(*args, **kwargs)
+
+    monkeypatch.setattr(subprocess, "Popen", popen)
+    worker = IndexWorker(root, tmp_path / "index.sqlite3")
+    try:
+        assert await worker.run("refresh", {"paths": ["main.py"], "exclude": []}) == {"files": 1}
+    finally:
+        worker.close()
+        await worker.wait_closed()
+    assert len(started_in) == 1 and started_in[0] is not loop_thread
+
+
+async def test_a_start_given_up_on_leaves_no_worker(root, tmp_path, monkeypatch):
+    """A command cancelled while its worker is still starting: the worker, once started,
+    is ended and reaped; nothing of it is left running."""
+    real_popen = subprocess.Popen
+    release = threading.Event()
+    made: list[subprocess.Popen] = []
+
+    def slow_popen(*args, **kwargs):
+        release.wait(TIMEOUT)  # the start is under way in its thread when the command is cancelled
+        made.append(real_popen(*args, **kwargs))
+        return made[-1]
+
+    monkeypatch.setattr(subprocess, "Popen", slow_popen)
+    worker = IndexWorker(root, tmp_path / "index.sqlite3")
+    command = asyncio.create_task(worker.run("refresh", {"paths": ["main.py"], "exclude": []}))
+    await asyncio.sleep(0)  # the command is waiting on the start
+    command.cancel()
+    release.set()
+    with pytest.raises(asyncio.CancelledError):
+        await command
+    worker.close()
+    await worker.wait_closed()
+    async with asyncio.timeout(TIMEOUT):
+        while not made:
+            await asyncio.sleep(0.01)
+        await asyncio.to_thread(made[0].wait)
+    assert made[0].returncode is not None
 
 
 @pytest.mark.skipif(sys.platform == "win32", reason="SIGKILL")
