@@ -44,11 +44,15 @@ def _object(request: httpwire.HttpRequest) -> dict[str, Any]:
     return body
 
 
+def _check_fields(changes: dict[str, Any], allowed: set[str]) -> None:
+    unknown = sorted(set(changes) - allowed)
+    if unknown:
+        raise ValueError(f"unknown field(s): {', '.join(unknown)}")
+
+
 def _connection_limit(emulator: Emulator, changes: dict[str, Any] | None) -> dict[str, Any]:
     if changes is not None:
-        unknown = sorted(set(changes) - {"seconds", "close"})
-        if unknown:
-            raise ValueError(f"unknown field(s): {', '.join(unknown)}")
+        _check_fields(changes, {"seconds", "close"})
         seconds = changes.get("seconds")
         if seconds is not None and (isinstance(seconds, bool) or not isinstance(seconds, (int, float)) or seconds < 0):
             raise ValueError(f"invalid value for seconds: {seconds!r}")
@@ -61,9 +65,7 @@ def _connection_limit(emulator: Emulator, changes: dict[str, Any] | None) -> dic
 
 def _lanes(emulator: Emulator, changes: dict[str, Any] | None) -> dict[str, Any]:
     if changes is not None:
-        unknown = sorted(set(changes) - {"lanes"})
-        if unknown:
-            raise ValueError(f"unknown field(s): {', '.join(unknown)}")
+        _check_fields(changes, {"lanes"})
         enabled = changes.get("lanes", True)
         if not isinstance(enabled, bool):
             raise ValueError(f"invalid value for lanes: {enabled!r}")
@@ -73,9 +75,7 @@ def _lanes(emulator: Emulator, changes: dict[str, Any] | None) -> dict[str, Any]
 
 def _handshake(emulator: Emulator, changes: dict[str, Any] | None) -> dict[str, Any]:
     if changes is not None:
-        unknown = sorted(set(changes) - {"ms"})
-        if unknown:
-            raise ValueError(f"unknown field(s): {', '.join(unknown)}")
+        _check_fields(changes, {"ms"})
         ms = changes.get("ms", 0)
         if isinstance(ms, bool) or not isinstance(ms, int) or not 0 <= ms <= 60_000:
             raise ValueError(f"invalid value for ms: {ms!r} (a whole number from 0 to 60000)")
