@@ -7,6 +7,7 @@ import pytest
 
 from sparkls.guard import exclusions
 from sparkls.guard.exclusions import PathFilter, iter_files, parse_rule
+from tests.unit.trees import write_tree
 
 
 def gitignore(text: str, **nested: str) -> PathFilter:
@@ -14,13 +15,6 @@ def gitignore(text: str, **nested: str) -> PathFilter:
     files = {".gitignore": text}
     files.update({f"{folder}/.gitignore": body for folder, body in nested.items()})
     return PathFilter(ignore_files=files)
-
-
-def write(root: Path, files: dict[str, str]) -> None:
-    for rel, text in files.items():
-        path = root / rel
-        path.parent.mkdir(parents=True, exist_ok=True)
-        path.write_text(text)
 
 
 def listed(root: Path, path_filter: PathFilter) -> list[str]:
@@ -370,7 +364,7 @@ def test_parse_rule_skips_comments():
 
 def test_from_root_reads_root_and_nested_gitignores(tmp_path):
     """from_root applies the root, nested and info/exclude ignore files."""
-    write(
+    write_tree(
         tmp_path,
         {
             ".gitignore": "*.log\n",
@@ -388,7 +382,7 @@ def test_from_root_reads_root_and_nested_gitignores(tmp_path):
 
 def test_from_root_does_not_enter_excluded_folders(tmp_path, monkeypatch):
     """Reading the ignore files skips folders already excluded, as git does."""
-    write(tmp_path, {".gitignore": "build/\n", "build/deep/.gitignore": "*\n", "src/main.py": ""})
+    write_tree(tmp_path, {".gitignore": "build/\n", "build/deep/.gitignore": "*\n", "src/main.py": ""})
     scanned = record_scandir(tmp_path, monkeypatch)
     PathFilter.from_root(tmp_path)
     assert sorted(scanned) == [".", "src"]
@@ -396,7 +390,7 @@ def test_from_root_does_not_enter_excluded_folders(tmp_path, monkeypatch):
 
 def test_iter_files_lists_sendable_files_in_a_stable_order(tmp_path):
     """iter_files yields every file no rule excludes, sorted folder by folder."""
-    write(
+    write_tree(
         tmp_path,
         {
             ".gitignore": "*.log\nbuild/\n",
@@ -422,7 +416,7 @@ def test_iter_files_lists_sendable_files_in_a_stable_order(tmp_path):
 
 def test_iter_files_does_not_enter_excluded_folders(tmp_path, monkeypatch):
     """Excluded folders (ignored, default-excluded, .git) are never listed."""
-    write(
+    write_tree(
         tmp_path,
         {
             ".gitignore": "node_modules/\n",
@@ -442,8 +436,8 @@ def test_iter_files_skips_links_that_leave_the_workspace(tmp_path):
     """A symlink to a file outside the root is not listed; folder links are not followed."""
     outside = tmp_path / "outside"
     root = tmp_path / "root"
-    write(outside, {"config.yaml": "password: hunter22"})
-    write(root, {"main.py": "", "real.txt": ""})
+    write_tree(outside, {"config.yaml": "password: hunter22"})
+    write_tree(root, {"main.py": "", "real.txt": ""})
     (root / "config.yaml").symlink_to(outside / "config.yaml")
     (root / "alias.txt").symlink_to(root / "real.txt")
     (root / "linked_dir").symlink_to(outside, target_is_directory=True)

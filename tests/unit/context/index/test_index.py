@@ -8,6 +8,7 @@ from pathlib import Path
 import pytest
 
 from sparkls.guard.exclusions import PathFilter
+from tests.unit.trees import write_tree
 from sparkls.context.index import SCHEMA_VERSION, SymbolIndex, database, default_db_path, symbol_index
 from sparkls.context.symbols import Symbol
 
@@ -23,11 +24,7 @@ WORKSPACE = {
 
 @pytest.fixture
 def root(tmp_path: Path) -> Path:
-    workspace = tmp_path / "ws"
-    for rel, text in WORKSPACE.items():
-        (workspace / rel).parent.mkdir(parents=True, exist_ok=True)
-        (workspace / rel).write_text(text, encoding="utf-8")
-    return workspace
+    return write_tree(tmp_path / "ws", WORKSPACE)
 
 
 @pytest.fixture
@@ -106,9 +103,7 @@ def test_ignored_and_secret_files_are_never_indexed(root, db_path):
     (root / ".gitignore").write_text("build/\n", encoding="utf-8")
     hidden = {"build/gen.py": "def generated(): ...\n", ".env.py": "def secret_env(): ...\n",
               "config/credentials.py": "def secret_key(): ...\n"}
-    for rel, text in hidden.items():
-        (root / rel).parent.mkdir(parents=True, exist_ok=True)
-        (root / rel).write_text(text, encoding="utf-8")
+    write_tree(root, hidden)
     stats = _build(root, db_path)
     with SymbolIndex(root, db_path) as index:
         for rel in hidden:

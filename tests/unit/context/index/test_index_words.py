@@ -10,6 +10,7 @@ from pathlib import Path
 import pytest
 
 from sparkls.guard.exclusions import PathFilter
+from tests.unit.trees import write_tree
 from sparkls.context.index import SCHEMA_VERSION, SymbolIndex, database, symbol_index
 from sparkls.context.index.workspace import WorkspaceIndex
 
@@ -23,11 +24,7 @@ WORKSPACE = {
 
 @pytest.fixture
 def root(tmp_path: Path) -> Path:
-    workspace = tmp_path / "ws"
-    for rel, text in WORKSPACE.items():
-        (workspace / rel).parent.mkdir(parents=True, exist_ok=True)
-        (workspace / rel).write_text(text, encoding="utf-8")
-    return workspace
+    return write_tree(tmp_path / "ws", WORKSPACE)
 
 
 @pytest.fixture
