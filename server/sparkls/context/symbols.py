@@ -80,6 +80,7 @@ import tree_sitter
 from tree_sitter import Node, QueryCursor
 
 from sparkls.context import recovery
+from sparkls.context.docmembers import documented_members
 from sparkls.context.queries import query
 from sparkls.documents.languages import new_parser
 
@@ -94,6 +95,7 @@ WRAPPER = "wrapper"
 WRAPPED = "wrapped"
 PREFIX = "prefix"
 DOCSTRING = "docstring"
+MEMBERS = "members"  # a doc comment whose tags declare members (JSDoc: `docmembers`)
 
 IMPORT = "import"  # a kind that marks a name as no definition
 VARIABLE = "variable"
@@ -143,11 +145,15 @@ class _Found:
     definitions: dict[Node, _Definition] = field(default_factory=dict)
     wrapper_of: dict[Node, Node] = field(default_factory=dict)
     prefixes: set[Node] = field(default_factory=set)
+    member_docs: list[Node] = field(default_factory=list)
 
     def add(self, found: dict[str, list[Node]]) -> _Definition | None:
         """Merge one match; returns the definition it is about, if it is about one."""
         if WRAPPER in found:
             self.wrapper_of[found[WRAPPED][0]] = found[WRAPPER][0]
+        if MEMBERS in found:
+            self.member_docs.append(found[MEMBERS][0])
+            return None
         if NAME not in found:
             if PREFIX in found:
                 self.prefixes.add(found[PREFIX][0])
@@ -360,11 +366,21 @@ def _extract(language_id: str, tree: tree_sitter.Tree, source: bytes) -> list[Sy
             elif name_kind == "function" and parent is not None and parent[1] in METHOD_HOLDERS:
                 name_kind = "method"
             symbols.append(Symbol(name, name_kind, start_line, end_line, signature_end, doc_end, container))
-    if classes:
-        assigned = _assigned_attributes(language_id, classes, source)
-        if assigned:
-            symbols = sorted(symbols + assigned, key=lambda s: s.start_line)
+    extra = _assigned_attributes(language_id, classes, source) if classes else []
+    extra += _documented(found.member_docs, source)
+    if extra:
+        symbols = sorted(symbols + extra, key=lambda s: s.start_line)
     return symbols
+
+
+def _documented(comments: list[Node], source: bytes) -> list[Symbol]:
+    """One `attribute` symbol per member a doc comment declares (`docmembers`), on its lines."""
+    found: list[Symbol] = []
+    for comment in dict.fromkeys(comments):  # a window's edge may bring one twice
+        row = comment.start_point.row
+        for name, container, first, last in documented_members(_text(comment, source)):
+            found.append(Symbol(name, ATTRIBUTE, row + first, row + last, row + last, row + last, container))
+    return found
 
 
 def _assigned_attributes(language_id: str, classes: list[tuple[Node, str]], source: bytes) -> list[Symbol]:

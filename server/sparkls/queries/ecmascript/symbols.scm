@@ -112,5 +112,39 @@
     left: (member_expression
       object: (identifier) @receiver (#match? @receiver "^[A-Z]")
       property: (property_identifier) @name))) @symbol.variable
+;; `Object.defineProperty(WebSocket, "OPEN", {...})`, `Object.defineProperty(Logger.prototype,
+;; "transports", { get() {...} })`: a member of the class, static or not (a Capitalized
+;; receiver: `Object.defineProperty(exports, "x", { get })` is a compiled re-export, no definition)
+(expression_statement
+  (call_expression
+    function: (member_expression
+      object: (identifier) @_object (#eq? @_object "Object")
+      property: (property_identifier) @_define (#eq? @_define "defineProperty"))
+    arguments: (arguments
+      .
+      [(identifier) @receiver
+       (member_expression
+         object: (identifier) @receiver
+         property: (property_identifier) @_prototype (#eq? @_prototype "prototype"))]
+      .
+      (string (string_fragment) @name)))
+  (#match? @receiver "^[A-Z]")) @symbol.variable
+;; `module.exports = class RejectionHandler {...}`: the class's own name
+(expression_statement
+  (assignment_expression
+    left: (member_expression
+      object: (identifier) @_module (#eq? @_module "module")
+      property: (property_identifier) @_exports (#eq? @_exports "exports"))
+    right: (class name: (_) @name body: (_) @body))) @symbol.class
+;; A module-level `if`/`try` holds definitions too (`if (native) { module.exports.mask =
+;; function ... } else { ... }`): searched as the program is, never a function's
+(if_statement) @scan
+(else_clause) @scan
+(try_statement) @scan
+(catch_clause) @scan
+(finally_clause) @scan
 (export_statement declaration: (_) @wrapped) @wrapper
 (comment) @prefix
+;; A JSDoc comment declares members in its tags (`@param {Number} [options.maxPayload]`,
+;; `@property {string} id` of a `@typedef`): sparkls.context.docmembers reads them
+((comment) @members (#match? @members "^/[*][*]"))
