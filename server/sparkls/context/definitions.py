@@ -21,7 +21,7 @@ from sparkls.context.lookup import Lookup
 from sparkls.context.ranking import choose_definers
 from sparkls.context.reach import WORD
 from sparkls.context.render import ATTRIBUTE
-from sparkls.context.resolve import DEFAULT, MODULE, is_module_file
+from sparkls.context.resolve import DEFAULT, MODULE, Imported, is_module_file
 from sparkls.context.scope import Line, Scope
 from sparkls.context.shown import OBJECT, Shown
 from sparkls.context.snippet import Snippet
@@ -130,6 +130,11 @@ def _origins(scope: Scope, use: RegionUse) -> Origins:
             lead = scope.origin(use.imports, word)
             if lead is not None:
                 found[word] = lead
+    for word, module in use.module_members.items():  # `Apply_1.ap`: the module's `ap`
+        if word not in found:
+            lead = scope.origin([Imported(word, word, module, 0, 0)], word)
+            if lead is not None:
+                found[word] = lead
     return found
 
 
@@ -163,9 +168,11 @@ class _Plan:
 
 
 def _plan(scope: Scope, use: RegionUse, origins: Origins, imported: frozenset[str], name: str) -> _Plan:
+    through_module = name in use.module_members and name in origins  # `Apply_1.ap`: Apply's `ap`
     local = [
         s for s in scope.table.named(name)
         if use.outside(s) and _reached(use, imported, name, s) and _bare_reaches(scope.table, use, name, s)
+        and not (through_module and name not in use.bare and s.container is None)  # not this file's `ap`
     ]
     mine = any(s.container in use.around for s in local)
     if name in use.own and name not in use.other and mine:
@@ -177,7 +184,7 @@ def _plan(scope: Scope, use: RegionUse, origins: Origins, imported: frozenset[st
     # an imported name: its module's definition, and only that file's other rows of it
     # (`module.exports = { hasSafeIterator, ... }` beside the function)
     theirs = []
-    if not local and name in origins and scope.lookup is not None:
+    if (not local or through_module) and name in origins and scope.lookup is not None:
         there, file_path = origins[name]
         theirs = [s for p, s in scope.top_rows(there) if p == file_path]
     only = origins[name][1] if theirs and not (inherited or foreign) else None

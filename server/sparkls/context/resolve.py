@@ -105,7 +105,10 @@ _JS_FROM = re.compile(
     r"""from\s*['"]([^'"\n]+)['"]"""
 )
 _JS_BARE = re.compile(r"""\bimport\s*(?:\(\s*)?['"]([^'"\n]+)['"]""")
-_REQUIRE = re.compile(r"""\b(?:const|let|var)\s+(\{[^{}]*\}|[\w$]+)\s*=\s*require\s*\(\s*['"]([^'"\n]+)['"]\s*\)""")
+# `const x = require("m")`, and tsc's `var x_1 = __importDefault(require("./x"))` (one helper call around it)
+_REQUIRE = re.compile(
+    r"""\b(?:const|let|var)\s+(\{[^{}]*\}|[\w$]+)\s*=\s*(?:[\w$.]+\s*\(\s*)?require\s*\(\s*['"]([^'"\n]+)['"]\s*\)"""
+)
 _ANY_REQUIRE = re.compile(r"""\brequire\s*\(\s*['"]([^'"\n]+)['"]""")
 _JS_ITEM = re.compile(r"(?:type\s+)?([\w$]+)(?:\s*(?:as|:)\s*([\w$]+))?")
 
@@ -241,13 +244,27 @@ def is_module_file(path: str, module: str, here: str, language: str) -> bool:
     if language == "go":
         return module.rstrip("/").endswith("/" + posixpath.dirname(path)) or module == posixpath.dirname(path)
     candidates = module_files(module, here, language)
-    bare = path if language == "python" else posixpath.splitext(path)[0]
+    bare = path if language == "python" else _stem(path)
     relative = language != "python" or module.startswith(".")
     return any(bare == c or (not relative and bare.endswith("/" + c)) for c in candidates)
 
 
-# What a module spec may be on disk, past `module_files`' stems (JS/TS specs drop the extension).
+# What a module spec may be on disk, past `module_files`' stems (JS/TS specs drop the extension),
+# in the order TypeScript resolves them: a declaration file before the JavaScript beside it.
 _SCRIPT_EXTENSIONS = ("", ".ts", ".tsx", ".d.ts", ".js", ".jsx", ".mjs", ".cjs", ".mts", ".cts")
+_DECLARATION = re.compile(r"\.d\.[mc]?ts$")
+
+
+def _stem(path: str) -> str:
+    """A script's path without its extension: `lib/Apply.d.ts` and `lib/Apply.js` -> `lib/Apply`."""
+    return _DECLARATION.sub("", path) if _DECLARATION.search(path) else posixpath.splitext(path)[0]
+
+
+def resolution_order(path: str) -> int:
+    """Where a module file of a spec comes in TypeScript's resolution (`_SCRIPT_EXTENSIONS`)."""
+    declared = _DECLARATION.search(path)
+    extension = declared.group(0) if declared else posixpath.splitext(path)[1]
+    return _SCRIPT_EXTENSIONS.index(extension) if extension in _SCRIPT_EXTENSIONS else len(_SCRIPT_EXTENSIONS)
 MAX_REEXPORT_HOPS = 3  # `pkg/__init__.py` -> `pkg/auto.py` -> `pkg/std.py`
 
 
@@ -317,7 +334,7 @@ def origin(
     for name, module in leads:  # the module's own file defines it: no file read
         direct = [p for p in where(name) if is_module_file(p, module, here, language)]
         if direct:
-            return name, direct[0]
+            return name, min(direct, key=resolution_order)
     for name, module in leads if hops > 1 else ():
         file = module_file(module, here, language, read)
         if file is None:

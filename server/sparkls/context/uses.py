@@ -17,7 +17,7 @@ from dataclasses import dataclass
 
 from sparkls.context.lookup import Lookup
 from sparkls.context.reach import (
-    LITERAL_ARGUMENT, WORD, declared_types, parameter_types, reached_types, receiver_types,
+    ACCESS, LITERAL_ARGUMENT, WORD, declared_types, parameter_types, reached_types, receiver_types,
 )
 from sparkls.context.region import without_comments
 from sparkls.context.resolve import DEFAULT, MODULE, STAR, Imported, imports, original
@@ -59,6 +59,8 @@ class RegionUse:
     imports: list[Imported]  # what its file's imports (and its own) bind; none without an index
     aliases: dict[str, tuple[str, str]]  # a renamed import: word -> (its name there, the module)
     mentioned: frozenset[str]  # the words naming the types it reaches
+    module_members: dict[str, str]  # JS/TS `ns.word`, `ns` bound to a module: word -> the module
+    bare: frozenset[str]  # the module members it also uses without a dot
 
     @property
     def around(self) -> frozenset[str]:
@@ -101,13 +103,40 @@ def region_use(
         word: found for word in dict.fromkeys([*names, *WORD.findall(headers)])
         if (found := original(found_imports, word)) is not None
     }
+    members = module_members(text, [*found_imports, *_wrapped_requires(doc, table, names)]) if (
+        language in ECMASCRIPT and lookup is not None) else {}
     return RegionUse(
         start_line, end_line, text, language, names, private_names(text, language), frozenset(own),
         frozenset(other), frozenset(KEYED.findall(text)) | (destructured(text) if language in ECMASCRIPT else frozenset()),
         frozenset(SUPER.findall(text)),
         frozenset(m.group(1) for m in CALLED.finditer(text)), SELF_CALL.search(text) is not None, classes,
-        found_imports, aliases, _mentioned(doc, table, text, names, headers, aliases, lookup, path),
+        found_imports, aliases, _mentioned(doc, table, text, names, headers, aliases, lookup, path), members,
+        frozenset(word for word in members if re.search(rf"(?<![\w$.]){re.escape(word)}(?![\w$])", text)),
     )
+
+
+def _wrapped_requires(doc: Document, table: SymbolTable, names: list[str]) -> list[Imported]:
+    """tsc's `var E = __importStar(require("./Either"))`, a definition of this file (no
+    import statement: TypeScript reads `E` as a variable) that binds a module all the same."""
+    found: list[Imported] = []
+    for name in names:
+        for symbol in table.named(name):
+            if symbol.container is None and symbol.kind in ("variable", "constant") and symbol.end_line - symbol.start_line < 3:
+                statement = "\n".join(doc.lines.line_text(n) for n in range(symbol.start_line, symbol.end_line + 1))
+                found.extend(i for i in imports(statement, doc.language_id) if i.local == name and i.name is MODULE)
+    return found
+
+
+def module_members(text: str, found: Sequence[Imported]) -> dict[str, str]:
+    """The members the text reaches through a name bound to a whole module (`const
+    Apply_1 = require("./Apply")`, `import * as util from "./util"`, then `Apply_1.ap`,
+    `(0, Apply_1.ap)(...)`): member -> the module as written (its first, if several)."""
+    modules = {i.local: i.module for i in found if i.name is MODULE and i.local and not i.reexport}
+    members: dict[str, str] = {}
+    for match in ACCESS.finditer(text):
+        if match.group(1) in modules and not match.group(2).startswith("#"):
+            members.setdefault(match.group(2), modules[match.group(1)])
+    return members
 
 
 def _mentioned(

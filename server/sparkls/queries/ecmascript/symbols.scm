@@ -129,6 +129,16 @@
       .
       (string (string_fragment) @name)))
   (#match? @receiver "^[A-Z]")) @symbol.variable
+;; tsc's `Object.defineProperty(exports, "isToken", { get: ... })`: what the module exports
+;; under that name (a re-export of another module's definition, as TypeScript reads it)
+(expression_statement
+  (call_expression
+    function: (member_expression
+      object: (identifier) @_object (#eq? @_object "Object")
+      property: (property_identifier) @_define (#eq? @_define "defineProperty"))
+    arguments: (arguments
+      . (identifier) @_exports (#eq? @_exports "exports")
+      . (string (string_fragment) @name) (#not-eq? @name "__esModule")))) @symbol.variable
 ;; `module.exports = class RejectionHandler {...}`: the class's own name
 (expression_statement
   (assignment_expression
