@@ -14,6 +14,7 @@ what comes with it, once. What one request reads is kept by its `scope.Scope`.
 
 from __future__ import annotations
 
+import re
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
 
@@ -249,23 +250,34 @@ def _aliased(scope: Scope, use: RegionUse, imported: frozenset[str], resolved: f
 
 # What a module binds when imported whole: its default export, or its `module.exports`.
 _BOUND = {DEFAULT: "default", MODULE: COMMONJS_EXPORTS}
+# A default export that names a definition: `exports.default = Lifecycle;`, `export default Job;`
+_DEFAULT_NAMES = re.compile(r"\s*(?:(?:module\.)?exports\.default\s*=|export\s+default)\s*([A-Za-z_$][\w$]*)\s*;?\s*$")
 
 
 def _default_exports(scope: Scope, use: RegionUse) -> Iterator[Found]:
     """`import parseHeaders from "./parseHeaders.js"`, `const util = require("./util")`: the
     word is that module's default export (`export default (raw) => {...}`, `export default
-    {...}`) or its `module.exports = {...}`; an object is shown by its header."""
+    {...}`) or its `module.exports = {...}`; an object is shown by its header. tsc's
+    `resolution_context_1.default` is the module's default export too; one that names a
+    definition of its file (`exports.default = ResolutionContext;`, `export default Job;`)
+    comes with that definition, as TypeScript follows it."""
     if use.language not in ECMASCRIPT or scope.lookup is None:
         return
-    for imported in use.imports:
-        if imported.local not in use.names or imported.reexport or imported.name not in _BOUND:
-            continue
-        for file_path, symbol in scope.rows(_BOUND[imported.name]):
+    wanted = [(imported.module, _BOUND[imported.name]) for imported in use.imports
+              if imported.local in use.names and not imported.reexport and imported.name in _BOUND]
+    if DEFAULT in use.module_members:
+        wanted.append((use.module_members[DEFAULT], _BOUND[DEFAULT]))
+    for module, name in dict.fromkeys(wanted):
+        for file_path, symbol in scope.rows(name):
             line = scope.reader(file_path, symbol)
             if (
                 symbol.container is not None
                 or line is None
-                or not is_module_file(file_path, imported.module, scope.path, scope.doc.language_id)
+                or not is_module_file(file_path, module, scope.path, scope.doc.language_id)
             ):
                 continue
             yield Found(file_path, symbol, line, elsewhere=True, header=symbol.kind == OBJECT)
+            named = _DEFAULT_NAMES.match(line(symbol.start_line)) if symbol.start_line == symbol.end_line else None
+            for aliased in scope.named_in(file_path, named.group(1)) if named else ():
+                if aliased.container is None and aliased.name != name:
+                    yield Found(file_path, aliased, line, elsewhere=True)

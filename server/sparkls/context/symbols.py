@@ -221,17 +221,13 @@ def _scan(cursor: QueryCursor, root: Node) -> _Found:
     while pending:
         for match in _matches(cursor, pending.pop()):
             definition = found.add(match)
-            if definition is not None:
-                if definition.kind not in HOLDERS:
-                    continue
-                inner = definition.node
-            elif SCAN in match:
-                inner = match[SCAN][0]
-            else:
-                continue
-            if inner not in scanned:
-                scanned.add(inner)
-                pending.append(inner)
+            inner = [definition.node] if definition is not None and definition.kind in HOLDERS else []
+            if SCAN in match:  # a holder's members may sit deeper than it (an ES5 class's function body)
+                inner.append(match[SCAN][0])
+            for node in inner:
+                if node not in scanned:
+                    scanned.add(node)
+                    pending.append(node)
     return found
 
 

@@ -74,6 +74,7 @@ def _by_name(symbols: list[Symbol]) -> dict[str, Symbol]:
                 ("method", "render", 12, 14, "Counter"),
                 ("method", "reset", 16, 18, "Counter"),
                 ("function", "version", 21, 24, None),
+                ("variable", "default", 26, 26, None),  # `export default Greeting;`
             ],
         ),
         (

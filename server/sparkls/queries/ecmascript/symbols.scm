@@ -79,6 +79,8 @@
 ;; what a default import (`import parseHeaders from "./parseHeaders.js"`) binds
 (export_statement "default" @name value: (arrow_function body: (_) @body)) @symbol.function
 (export_statement "default" @name value: (function_expression !name body: (_) @body)) @symbol.function
+;; `export default Job;`: the default export names a definition of the file
+(export_statement "default" @name value: (identifier)) @symbol.variable
 (export_statement value: (object) @scan)
 (expression_statement
   (assignment_expression
@@ -146,6 +148,15 @@
       object: (identifier) @_module (#eq? @_module "module")
       property: (property_identifier) @_exports (#eq? @_exports "exports"))
     right: (class name: (_) @name body: (_) @body))) @symbol.class
+;; tsc's ES5 class: `var Registry = /** @class */ (function (_super) { function Registry() {...}
+;; Registry.prototype.get = function (...) {...}; return Registry; }(Base));`, a class whose
+;; function body holds its constructor and methods
+(variable_declaration
+  (variable_declarator
+    name: (identifier) @name
+    value: (parenthesized_expression
+      (call_expression function: (function_expression body: (statement_block) @body @scan))))
+  (#match? @name "^[A-Z]")) @symbol.class
 ;; A module-level `if`/`try` holds definitions too (`if (native) { module.exports.mask =
 ;; function ... } else { ... }`): searched as the program is, never a function's
 (if_statement) @scan
