@@ -329,6 +329,8 @@ def _extract(language_id: str, tree: tree_sitter.Tree, source: bytes) -> list[Sy
             stack.pop()
         parent = stack[-1] if stack else None
         kept = parent is None or (parent[3] and parent[1] in HOLDERS)
+        if definition.receiver is not None and definition.kind == ATTRIBUTE and parent is not None and parent[3]:
+            kept = True  # a key of the object literal a kept function returns: a member of its result
         kind = definition.kind
         names = [(_text(n, source), k) for n, k in definition.names.items() if k != IMPORT]
         stack.append((end_byte, kind, names[0][0] if names else None, kept))
