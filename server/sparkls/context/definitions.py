@@ -188,7 +188,10 @@ def _plan(scope: Scope, use: RegionUse, origins: Origins, imported: frozenset[st
     if (not local or through_module) and name in origins and scope.lookup is not None:
         there, file_path = origins[name]
         theirs = [s for p, s in scope.top_rows(there) if p == file_path]
-    only = origins[name][1] if theirs and not (inherited or foreign) else None
+    # `Apply_1.ap`: the module says which `ap`, unless what it has is a value (tsc's re-export
+    # stub `Object.defineProperty(exports, "ap", { get: ... })`): then others' may be the one
+    settled = through_module and any(s.kind not in ("variable", "constant") for s in theirs)
+    only = origins[name][1] if theirs and (settled or not (inherited or foreign)) else None
     return _Plan(name, local, theirs, only, scope.lookup is not None and (inherited or foreign or not local))
 
 

@@ -1,0 +1,199 @@
+"""JavaScript as npm ships it and as it is written without TypeScript (issue 39, second
+round): what tsc emits (a member reached through `require`'s module binding, declaration
+files beside the JavaScript, `exports.default = Name;`, ES5 classes in a function), the
+members JavaScript declares outside a class body (`Object.defineProperty`), definitions
+under a module-level `if`, `module.exports = class Name`, the members JSDoc tags declare,
+and the keys of the object literal a function returns. Each workspace holds rivals that
+define the same name elsewhere: what is sent is the definition the code means."""
+
+from pathlib import Path
+
+import pytest
+
+from sparkls.context.builder import build_edit_context
+from sparkls.context.docmembers import documented_members
+from sparkls.context.index.workspace import WorkspaceIndex
+from sparkls.context.symbols import extract_symbols
+from sparkls.documents.languages import new_parser
+from sparkls.documents.store import DocumentStore
+from sparkls.guard.exclusions import PathFilter
+
+
+def _sent(tmp_path: Path, files: dict[str, str], name: str, marker: str) -> str:
+    """The snippets' text for an edit at `marker` in the workspace file `name`."""
+    root = tmp_path / "ws"
+    for n in range(3):  # rivals: the same names, defined in folders nothing imports
+        (root / f"rival{n}").mkdir(parents=True)
+        (root / f"rival{n}" / "rival.js").write_text(
+            f"function ap(F) {{ return 'rival ap' }}\nfunction get() {{ return 'rival get' }}\n"
+            f"class Lifecycle {{ /* rival Lifecycle */ }}\nexports.year = 'rival year';\n", encoding="utf-8")
+    for path, text in files.items():
+        (root / path).parent.mkdir(parents=True, exist_ok=True)
+        (root / path).write_text(text, encoding="utf-8")
+    index = WorkspaceIndex(root, tmp_path / "index.sqlite3")
+    index.index.build(PathFilter.from_root(root))
+    try:
+        source = files[name]
+        doc = DocumentStore().open(f"file:///ws/{name}", source, 1)
+        at = source.index(marker)
+        ctx = build_edit_context(doc, at, at, path=name, max_region_lines=300, lookup=index)
+    finally:
+        index.close()
+    return "\n".join(s.text for s in ctx.snippets)
+
+
+def _symbols(language_id: str, text: str) -> list[tuple[str, str, int, str | None]]:
+    source = text.encode("utf-8")
+    found = extract_symbols(language_id, new_parser(language_id).parse(source), source)
+    return [(s.kind, s.name, s.start_line, s.container) for s in found]
+
+
+APPLY_JS = '"use strict";\nfunction ap(F, G) {\n    return "compiled ap";\n}\nexports.ap = ap;\n'
+APPLY_DTS = ("export interface Apply<F> {\n  readonly ap: <A, B>(fab: Kind<F>, fa: Kind<F>) => Kind<F>;\n}\n"
+             "export declare function ap<F>(F: Apply<F>): Kind<F>; // declared ap\n")
+
+
+@pytest.mark.parametrize("binding", [
+    'var Apply_1 = require("./Apply");',
+    'const Apply_1 = __importStar(require("./Apply"));',
+    'var Apply_1 = tslib_1.__importDefault(require("./Apply"));',
+])
+def test_a_member_through_a_module_binding_is_that_modules_declaration(tmp_path, binding):
+    """tsc's `(0, Apply_1.ap)(F, G)` beside this file's own `ap` and eight sibling modules'
+    `ap`: Apply's, from its declaration file as TypeScript resolves it (Apply.d.ts before
+    Apply.js), no sibling's or rival's."""
+    main = f'"use strict";\n{binding}\nfunction ap(F) {{\n    return (0, Apply_1.ap)(F, E.Apply);\n}}\nexports.ap = ap;\n'
+    siblings = {f"lib/{name}.d.ts": f"export declare function ap<F>(F: {name}<F>): Kind<F>; // rival ap\n"
+                for name in ("Alt", "Array", "Either", "Option", "Reader", "Task", "These", "Tuple")}
+    sent = _sent(tmp_path, {**siblings, "lib/Apply.js": APPLY_JS, "lib/Apply.d.ts": APPLY_DTS, "lib/EitherT.js": main},
+                 "lib/EitherT.js", "return (0")
+    assert "// declared ap" in sent
+    assert "rival ap" not in sent
+
+
+def test_without_a_declaration_file_the_modules_javascript(tmp_path):
+    main = 'var Apply_1 = require("./Apply");\nfunction run(F) {\n    return Apply_1.ap(F);\n}\n'
+    sent = _sent(tmp_path, {"lib/Apply.js": APPLY_JS, "lib/main.js": main}, "lib/main.js", "return Apply_1")
+    assert '"compiled ap"' in sent and "rival ap" not in sent
+
+
+def test_a_module_default_export_that_names_a_definition_comes_with_it(tmp_path):
+    """`lifecycle_1.default.Transient` where lifecycle.js ends `exports.default = Lifecycle;`."""
+    lifecycle = ('"use strict";\nvar Lifecycle;\n(function (Lifecycle) {\n    Lifecycle[Lifecycle["Transient"] = 0]'
+                 ' = "Transient";\n})(Lifecycle || (Lifecycle = {})); // the real Lifecycle\n'
+                 "exports.default = Lifecycle;\n")
+    main = ('const lifecycle_1 = require("./types/lifecycle");\nfunction pick(options) {\n'
+            "    return options.lifecycle === lifecycle_1.default.Transient;\n}\n")
+    sent = _sent(tmp_path, {"types/lifecycle.js": lifecycle, "main.js": main}, "main.js", "return options")
+    assert "exports.default = Lifecycle;" in sent
+    assert "var Lifecycle;" in sent and "rival Lifecycle" not in sent
+
+
+def test_an_es5_class_holds_its_constructor_and_methods():
+    """tsc's ES5 class: the function body of `var Registry = (function (_super) {...}(Base))`."""
+    source = ("var Registry = /** @class */ (function (_super) {\n    __extends(Registry, _super);\n"
+              "    function Registry() {\n        this._items = new Map();\n    }\n"
+              "    Registry.prototype.get = function (key) {\n        return this._items.get(key);\n    };\n"
+              "    return Registry;\n}(Base));\nexports.default = Registry;\n")
+    assert _symbols("javascript", source) == [
+        ("class", "Registry", 0, None),
+        ("method", "Registry", 2, "Registry"),
+        ("attribute", "_items", 3, "Registry"),
+        ("method", "get", 5, "Registry"),
+        ("variable", "default", 10, None),
+    ]
+
+
+def test_a_lower_case_iife_is_no_class():
+    assert ("class", "helpers", 0, None) not in _symbols(
+        "javascript", "var helpers = (function () {\n    function a() {}\n    return { a: a };\n}());\n")
+
+
+def test_members_declared_outside_a_class_body():
+    """`Object.defineProperty(WebSocket, "OPEN", ...)` (static) and on its prototype (a
+    getter): members of WebSocket; on `exports`, what the module exports; `__esModule` no."""
+    source = ('class WebSocket {}\nObject.defineProperty(WebSocket, "OPEN", { value: 1 });\n'
+              "Object.defineProperty(WebSocket.prototype, 'transports', {\n  get() { return this._t; }\n});\n"
+              'Object.defineProperty(exports, "__esModule", { value: true });\n'
+              'Object.defineProperty(exports, "isToken", { enumerable: true, get: function () { return t.isToken; } });\n'
+              'Object.defineProperty(target, "hidden", { value: 2 });\n')
+    found = _symbols("javascript", source)
+    assert ("constant", "OPEN", 1, "WebSocket") in found
+    assert ("variable", "transports", 2, "WebSocket") in found
+    assert ("variable", "isToken", 6, None) in found
+    assert not any(name in ("__esModule", "hidden") for _, name, _, _ in found)
+
+
+def test_definitions_under_a_module_level_if_and_try_but_never_a_functions():
+    source = ('if (native) {\n  module.exports.mask = function (a) { return native.mask(a); };\n} else {\n'
+              '  try {\n    const util = require("bufferutil");\n'
+              "    module.exports.unmask = function (b) { return util.unmask(b); };\n"
+              "  } catch (e) {}\n}\nfunction local() {\n  if (x) {\n    exports.inner = function () {};\n  }\n}\n")
+    found = _symbols("javascript", source)
+    assert ("function", "mask", 1, None) in found and ("function", "unmask", 5, None) in found
+    assert not any(name in ("inner", "util") for _, name, _, _ in found)
+
+
+def test_module_exports_a_named_class(tmp_path):
+    handler = ("/**\n * Handles rejections.\n */\nmodule.exports = class RejectionHandler {\n"
+               "  constructor(logger) {\n    this.logger = logger; // the real handler\n  }\n};\n")
+    main = ('const RejectionHandler = require("./rejection-handler");\nfunction configure(logger) {\n'
+            "  return new RejectionHandler(logger);\n}\n")
+    assert ("class", "RejectionHandler", 0, None) in _symbols("javascript", handler)
+    sent = _sent(tmp_path, {"rejection-handler.js": handler, "logger.js": main}, "logger.js", "return new")
+    assert "module.exports = class RejectionHandler {" in sent
+
+
+OPTIONS_DOC = """class PerMessageDeflate {
+  /**
+   * Creates a PerMessageDeflate instance.
+   *
+   * @param {Object} [options] Configuration options
+   * @param {(Boolean|Number)} [options.clientMaxWindowBits] Advertise support
+   *     for, or request, a custom client window size
+   * @param {Number} [options.maxPayload=0] The maximum allowed message length
+   */
+  constructor(options) {
+    this._options = options || {};
+  }
+
+  offer() {
+    return { client_max_window_bits: this._options.clientMaxWindowBits };
+  }
+}
+"""
+
+
+def test_the_members_jsdoc_tags_declare_are_sent_for_the_member_reached(tmp_path):
+    sent = _sent(tmp_path, {"permessage-deflate.js": OPTIONS_DOC}, "permessage-deflate.js", "return { client")
+    assert "[options.clientMaxWindowBits] Advertise support" in sent
+    assert "for, or request, a custom client window size" in sent  # the tag's continuation line
+
+
+@pytest.mark.parametrize("text, expected", [
+    ("/**\n * @param {Object} [options]\n * @param {Number} [options.maxPayload=0] max\n */",
+     [("maxPayload", "options", 2, 2)]),
+    ("/** @param {{a: number, b: {c: string}}} opts.inner.deep - nested braces */",
+     [("deep", "inner", 0, 0)]),
+    ("/**\n * @typedef {Object} Job\n * @property {string} id the id\n *   more about id\n"
+     " * @prop {number} [retries] how often\n */",
+     [("id", "Job", 2, 3), ("retries", "Job", 4, 4)]),
+    ("/** @param {string} name a plain parameter: the signature shows it */", []),
+    ("/** @param {Object unclosed options.x */", []),
+])
+def test_documented_members(text, expected):
+    assert documented_members(text) == expected
+
+
+def test_the_keys_a_function_returns_are_members_of_its_result(tmp_path):
+    """`const struct = parseDateStruct(date); struct.year`: the returned literal's `year`, no rival's."""
+    source = ("function parseDateStruct(date) {\n  const m = re.exec(date);\n  return {\n"
+              "    year: toNumber(m[1]), // the parsed year\n    month: toNumber(m[2]) - 1,\n  };\n}\n"
+              "const bounds = () => ({ low: 0, high: 1 });\n"
+              "function parseIsoDate(date) {\n  const struct = parseDateStruct(date);\n"
+              "  return new Date(struct.year, struct.month);\n}\n")
+    found = _symbols("javascript", source)
+    assert ("attribute", "year", 3, "parseDateStruct") in found
+    assert ("attribute", "high", 7, "bounds") in found
+    sent = _sent(tmp_path, {"index.js": source}, "index.js", "return new Date")
+    assert "// the parsed year" in sent and "rival year" not in sent
