@@ -221,10 +221,12 @@ def _by_name(
 
 
 def _class_called(scope: Scope, use: RegionUse, shown: Shown) -> Iterator[Found]:
-    """`cls(...)`, `new this`: the class around's constructor (a base's, when it has none)."""
-    if not (use.classes and use.self_call):
+    """`cls(...)`, `new this`, `new Transaction(...)` inside Transaction: the class around's
+    constructor (a base's, when it has none)."""
+    called = [s for s in use.classes if use.self_call or s.name in use.called]
+    if not called:
         return
-    innermost = max(use.classes, key=lambda s: s.start_line)
+    innermost = max(called, key=lambda s: s.start_line)
     found = shown.constructor_of(scope.path, innermost, scope.line)
     if found is not None and not (found[1].start_line <= use.start_line and use.end_line <= found[1].end_line):
         yield Found(*found, elsewhere=found[0] != scope.path)

@@ -60,5 +60,9 @@
 ; "added"; item: Item } | { type: "removed"; id: string }`, `Base & { extra: X }`) hold
 ; members of the alias: their nodes are scanned, however deep the arms nest.
 (type_alias_declaration value: [(union_type) (intersection_type)] @scan)
+; A wrapper's type argument holds them too: `type TableNodeFactory = Readonly<{ create(table:
+; string): TableNode; is(node: OperationNode): node is TableNode }>` (members of the alias)
+(type_alias_declaration value: (generic_type type_arguments: (type_arguments) @scan))
+(type_arguments [(union_type) (intersection_type)] @scan)
 (union_type [(union_type) (intersection_type)] @scan)
 (intersection_type [(union_type) (intersection_type)] @scan)
