@@ -75,7 +75,7 @@ from recall_common import CACHE, EXTENSIONS, SETS, SHAPES, Package, package_root
 from sparkls.context.builder import build_edit_context
 from sparkls.guard.exclusions import PathFilter, iter_files
 from sparkls.context.prompt import render_edit_prompt
-from sparkls.guard import Guard
+from sparkls.guard import Guard, NotSendable
 from sparkls.context.region import find_region
 from sparkls.context.symbols import extract_symbols
 from sparkls.context.tokens import estimate_tokens
@@ -203,6 +203,7 @@ def measure_package(package: Package, pins: list[list[Any]] | None, max_function
     set_aside: Counter[str] = Counter()
     examples: dict[str, list[str]] = {}
     records: list[dict[str, Any]] = []
+    refused = 0
     for rel, symbol in sample:
         doc = docs[rel]
         lines = doc.text.split("\n")
@@ -214,7 +215,11 @@ def measure_package(package: Package, pins: list[list[Any]] | None, max_function
                                      budget_tokens=BUDGET, lookup=workspace)
             took.append((time.perf_counter() - built) * 1000)
         build_ms = statistics.median(took)
-        prompt = Guard(package.root).seal(render_edit_prompt(ctx, "instruction"))
+        try:
+            prompt = Guard(package.root).seal(render_edit_prompt(ctx, "instruction"))
+        except NotSendable:  # the region holds a secret: the server refuses it, nothing is sent
+            refused += 1
+            continue
         region = (rel, ctx.region.start_line, ctx.region.end_line)
         definitions, aside = oracle[function_key(rel, symbol)]
         set_aside.update(aside)
@@ -249,7 +254,7 @@ def measure_package(package: Package, pins: list[list[Any]] | None, max_function
     return {"language": package.language, "package": package.name, "version": package.version,
             "functions": len(functions), "sampled": len(rows), "pinned_gone": gone, "oracle_s": oracle_s,
             "seconds": time.perf_counter() - started, "rows": rows, "misses": dict(misses),
-            "set_aside": dict(set_aside), "miss_examples": examples, "miss_records": records}
+            "set_aside": dict(set_aside), "miss_examples": examples, "miss_records": records, "refused": refused}
 
 
 def summary(packages: list[dict[str, Any]]) -> dict[str, Any]:
@@ -271,6 +276,7 @@ def summary(packages: list[dict[str, Any]]) -> dict[str, Any]:
     return {
         "functions": sum(p["functions"] for p in packages), "sampled": len(rows),
         "pinned_gone": sum(p.get("pinned_gone", 0) for p in packages),
+        "refused": sum(p.get("refused", 0) for p in packages),
         "recall_by_kind": {k: recall([k]) for k in KINDS},
         "recall_all": recall(KINDS), "recall_four_kinds": recall(["function", "type", "field", "constant"]),
         "recall_functions_types": recall(["function", "type"]),
@@ -326,6 +332,7 @@ def report(language: str, packages: list[dict[str, Any]], label: str = "tuning")
             for example in p["miss_examples"].get(cause, [])[:3]:
                 print(f"           {p['package']}: {example}")
     print("  set aside (not in the oracle): " + (", ".join(f"{k} {v}" for k, v in aside.most_common()) or "none"))
+    print(f"  functions refused (a secret in the region: nothing sent, left out): {s['refused']}")
     print(f"  building the context (index warm, files cached after first read): p50 {s['build_ms_p50']:.1f} ms, "
           f"p95 {s['build_ms_p95']:.1f} ms")
     print(f"  time: {sum(p['seconds'] for p in packages):.0f} s, oracle {sum(p['oracle_s'] for p in packages):.0f} s")
@@ -336,7 +343,8 @@ def totals(language: str, packages: list[dict[str, Any]]) -> dict[str, Any]:
     """The held-out set's figures: totals of the language only (its misses are never shown)."""
     s = {k: v for k, v in summary(packages).items() if k != "misses"}
     share = f"{s['big_share_p90']:.1%}" if s["big_share_p90"] is not None else "-"
-    print(f"\n{language}, held-out set (totals only): {s['sampled']} functions; all kinds {ratio(s['recall_all'])}; "
+    print(f"\n{language}, held-out set (totals only): {s['sampled']} functions ({s['refused']} refused: a secret "
+          f"in the region); all kinds {ratio(s['recall_all'])}; "
           + "; ".join(f"{k} {ratio(v)}" for k, v in s["recall_by_kind"].items())
           + f"; tokens p50 {s['tokens_p50']} / p95 {s['tokens_p95']}; prompt / whole file p90 on the "
           f"{s['big_files']} functions in files over {BIG_FILE_TOKENS} tokens: {share}; "
