@@ -17,6 +17,9 @@ core.py's: core.py's `close`); then, by file:
 3. the rest, only when the name has at most `max_definers` definers in all, so that
    an unambiguous name is still found wherever it lives.
 
+A definition tsc wrote twice, in a script and its declaration file beside it
+(`lib/Apply.js`, `lib/Apply.d.ts`), is one definer: the declaration's.
+
 Pure: rows in, rows out, language-neutral (paths and words only).
 """
 
@@ -25,6 +28,7 @@ from __future__ import annotations
 import re
 from collections.abc import Iterable
 
+from sparkls.context.resolve import is_declaration_file, script_stem
 from sparkls.context.symbols import Symbol
 
 MAX_DEFINERS = 4  # definers of one name taken from other files
@@ -69,6 +73,11 @@ def choose_definers(
     come from the index in its order (variables last, then by path and line);
     `mentioned` holds the words of the region; `origin_files` the files its imported
     names lead to (`context.resolve.origin`), first among equals."""
+    # What tsc wrote twice (`lib/Apply.js` and its declaration `lib/Apply.d.ts`): the
+    # declaration, as TypeScript resolves it, once
+    declared = {(script_stem(p), s.container) for p, s in rows if is_declaration_file(p)}
+    if declared:
+        rows = [(p, s) for p, s in rows if is_declaration_file(p) or (script_stem(p), s.container) not in declared]
     groups: dict[tuple[str, object], list[tuple[str, Symbol]]] = {}
     for path, symbol in rows:
         if path == current_path:

@@ -244,7 +244,7 @@ def is_module_file(path: str, module: str, here: str, language: str) -> bool:
     if language == "go":
         return module.rstrip("/").endswith("/" + posixpath.dirname(path)) or module == posixpath.dirname(path)
     candidates = module_files(module, here, language)
-    bare = path if language == "python" else _stem(path)
+    bare = path if language == "python" else script_stem(path)
     relative = language != "python" or module.startswith(".")
     return any(bare == c or (not relative and bare.endswith("/" + c)) for c in candidates)
 
@@ -255,9 +255,14 @@ _SCRIPT_EXTENSIONS = ("", ".ts", ".tsx", ".d.ts", ".js", ".jsx", ".mjs", ".cjs",
 _DECLARATION = re.compile(r"\.d\.[mc]?ts$")
 
 
-def _stem(path: str) -> str:
+def script_stem(path: str) -> str:
     """A script's path without its extension: `lib/Apply.d.ts` and `lib/Apply.js` -> `lib/Apply`."""
     return _DECLARATION.sub("", path) if _DECLARATION.search(path) else posixpath.splitext(path)[0]
+
+
+def is_declaration_file(path: str) -> bool:
+    """Whether `path` is a TypeScript declaration file (`.d.ts`, `.d.mts`, `.d.cts`)."""
+    return _DECLARATION.search(path) is not None
 
 
 def resolution_order(path: str) -> int:

@@ -47,3 +47,10 @@ def test_an_attributes_assignments_count_as_one_definer():
 def test_the_file_being_edited_is_never_a_definer_from_elsewhere():
     """Rows of the current file are left to the same-file pass."""
     assert choose_definers([_row("api.py")], "api.py", frozenset()) == []
+
+
+def test_a_definition_tsc_wrote_twice_is_one_definer_its_declaration():
+    """`lib/Apply.js` and `lib/Apply.d.ts` both define `ap`: the declaration is shown, once;
+    a script without a declaration beside it stays."""
+    rows = [_row("lib/Apply.js", name="ap"), _row("lib/Apply.d.ts", line=9, name="ap"), _row("lib/Chain.js", name="ap")]
+    assert choose_definers(rows, "lib/EitherT.js", frozenset()) == [rows[1], rows[2]]

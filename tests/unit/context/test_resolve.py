@@ -12,7 +12,7 @@ from sparkls.context.builder import build_edit_context
 from sparkls.context.index.workspace import WorkspaceIndex
 from sparkls.context.resolve import (
     DEFAULT, MODULE, STAR, declared_type, dunder_all, imports, is_module_file, module_files, named_after, original,
-    receiver_type, reexported,
+    receiver_type, reexported, resolution_order,
 )
 from sparkls.context.written import declared_return, type_words
 from sparkls.documents.store import DocumentStore
@@ -122,6 +122,22 @@ def test_js_require_forms():
         ("", MODULE, "./init", 2, False),
     ]
     assert original(imports(text, "javascript"), "h") == ("g", "./r")
+
+
+def test_tsc_wraps_a_require_in_a_helper():
+    """`var x_1 = __importDefault(require("./x"))`, `tslib_1.__importStar(require(...))`: module bindings."""
+    text = 'var x_1 = __importDefault(require("./x"));\nconst E = tslib_1.__importStar(require("./Either"));\n'
+    assert _rows(text, "javascript") == [("x_1", MODULE, "./x", 0, False), ("E", MODULE, "./Either", 1, False)]
+
+
+def test_a_declaration_file_is_its_modules_file_and_comes_first():
+    """`./Apply` names lib/Apply.d.ts as it names lib/Apply.js; TypeScript takes the declaration."""
+    assert is_module_file("lib/Apply.d.ts", "./Apply", "lib/EitherT.js", "javascript")
+    assert is_module_file("lib/Apply.d.mts", "./Apply.js", "lib/EitherT.js", "javascript")
+    assert not is_module_file("lib/Apply.d.ts", "./Applicative", "lib/EitherT.js", "javascript")
+    paths = ["lib/Apply.js", "lib/Apply.d.ts", "lib/Apply.ts"]
+    assert min(paths, key=resolution_order) == "lib/Apply.ts"
+    assert min(paths[:2], key=resolution_order) == "lib/Apply.d.ts"
 
 
 # -- Go -----------------------------------------------------------------------------------
