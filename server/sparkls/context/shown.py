@@ -94,12 +94,16 @@ class Shown:
                 self._add(into, file_path, signature, line)
 
     def _header(self, into: list[list[Snippet]], file_path: str, symbol: Symbol, line: Line) -> None:
+        """A holder's header, shown for its members' sake: its code lines (`export class
+        Kysely extends QueryCreator {`), not the doc comment above it, which is about the
+        class as a whole (kysely's run to forty lines of examples)."""
         key = (file_path, symbol.start_line, -1)
         if key in self._seen:
             return
         self._seen.add(key)
-        header = "\n".join(line(n) for n in range(symbol.start_line, symbol.signature_end_line + 1))
-        into.append([Snippet(file_path, symbol.start_line, symbol.signature_end_line, "container", header)])
+        first = code_start(symbol, line)
+        header = "\n".join(line(n) for n in range(first, symbol.signature_end_line + 1))
+        into.append([Snippet(file_path, first, symbol.signature_end_line, "container", header)])
 
     def _with_holder(self, into: list[list[Snippet]], file_path: str, member: Symbol, line: Line) -> None:
         """A member's holder's header, and an object literal's member's value."""

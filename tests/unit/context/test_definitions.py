@@ -177,6 +177,38 @@ def test_a_large_structs_field_comes_with_the_struct_header_not_its_first_lines(
     assert "Field7" not in texts
 
 
+JS_METHODS = "\n".join(f"  step{i}() {{\n    return {i};\n  }}" for i in range(60))
+JS_SOURCE = f"""/**
+ * Builds queries.
+ *
+ * ### Examples
+ *
+ * ```ts
+ * const db = new Kysely({{ dialect }})
+ * ```
+ */
+export class Kysely {{
+  constructor(schema) {{
+    this.schema = schema; // the schema
+  }}
+{JS_METHODS}
+}}
+
+export function describe(db) {{
+  return db.schema;
+}}
+"""
+
+
+def test_a_member_comes_with_its_classs_code_header_not_the_classs_doc():
+    """`db.schema` on a large class: its header line and the member, not the class's doc
+    comment (examples about the class as a whole) nor the other members."""
+    texts = _sent("kysely.js", JS_SOURCE, "return db.schema")
+    assert "export class Kysely {" in texts and "this.schema = schema; // the schema" in texts
+    assert "Builds queries" not in texts and "new Kysely" not in texts
+    assert "step7" not in texts
+
+
 TS_SOURCE = """export enum Color {
   Red,
   Green = 2,
