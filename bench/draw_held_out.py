@@ -32,7 +32,7 @@ the packages it draws are not). Python and Go keep the first draw, still unseen.
 
 **The third draw** (`--third`, TypeScript/JavaScript only, `THIRD_CANDIDATES`,
 `THIRD_SEED`): the same again after the second draw's packages came short once printed
-and joined the tuning set.
+and joined the tuning set; **the fourth** (`--fourth`) after the third's did.
 """
 
 from __future__ import annotations
@@ -81,7 +81,17 @@ THIRD_CANDIDATES = {
     "typescript": ["socket.io", "mongoose", "bluebird", "semver", "minimatch", "nodemailer", "handlebars", "cheerio",
                    "dotenv", "typedi", "routing-controllers", "jsonwebtoken", "cron", "rollup", "chokidar"],
 }
-ROUNDS = {"--second": (SECOND_CANDIDATES, SECOND_SEED), "--third": (THIRD_CANDIDATES, THIRD_SEED)}
+# The fourth draw (`--fourth`): the third's packages (rollup, dotenv, semver) met the recall
+# targets once printed but sent 10.2% of files over 8,000 tokens at p90 (the target: 10%);
+# after a change to the budget made on the tuning set they joined it; fifteen more, written
+# before looking at any of them, none in the lists above.
+FOURTH_SEED = 394
+FOURTH_CANDIDATES = {
+    "typescript": ["body-parser", "cookie-parser", "morgan", "multer", "cors", "passport", "qs", "http-errors",
+                   "mime-types", "form-data", "node-fetch", "nanoid", "p-limit", "bull", "sequelize"],
+}
+ROUNDS = {"--second": (SECOND_CANDIDATES, SECOND_SEED), "--third": (THIRD_CANDIDATES, THIRD_SEED),
+          "--fourth": (FOURTH_CANDIDATES, FOURTH_SEED)}
 
 
 def _unused(candidates: dict[str, list[str]]) -> None:
