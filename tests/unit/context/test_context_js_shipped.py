@@ -188,12 +188,14 @@ def test_documented_members(text, expected):
 def test_the_keys_a_function_returns_are_members_of_its_result(tmp_path):
     """`const struct = parseDateStruct(date); struct.year`: the returned literal's `year`, no rival's."""
     source = ("function parseDateStruct(date) {\n  const m = re.exec(date);\n  return {\n"
-              "    year: toNumber(m[1]), // the parsed year\n    month: toNumber(m[2]) - 1,\n  };\n}\n"
+              "    year: toNumber(m[1]), // the parsed year\n    month: toNumber(m[2]) - 1,\n"
+              "    flush() { return m; },\n  };\n}\n"
               "const bounds = () => ({ low: 0, high: 1 });\n"
               "function parseIsoDate(date) {\n  const struct = parseDateStruct(date);\n"
               "  return new Date(struct.year, struct.month);\n}\n")
     found = _symbols("javascript", source)
     assert ("attribute", "year", 3, "parseDateStruct") in found
-    assert ("attribute", "high", 7, "bounds") in found
+    assert ("attribute", "flush", 5, "parseDateStruct") in found  # a method written short
+    assert ("attribute", "high", 8, "bounds") in found
     sent = _sent(tmp_path, {"index.js": source}, "index.js", "return new Date")
     assert "// the parsed year" in sent and "rival year" not in sent

@@ -66,7 +66,7 @@ from sparkls.documents.positions import tree_source
 
 log = logging.getLogger(__name__)
 
-MAX_FILE_BYTES = 1_000_000
+MAX_FILE_BYTES = 2_000_000  # as context.max_file_bytes: a bundle of 1-2 MB (rollup's) is indexed too
 BATCH_FILES = 200  # files written per transaction during a build
 FROM_BUFFER = -1  # mtime_ns of a file indexed from an editor's buffer
 READ_BUSY_MS = 500  # the most a read waits on a lock (only a reset or a recovery takes one)

@@ -159,14 +159,22 @@
   (#match? @name "^[A-Z]")) @symbol.class
 ;; What a module-level function returns as an object literal is what its callers reach:
 ;; `function parseDateStruct(d) { ...; return { year: ..., month: ... } }`, then `struct.year`.
-;; Each key is a member of the function's result (its @receiver: the function's name).
+;; Each key is a member of the function's result (its @receiver: the function's name), a
+;; method written short (`return { flush() {...} }`) too.
 (function_declaration name: (identifier) @receiver body: (statement_block (return_statement (object (pair key: (property_identifier) @name value: (_) @body) @symbol.attribute))))
+(function_declaration name: (identifier) @receiver body: (statement_block (return_statement (object (method_definition name: (property_identifier) @name body: (_) @body) @symbol.attribute))))
 (lexical_declaration (variable_declarator name: (identifier) @receiver value: (arrow_function body: (statement_block (return_statement (object (pair key: (property_identifier) @name value: (_) @body) @symbol.attribute))))))
+(lexical_declaration (variable_declarator name: (identifier) @receiver value: (arrow_function body: (statement_block (return_statement (object (method_definition name: (property_identifier) @name body: (_) @body) @symbol.attribute))))))
 (lexical_declaration (variable_declarator name: (identifier) @receiver value: (arrow_function body: (parenthesized_expression (object (pair key: (property_identifier) @name value: (_) @body) @symbol.attribute)))))
+(lexical_declaration (variable_declarator name: (identifier) @receiver value: (arrow_function body: (parenthesized_expression (object (method_definition name: (property_identifier) @name body: (_) @body) @symbol.attribute)))))
 (lexical_declaration (variable_declarator name: (identifier) @receiver value: (function_expression body: (statement_block (return_statement (object (pair key: (property_identifier) @name value: (_) @body) @symbol.attribute))))))
+(lexical_declaration (variable_declarator name: (identifier) @receiver value: (function_expression body: (statement_block (return_statement (object (method_definition name: (property_identifier) @name body: (_) @body) @symbol.attribute))))))
 (variable_declaration (variable_declarator name: (identifier) @receiver value: (arrow_function body: (statement_block (return_statement (object (pair key: (property_identifier) @name value: (_) @body) @symbol.attribute))))))
+(variable_declaration (variable_declarator name: (identifier) @receiver value: (arrow_function body: (statement_block (return_statement (object (method_definition name: (property_identifier) @name body: (_) @body) @symbol.attribute))))))
 (variable_declaration (variable_declarator name: (identifier) @receiver value: (arrow_function body: (parenthesized_expression (object (pair key: (property_identifier) @name value: (_) @body) @symbol.attribute)))))
+(variable_declaration (variable_declarator name: (identifier) @receiver value: (arrow_function body: (parenthesized_expression (object (method_definition name: (property_identifier) @name body: (_) @body) @symbol.attribute)))))
 (variable_declaration (variable_declarator name: (identifier) @receiver value: (function_expression body: (statement_block (return_statement (object (pair key: (property_identifier) @name value: (_) @body) @symbol.attribute))))))
+(variable_declaration (variable_declarator name: (identifier) @receiver value: (function_expression body: (statement_block (return_statement (object (method_definition name: (property_identifier) @name body: (_) @body) @symbol.attribute))))))
 ;; A module-level `if`/`try` holds definitions too (`if (native) { module.exports.mask =
 ;; function ... } else { ... }`): searched as the program is, never a function's
 (if_statement) @scan
