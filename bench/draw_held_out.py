@@ -35,7 +35,8 @@ the packages it draws are not). Python and Go keep the first draw, still unseen.
 and joined the tuning set; **the fourth** (`--fourth`) after the third's did; **the
 fifth** (`--fifth`), with a rule the others lacked (a package with fewer than
 `MIN_FUNCTIONS` functions is skipped), after the fourth drew three packages too small to
-measure the targets with (56 functions, no file over 8,000 tokens), set aside unprinted.
+measure the targets with (56 functions, no file over 8,000 tokens), set aside unprinted;
+**the sixth** (`--sixth`, the fifth's rules) after the fifth's packages came short.
 """
 
 from __future__ import annotations
@@ -105,8 +106,17 @@ FIFTH_CANDIDATES = {
     "typescript": ["superagent", "kafkajs", "amqplib", "mqtt", "bunyan", "ejs", "nunjucks", "pug", "inquirer",
                    "ramda", "underscore", "decimal.js", "bignumber.js", "sockjs", "engine.io"],
 }
+# The sixth draw (`--sixth`): the fifth's packages (mqtt, nunjucks, decimal.js) came short of
+# the recall target once printed (all kinds 88.2%) and joined the tuning set; fifteen more,
+# written before looking at any of them, none in the lists above, the fifth's rules.
+SIXTH_SEED = 396
+SIXTH_CANDIDATES = {
+    "typescript": ["express-session", "compression", "serve-static", "cookie-signature", "finalhandler", "ajv-formats", "jsonschema",
+                   "tv4", "validator", "sanitize-html", "htmlparser2", "parse5", "markdown-it", "showdown", "remarkable"],
+}
 ROUNDS = {"--second": (SECOND_CANDIDATES, SECOND_SEED, 0), "--third": (THIRD_CANDIDATES, THIRD_SEED, 0),
-          "--fourth": (FOURTH_CANDIDATES, FOURTH_SEED, 0), "--fifth": (FIFTH_CANDIDATES, FIFTH_SEED, MIN_FUNCTIONS)}
+          "--fourth": (FOURTH_CANDIDATES, FOURTH_SEED, 0), "--fifth": (FIFTH_CANDIDATES, FIFTH_SEED, MIN_FUNCTIONS),
+          "--sixth": (SIXTH_CANDIDATES, SIXTH_SEED, MIN_FUNCTIONS)}
 
 
 def _unused(candidates: dict[str, list[str]]) -> None:
