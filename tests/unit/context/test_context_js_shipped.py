@@ -104,6 +104,24 @@ def test_an_es5_class_holds_its_constructor_and_methods():
     ]
 
 
+def test_babels_es5_class_and_a_value_a_function_makes_at_load():
+    """Babel's `var Compiler = /*#__PURE__*/function (_Obj) {...}(Obj);` is a class with its
+    methods; `var divide = (function () {...})();` a value whose signature is its first line."""
+    source = ("var Compiler = /*#__PURE__*/function (_Obj) {\n  _inheritsLoose(Compiler, _Obj);\n"
+              "  function Compiler() {\n    return _Obj.apply(this, arguments) || this;\n  }\n"
+              "  var _proto = Compiler.prototype;\n  _proto.compileSymbol = function compileSymbol(node) {\n"
+              "    return node;\n  };\n  return Compiler;\n}(Obj);\n"
+              "var divide = (function () {\n  function multiply(x) { return x; }\n"
+              "  return function (x, y) {\n    return multiply(x) / y;\n  };\n})();\n")
+    source_bytes = source.encode()
+    found = extract_symbols("javascript", new_parser("javascript").parse(source_bytes), source_bytes)
+    shapes = [(s.kind, s.name, s.start_line, s.signature_end_line, s.container) for s in found]
+    assert ("class", "Compiler", 0, 0, None) in shapes
+    assert ("method", "compileSymbol", 6, 6, "Compiler") in shapes
+    assert ("variable", "divide", 11, 11, None) in shapes  # not lines 11-16 as its signature
+    assert "multiply" not in [s.name for s in found]  # a local of the function that made it
+
+
 def test_a_lower_case_iife_is_no_class():
     assert ("class", "helpers", 0, None) not in _symbols(
         "javascript", "var helpers = (function () {\n    function a() {}\n    return { a: a };\n}());\n")

@@ -175,6 +175,36 @@
 (variable_declaration (variable_declarator name: (identifier) @receiver value: (arrow_function body: (parenthesized_expression (object (method_definition name: (property_identifier) @name body: (_) @body) @symbol.attribute)))))
 (variable_declaration (variable_declarator name: (identifier) @receiver value: (function_expression body: (statement_block (return_statement (object (pair key: (property_identifier) @name value: (_) @body) @symbol.attribute))))))
 (variable_declaration (variable_declarator name: (identifier) @receiver value: (function_expression body: (statement_block (return_statement (object (method_definition name: (property_identifier) @name body: (_) @body) @symbol.attribute))))))
+;; Babel's ES5 class, its call not in parentheses: `var Compiler = /*#__PURE__*/function (_Obj) {
+;; _inheritsLoose(Compiler, _Obj); function Compiler() {...} ...; return Compiler; }(Obj);`
+(variable_declaration
+  (variable_declarator
+    name: (identifier) @name
+    value: (call_expression function: (function_expression body: (statement_block) @body @scan)))
+  (#match? @name "^[A-Z]")) @symbol.class
+;; Any other value a function makes when the module loads (`var divide = (function () { ...;
+;; return function (x, y) {...}; })();`): that function's body is the definition's body, so
+;; its signature is its first line, not the whole of it
+(variable_declaration
+  (variable_declarator
+    name: (identifier) @name
+    value: (call_expression function: (parenthesized_expression (function_expression body: (_) @body))))) @symbol.variable
+(variable_declaration
+  (variable_declarator
+    name: (identifier) @name
+    value: (parenthesized_expression (call_expression function: (function_expression body: (_) @body))))) @symbol.variable
+(variable_declaration
+  (variable_declarator
+    name: (identifier) @name
+    value: (call_expression function: (function_expression body: (_) @body)))) @symbol.variable
+(lexical_declaration
+  (variable_declarator
+    name: (identifier) @name
+    value: (call_expression function: (parenthesized_expression (function_expression body: (_) @body))))) @symbol.variable
+(lexical_declaration
+  (variable_declarator
+    name: (identifier) @name
+    value: (parenthesized_expression (call_expression function: (function_expression body: (_) @body))))) @symbol.variable
 ;; A module-level `if`/`try` holds definitions too (`if (native) { module.exports.mask =
 ;; function ... } else { ... }`): searched as the program is, never a function's
 (if_statement) @scan
