@@ -254,7 +254,10 @@ def no_blocks(reply: str) -> MalformedBlocks:
     words (the task will not, or cannot, be done), else how it began."""
     said = " ".join(reply.split())
     if said and is_words(reply) and SEARCH_MARKER not in reply:
-        return MalformedBlocks(f'The deep tier answered in words, not SEARCH/REPLACE blocks, so nothing was changed: "{said[:600]}"')
+        # An answer in words (it will not, or cannot, do the task) is the answer, heard out
+        # whole, as the fast tier's is: the emulator's "does not understand ...; it follows:
+        # ..." reads as what it is, never as a model that failed to write blocks.
+        return MalformedBlocks(f'The answer was words, not edits, so nothing was changed: "{said[:600]}"')
     preview = _preview(reply)
     return MalformedBlocks(
         "The deep tier's reply held no SEARCH/REPLACE blocks, so nothing was changed"

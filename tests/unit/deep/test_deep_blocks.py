@@ -2,7 +2,7 @@
 
 import pytest
 
-from sparkls.deep.blocks import BlockStream, clean_path_line, format_block, parse_blocks
+from sparkls.deep.blocks import BlockStream, clean_path_line, format_block, no_blocks, parse_blocks
 from sparkls.errors import MalformedBlocks
 
 PLAIN = """\
@@ -139,7 +139,7 @@ def test_first_block_without_any_path_is_refused():
 
 def test_reply_without_blocks_is_an_error():
     """An answer in words is reported as such, quoting it whole; anything else quoting its start."""
-    with pytest.raises(MalformedBlocks, match='answered in words, not SEARCH/REPLACE blocks.*: "I cannot do that."'):
+    with pytest.raises(MalformedBlocks, match='The answer was words, not edits, so nothing was changed: "I cannot do that."'):
         parse_blocks("I cannot do that.")
     with pytest.raises(MalformedBlocks, match="held no SEARCH/REPLACE blocks.*def f"):
         parse_blocks("def f():\n    pass\n")
@@ -194,3 +194,11 @@ def test_format_block_round_trips():
 def test_new_file_note_after_the_path_is_dropped():
     """'path (new file)' names the path; the note is not part of it."""
     assert clean_path_line("`src/units.py` (new file):") == "src/units.py"
+
+
+def test_the_emulators_words_read_as_what_they_are():
+    """A task the emulator cannot follow: its words shown whole, not framed as a failed model."""
+    said = 'The sparkls emulator does not understand "Tidy it up."; it follows: `rename a to b` (docs/emulator.md).'
+    message = str(no_blocks(said))
+    assert said in message
+    assert "deep tier" not in message and "model" not in message.lower() and "SEARCH/REPLACE" not in message
