@@ -535,6 +535,7 @@ PACKAGE_WIDE = {
     "test_layout", "test_architecture_doc", "test_docs_examples", "test_version", "test_logs", "test_endpoints",
     "test_file_modes", "test_vscode_settings", "test_vscode_tools", "test_node_script",
     "test_request_watchdog",  # the e2e suite's own watchdog (tests/e2e/watchdog.py)
+    "test_docs_paths",
 }
 
 
