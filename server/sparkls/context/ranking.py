@@ -28,7 +28,7 @@ from __future__ import annotations
 import re
 from collections.abc import Iterable
 
-from sparkls.context.resolve import is_declaration_file, script_stem
+from sparkls.context.scripts import is_declaration_file, script_stem
 from sparkls.context.symbols import Symbol
 
 MAX_DEFINERS = 4  # definers of one name taken from other files

@@ -31,6 +31,7 @@ from dataclasses import dataclass
 
 from tree_sitter import Node
 
+from sparkls.context.scripts import SCRIPT_EXTENSIONS, resolution_order, script_stem
 from sparkls.documents.store import Document
 
 MODULE = None  # `Imported.name` of a binding of the module itself (`import os`, `* as ns`)
@@ -249,27 +250,6 @@ def is_module_file(path: str, module: str, here: str, language: str) -> bool:
     return any(bare == c or (not relative and bare.endswith("/" + c)) for c in candidates)
 
 
-# What a module spec may be on disk, past `module_files`' stems (JS/TS specs drop the extension),
-# in the order TypeScript resolves them: a declaration file before the JavaScript beside it.
-_SCRIPT_EXTENSIONS = ("", ".ts", ".tsx", ".d.ts", ".js", ".jsx", ".mjs", ".cjs", ".mts", ".cts")
-_DECLARATION = re.compile(r"\.d\.[mc]?ts$")
-
-
-def script_stem(path: str) -> str:
-    """A script's path without its extension: `lib/Apply.d.ts` and `lib/Apply.js` -> `lib/Apply`."""
-    return _DECLARATION.sub("", path) if _DECLARATION.search(path) else posixpath.splitext(path)[0]
-
-
-def is_declaration_file(path: str) -> bool:
-    """Whether `path` is a TypeScript declaration file (`.d.ts`, `.d.mts`, `.d.cts`)."""
-    return _DECLARATION.search(path) is not None
-
-
-def resolution_order(path: str) -> int:
-    """Where a module file of a spec comes in TypeScript's resolution (`_SCRIPT_EXTENSIONS`)."""
-    declared = _DECLARATION.search(path)
-    extension = declared.group(0) if declared else posixpath.splitext(path)[1]
-    return _SCRIPT_EXTENSIONS.index(extension) if extension in _SCRIPT_EXTENSIONS else len(_SCRIPT_EXTENSIONS)
 MAX_REEXPORT_HOPS = 3  # `pkg/__init__.py` -> `pkg/auto.py` -> `pkg/std.py`
 
 
@@ -281,7 +261,7 @@ def module_file(module: str, here: str, language: str, read: Callable[[str], str
         folders = [""] + [f"{p}/" for p in _folders(here)]
         stems = [f"{folder}{stem}" for folder in folders for stem in stems]
     for stem in stems:
-        for extension in _SCRIPT_EXTENSIONS if language != "python" else ("",):
+        for extension in SCRIPT_EXTENSIONS if language != "python" else ("",):
             text = read(stem + extension)
             if text is not None:
                 return stem + extension, text

@@ -12,8 +12,9 @@ from sparkls.context.builder import build_edit_context
 from sparkls.context.index.workspace import WorkspaceIndex
 from sparkls.context.resolve import (
     DEFAULT, MODULE, STAR, declared_type, dunder_all, imports, is_module_file, module_files, named_after, original,
-    receiver_type, reexported, resolution_order,
+    receiver_type, reexported,
 )
+from sparkls.context.scripts import resolution_order
 from sparkls.context.written import declared_return, type_words
 from sparkls.documents.store import DocumentStore
 from sparkls.guard.exclusions import PathFilter
