@@ -25,8 +25,8 @@ def _sent(tmp_path: Path, files: dict[str, str], name: str, marker: str) -> str:
     for n in range(3):  # rivals: the same names, defined in folders nothing imports
         (root / f"rival{n}").mkdir(parents=True)
         (root / f"rival{n}" / "rival.js").write_text(
-            f"function ap(F) {{ return 'rival ap' }}\nfunction get() {{ return 'rival get' }}\n"
-            f"class Lifecycle {{ /* rival Lifecycle */ }}\nexports.year = 'rival year';\n", encoding="utf-8")
+            "function ap(F) { return 'rival ap' }\nfunction get() { return 'rival get' }\n"
+            "class Lifecycle { /* rival Lifecycle */ }\nexports.year = 'rival year';\n", encoding="utf-8")
     for path, text in files.items():
         (root / path).parent.mkdir(parents=True, exist_ok=True)
         (root / path).write_text(text, encoding="utf-8")
