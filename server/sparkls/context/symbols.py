@@ -96,6 +96,7 @@ WRAPPED = "wrapped"
 PREFIX = "prefix"
 DOCSTRING = "docstring"
 MEMBERS = "members"  # a doc comment whose tags declare members (JSDoc: `docmembers`)
+PART = "part"  # the piece of a definition of several names that is one name's (`b = 2` of `var a = 1, b = 2`)
 
 IMPORT = "import"  # a kind that marks a name as no definition
 VARIABLE = "variable"
@@ -146,6 +147,7 @@ class _Found:
     wrapper_of: dict[Node, Node] = field(default_factory=dict)
     prefixes: set[Node] = field(default_factory=set)
     member_docs: list[Node] = field(default_factory=list)
+    parts: dict[Node, Node] = field(default_factory=dict)  # name node -> its own piece
 
     def add(self, found: dict[str, list[Node]]) -> _Definition | None:
         """Merge one match; returns the definition it is about, if it is about one."""
@@ -175,6 +177,8 @@ class _Found:
             old = names.get(name)
             if old is None or old in GIVES_WAY or kind == IMPORT:
                 names[name] = kind
+        if PART in found:
+            self.parts[found[NAME][0]] = found[PART][0]
         if BODY in found:
             definition.body = found[BODY][0]
         if DOCSTRING in found:
@@ -332,7 +336,8 @@ def _extract(language_id: str, tree: tree_sitter.Tree, source: bytes) -> list[Sy
         if definition.receiver is not None and definition.kind == ATTRIBUTE and parent is not None and parent[3]:
             kept = True  # a key of the object literal a kept function returns: a member of its result
         kind = definition.kind
-        names = [(_text(n, source), k) for n, k in definition.names.items() if k != IMPORT]
+        named = [(n, k) for n, k in definition.names.items() if k != IMPORT]
+        names = [(_text(n, source), k) for n, k in named]
         stack.append((end_byte, kind, names[0][0] if names else None, kept))
         if kind == "class" and names and kept:
             classes.append((node, names[0][0]))
@@ -351,7 +356,10 @@ def _extract(language_id: str, tree: tree_sitter.Tree, source: bytes) -> list[Sy
         if definition.receiver is not None:
             container = _text(definition.receiver, source)
         start_line = first.start_point.row
-        for name, name_kind in names:
+        pieces = _pieces(named, found.parts, definition, start_line, end_line)
+        for (name, name_kind), (start_line, end_line) in zip(names, pieces):
+            if definition.body is None:
+                signature_end = doc_end = end_line
             if name_kind == VARIABLE:
                 if parent is not None and parent[1] == "type":
                     name_kind = ATTRIBUTE  # a member of a struct, interface, enum or object type
@@ -369,6 +377,24 @@ def _extract(language_id: str, tree: tree_sitter.Tree, source: bytes) -> list[Sy
     if extra:
         symbols = sorted(symbols + extra, key=lambda s: s.start_line)
     return symbols
+
+
+def _pieces(
+    named: list[tuple[Node, str]], parts: dict[Node, Node], definition: _Definition, start_line: int, end_line: int
+) -> list[tuple[int, int]]:
+    """Each name's lines: the definition's, but in one of several names without a body
+    (`var EXP_LIMIT = 9e15, MAX_DIGITS = 1e9, ...` over a hundred lines) its own piece,
+    the first keeping the lines above it (its doc comment, `var`)."""
+    if len(named) < 2 or definition.body is not None:
+        return [(start_line, end_line)] * len(named)
+    found = []
+    for index, (name, _) in enumerate(named):
+        part = parts.get(name)
+        if part is None:
+            found.append((start_line, end_line))
+        else:
+            found.append((start_line if index == 0 else part.start_point.row, _last_row(part)))
+    return found
 
 
 def _documented(comments: list[Node], source: bytes) -> list[Symbol]:

@@ -122,6 +122,19 @@ def test_babels_es5_class_and_a_value_a_function_makes_at_load():
     assert "multiply" not in [s.name for s in found]  # a local of the function that made it
 
 
+def test_each_name_of_a_var_statement_is_its_own_declarator():
+    """`var EXP_LIMIT = 9e15, MAX_DIGITS = 1e9, DEFAULTS = {...}`: each name on its own
+    lines (the first with the doc comment and `var` above it), not the whole statement."""
+    source = ("// Limits.\nvar EXP_LIMIT = 9e15,\n  MAX_DIGITS = 1e9,\n  DEFAULTS = {\n    precision: 20,\n"
+              "    rounding: 4,\n  },\n  inexact, quadrant;\nfunction big() {\n  return 1;\n}\n")
+    source_bytes = source.encode()
+    found = extract_symbols("javascript", new_parser("javascript").parse(source_bytes), source_bytes)
+    assert [(s.name, s.start_line, s.end_line, s.signature_end_line) for s in found] == [
+        ("EXP_LIMIT", 0, 1, 1), ("MAX_DIGITS", 2, 2, 2), ("DEFAULTS", 3, 6, 6),
+        ("inexact", 7, 7, 7), ("quadrant", 7, 7, 7), ("big", 8, 10, 8),
+    ]
+
+
 def test_a_lower_case_iife_is_no_class():
     assert ("class", "helpers", 0, None) not in _symbols(
         "javascript", "var helpers = (function () {\n    function a() {}\n    return { a: a };\n}());\n")

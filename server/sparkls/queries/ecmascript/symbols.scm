@@ -17,9 +17,10 @@
 (variable_declaration (variable_declarator name: (identifier) @name value: (function_expression body: (_) @body))) @symbol.function
 (variable_declaration (variable_declarator name: (identifier) @name value: (generator_function body: (_) @body))) @symbol.function
 (variable_declaration (variable_declarator name: (identifier) @name value: (class body: (_) @body))) @symbol.class
-; any other value: `const MAX = 10`, `let count;`
-(lexical_declaration (variable_declarator name: (identifier) @name)) @symbol.variable
-(variable_declaration (variable_declarator name: (identifier) @name)) @symbol.variable
+; any other value: `const MAX = 10`, `let count;` (each declarator is its name's @part:
+; `var EXP_LIMIT = 9e15, MAX_DIGITS = 1e9, ...` is many definitions, each on its own lines)
+(lexical_declaration (variable_declarator name: (identifier) @name) @part) @symbol.variable
+(variable_declaration (variable_declarator name: (identifier) @name) @part) @symbol.variable
 ; `const path = require("node:path")` binds a module, not a definition
 (lexical_declaration
   (variable_declarator
