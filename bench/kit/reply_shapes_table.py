@@ -534,7 +534,7 @@ DEEP_SHAPES: list[DeepShape] = [
     DeepShape("SEARCH that matches nothing, after a good block",
               RENAME + block("def volume(r):", "def sphere_volume(r):"), None, "block 2.*matches nothing"),
     DeepShape("new file whose path exists", block("", "x = 1", path="src/report.py"), None, "already exists"),
-    DeepShape("no blocks at all", "I renamed area to circle_area everywhere.", None, "in words, not SEARCH/REPLACE blocks"),
+    DeepShape("no blocks at all", "I renamed area to circle_area everywhere.", None, "The answer was words, not edits"),
 ]
 
 

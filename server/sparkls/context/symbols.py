@@ -22,6 +22,12 @@ names below; this module names no node types, so it serves every grammar alike.
 - `@prefix` nodes right above a definition belong to it (doc comments, attributes,
   TypeScript member decorators) when each ends on the line before the next and starts
   its own line.
+- `@part`, in a definition of several names without a body, is one name's own piece
+  and lines (`MAX_DIGITS = 1e9` of `var EXP_LIMIT = 9e15, MAX_DIGITS = 1e9, ...`).
+- `@members` is a doc comment whose tags declare members (`docmembers.py`: JSDoc's
+  `@param {T} [options.name]`, a `@typedef`'s `@property`).
+- `@receiver` on a key of the object literal a kept function returns makes the key a
+  member of what that function returns.
 
 Patterns start at most `SCAN_DEPTH` (two) levels below the root, and below each holder
 (class, type, impl, module) and `@scan` node, found so: function bodies are never
@@ -72,46 +78,18 @@ Pure: reads a tree and its source, returns records; no I/O, no LSP.
 
 from __future__ import annotations
 
-import time
-from collections.abc import Iterator
-from dataclasses import dataclass, field, replace
+from dataclasses import dataclass, replace
 
 import tree_sitter
 from tree_sitter import Node, QueryCursor
 
 from sparkls.context import recovery
 from sparkls.context.docmembers import documented_members
+from sparkls.context.matches import (
+    ATTRIBUTE, HOLDERS, IMPORT, METHOD_HOLDERS, NAME, SCOPE, STATEMENT, VARIABLE, Definition, Found, scan,
+)
 from sparkls.context.queries import query
 from sparkls.documents.languages import new_parser
-
-# Capture names of the `symbols.scm` queries, the same in every language.
-SYMBOL = "symbol."  # + kind
-NAME = "name"
-BODY = "body"
-RECEIVER = "receiver"
-SCOPE = "scope"
-SCAN = "scan"
-WRAPPER = "wrapper"
-WRAPPED = "wrapped"
-PREFIX = "prefix"
-DOCSTRING = "docstring"
-MEMBERS = "members"  # a doc comment whose tags declare members (JSDoc: `docmembers`)
-PART = "part"  # the piece of a definition of several names that is one name's (`b = 2` of `var a = 1, b = 2`)
-
-IMPORT = "import"  # a kind that marks a name as no definition
-VARIABLE = "variable"
-ATTRIBUTE = "attribute"
-GIVES_WAY = (VARIABLE, ATTRIBUTE)  # kinds any other capture of the same name overrides
-STATEMENT = "attribute"  # the capture of attributes.scm that holds the assigning statement
-# Kinds that hold members (`object`: an exported object literal); a definition inside anything else is a local.
-HOLDERS = frozenset({"class", "type", "module", "object", SCOPE})
-# Holders whose functions are methods.
-METHOD_HOLDERS = frozenset({"class", "type", SCOPE})
-
-# How deep below the root, a holder or a @scan node a pattern may start: a function's
-# statements start three levels below it (def > body > statement), so none is searched.
-SCAN_DEPTH = 2
-SCAN_WINDOW = 64 * 1024  # bytes of a big node's children matched per query call
 
 
 @dataclass(frozen=True, slots=True)
@@ -127,114 +105,6 @@ class Symbol:
     container: str | None  # the enclosing class, impl, trait or module, or a method's receiver
 
 
-@dataclass(slots=True)
-class _Definition:
-    """What the matches say about one definition node."""
-
-    node: Node
-    kind: str  # the kind that decides nesting: the first one that is not `variable`
-    names: dict[Node, str] = field(default_factory=dict)  # name node -> its kind
-    body: Node | None = None
-    docstring: Node | None = None
-    receiver: Node | None = None
-
-
-@dataclass(slots=True)
-class _Found:
-    """Everything a file's matches say, merged."""
-
-    definitions: dict[Node, _Definition] = field(default_factory=dict)
-    wrapper_of: dict[Node, Node] = field(default_factory=dict)
-    prefixes: set[Node] = field(default_factory=set)
-    member_docs: list[Node] = field(default_factory=list)
-    parts: dict[Node, Node] = field(default_factory=dict)  # name node -> its own piece
-
-    def add(self, found: dict[str, list[Node]]) -> _Definition | None:
-        """Merge one match; returns the definition it is about, if it is about one."""
-        if WRAPPER in found:
-            self.wrapper_of[found[WRAPPED][0]] = found[WRAPPER][0]
-        if MEMBERS in found:
-            self.member_docs.append(found[MEMBERS][0])
-            return None
-        if NAME not in found:
-            if PREFIX in found:
-                self.prefixes.add(found[PREFIX][0])
-            return None
-        for key, nodes in found.items():
-            if key.startswith(SYMBOL) or key == SCOPE:
-                kind = key[len(SYMBOL) :] if key.startswith(SYMBOL) else SCOPE
-                node = nodes[0]
-                break
-        else:
-            return None
-        definition = self.definitions.get(node)
-        if definition is None:
-            definition = self.definitions[node] = _Definition(node, kind)
-        elif (definition.kind in GIVES_WAY or definition.kind == IMPORT) and kind != IMPORT:
-            definition.kind = kind
-        names = definition.names
-        for name in found[NAME]:
-            old = names.get(name)
-            if old is None or old in GIVES_WAY or kind == IMPORT:
-                names[name] = kind
-        if PART in found:
-            self.parts[found[NAME][0]] = found[PART][0]
-        if BODY in found:
-            definition.body = found[BODY][0]
-        if DOCSTRING in found:
-            definition.docstring = found[DOCSTRING][0]
-        if RECEIVER in found:
-            definition.receiver = found[RECEIVER][0]
-        return definition
-
-
-def _windows(node: Node) -> list[tuple[int, int]]:
-    """Byte ranges covering `node`, each a run of its children of about SCAN_WINDOW."""
-    if node.end_byte - node.start_byte <= SCAN_WINDOW:
-        return [(node.start_byte, node.end_byte)]
-    windows, start = [], node.start_byte
-    for child in node.children:
-        if child.end_byte - start >= SCAN_WINDOW:
-            windows.append((start, child.end_byte))
-            start = child.end_byte
-    if start < node.end_byte or not windows:
-        windows.append((start, node.end_byte))
-    return windows
-
-
-def _matches(cursor: QueryCursor, node: Node) -> Iterator[dict[str, list[Node]]]:
-    """The cursor's matches under `node`, a window at a time: one C call never holds
-    the GIL for a whole big file, and a worker thread hands it over between windows
-    (a match met by two windows comes twice; `_Found.add` merges by node)."""
-    windows = _windows(node)
-    for start, end in windows:
-        cursor.set_byte_range(start, end)
-        for _, match in cursor.matches(node):
-            yield match
-        if len(windows) > 1:
-            time.sleep(0)
-
-
-def _scan(cursor: QueryCursor, root: Node) -> _Found:
-    """The matches starting at most SCAN_DEPTH below `root`, and below every holder
-    (class, type, impl, module) and @scan node found so, however deep these sit."""
-    found = _Found()
-    cursor.set_max_start_depth(SCAN_DEPTH)
-    pending = [root]
-    scanned = {root}
-    while pending:
-        for match in _matches(cursor, pending.pop()):
-            definition = found.add(match)
-            inner = [definition.node] if definition is not None and definition.kind in HOLDERS else []
-            if SCAN in match:  # a holder's members may sit deeper than it (an ES5 class's function body)
-                inner.append(match[SCAN][0])
-            for node in inner:
-                if node not in scanned:
-                    scanned.add(node)
-                    pending.append(node)
-    return found
-
-
 def _last_row(node: Node) -> int:
     """The node's last line; one that ends at column 0 (a comment that holds its line
     break, in some grammars) ends on the line before."""
@@ -248,7 +118,7 @@ def _starts_its_line(node: Node, source: bytes) -> bool:
     return not source[line_start : node.start_byte].strip()
 
 
-def _first_node(node: Node, found: _Found, source: bytes) -> tuple[Node, Node]:
+def _first_node(node: Node, found: Found, source: bytes) -> tuple[Node, Node]:
     """(first node, outermost node) of a definition: its wrappers, then its prefixes."""
     wrapper_of = found.wrapper_of
     while node in wrapper_of:
@@ -267,7 +137,7 @@ def _first_node(node: Node, found: _Found, source: bytes) -> tuple[Node, Node]:
     return first, outer
 
 
-def _signature_end(definition: _Definition, start_row: int, end_line: int) -> int:
+def _signature_end(definition: Definition, start_row: int, end_line: int) -> int:
     body = definition.body
     if body is None:
         return end_line
@@ -318,7 +188,7 @@ def _extract(language_id: str, tree: tree_sitter.Tree, source: bytes) -> list[Sy
     compiled = query(language_id, "symbols")
     if compiled is None:
         return []
-    found = _scan(QueryCursor(compiled), tree.root_node)
+    found = scan(QueryCursor(compiled), tree.root_node)
     ordered = sorted(found.definitions.values(), key=lambda d: (d.node.start_byte, -d.node.end_byte))
     symbols: list[Symbol] = []
     # What holds attributes, in file order, with the name they belong to: kept classes,
@@ -380,7 +250,7 @@ def _extract(language_id: str, tree: tree_sitter.Tree, source: bytes) -> list[Sy
 
 
 def _pieces(
-    named: list[tuple[Node, str]], parts: dict[Node, Node], definition: _Definition, start_line: int, end_line: int
+    named: list[tuple[Node, str]], parts: dict[Node, Node], definition: Definition, start_line: int, end_line: int
 ) -> list[tuple[int, int]]:
     """Each name's lines: the definition's, but in one of several names without a body
     (`var EXP_LIMIT = 9e15, MAX_DIGITS = 1e9, ...` over a hundred lines) its own piece,
