@@ -9,16 +9,9 @@ import pytest
 from sparkls.context.builder import build_edit_context
 from sparkls.context.definitions import names_used, private_names
 from sparkls.context.index.workspace import WorkspaceIndex
-from sparkls.context.symbols import extract_symbols
-from sparkls.documents.languages import new_parser
 from sparkls.documents.store import DocumentStore
 from sparkls.guard.exclusions import PathFilter
-
-
-def _symbols(language_id: str, text: str) -> list[tuple[str, str, int, str | None]]:
-    source = text.encode("utf-8")
-    found = extract_symbols(language_id, new_parser(language_id).parse(source), source)
-    return [(s.kind, s.name, s.start_line, s.container) for s in found]
+from tests.unit.context.parsing import symbol_rows
 
 
 def _sent(source: str, marker: str, name: str, lookup=None) -> str:
@@ -52,7 +45,7 @@ def test_an_exported_object_literals_members_are_definitions(language_id):
     """`export default {...}`, `module.exports = {...}` and `export const x = {...}`
     hold their members (a function value is a function); a literal that is not
     exported, and a literal inside a member, hold none."""
-    assert _symbols(language_id, UTILS)[2:] == [
+    assert symbol_rows(language_id, UTILS)[2:] == [
         ("object", "default", 3, None),
         ("attribute", "isFunction", 4, "default"),
         ("attribute", "hasOwnProp", 5, "default"),
@@ -62,7 +55,7 @@ def test_an_exported_object_literals_members_are_definitions(language_id):
         ("function", "hasOwnProperty", 13, None),
     ]
     text = "module.exports = { a, b: Symbol('b') };\nexport const helpers = { c };\nconst local = { d: 1 };\n"
-    assert _symbols(language_id, text) == [
+    assert symbol_rows(language_id, text) == [
         ("object", "module.exports", 0, None),
         ("attribute", "a", 0, "module.exports"),
         ("attribute", "b", 0, "module.exports"),
@@ -75,7 +68,7 @@ def test_an_exported_object_literals_members_are_definitions(language_id):
 def test_a_static_member_assigned_after_its_class_is_the_classs():
     """`AxiosError.ERR_X = "x"` defines ERR_X in AxiosError; `exports.x` stays a plain export."""
     text = 'class AxiosError {}\nAxiosError.ERR_X = "x";\nAxiosError.from = function () {};\nexports.y = 1;\n'
-    assert _symbols("javascript", text) == [
+    assert symbol_rows("javascript", text) == [
         ("class", "AxiosError", 0, None),
         ("constant", "ERR_X", 1, "AxiosError"),
         ("function", "from", 2, "AxiosError"),
@@ -128,9 +121,9 @@ def test_an_anonymous_default_export_is_named_default(language_id):
     """`export default (raw) => {...}` and `export default function (raw) {...}` define
     `default`; a named one keeps its own name."""
     source = "export default (raw) => {\n  return raw;\n};\nexport default function named() {}\n"
-    assert _symbols(language_id, source) == [("function", "default", 0, None), ("function", "named", 3, None)]
+    assert symbol_rows(language_id, source) == [("function", "default", 0, None), ("function", "named", 3, None)]
     source = "export default function (raw) {\n  return raw;\n}\n"
-    assert _symbols(language_id, source) == [("function", "default", 0, None)]
+    assert symbol_rows(language_id, source) == [("function", "default", 0, None)]
 
 
 def test_a_default_import_or_a_require_binding_is_that_modules_default_export(tmp_path: Path):

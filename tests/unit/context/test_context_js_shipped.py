@@ -13,10 +13,10 @@ import pytest
 from sparkls.context.builder import build_edit_context
 from sparkls.context.docmembers import documented_members
 from sparkls.context.index.workspace import WorkspaceIndex
-from sparkls.context.symbols import extract_symbols
-from sparkls.documents.languages import new_parser
 from sparkls.documents.store import DocumentStore
 from sparkls.guard.exclusions import PathFilter
+from tests.unit.context.parsing import symbol_rows, symbols_in
+from tests.unit.trees import write_tree
 
 
 def _sent(tmp_path: Path, files: dict[str, str], name: str, marker: str) -> str:
@@ -27,9 +27,7 @@ def _sent(tmp_path: Path, files: dict[str, str], name: str, marker: str) -> str:
         (root / f"rival{n}" / "rival.js").write_text(
             "function ap(F) { return 'rival ap' }\nfunction get() { return 'rival get' }\n"
             "class Lifecycle { /* rival Lifecycle */ }\nexports.year = 'rival year';\n", encoding="utf-8")
-    for path, text in files.items():
-        (root / path).parent.mkdir(parents=True, exist_ok=True)
-        (root / path).write_text(text, encoding="utf-8")
+    write_tree(root, files)
     index = WorkspaceIndex(root, tmp_path / "index.sqlite3")
     index.index.build(PathFilter.from_root(root))
     try:
@@ -40,12 +38,6 @@ def _sent(tmp_path: Path, files: dict[str, str], name: str, marker: str) -> str:
     finally:
         index.close()
     return "\n".join(s.text for s in ctx.snippets)
-
-
-def _symbols(language_id: str, text: str) -> list[tuple[str, str, int, str | None]]:
-    source = text.encode("utf-8")
-    found = extract_symbols(language_id, new_parser(language_id).parse(source), source)
-    return [(s.kind, s.name, s.start_line, s.container) for s in found]
 
 
 APPLY_JS = '"use strict";\nfunction ap(F, G) {\n    return "compiled ap";\n}\nexports.ap = ap;\n'
@@ -95,7 +87,7 @@ def test_an_es5_class_holds_its_constructor_and_methods():
               "    function Registry() {\n        this._items = new Map();\n    }\n"
               "    Registry.prototype.get = function (key) {\n        return this._items.get(key);\n    };\n"
               "    return Registry;\n}(Base));\nexports.default = Registry;\n")
-    assert _symbols("javascript", source) == [
+    assert symbol_rows("javascript", source) == [
         ("class", "Registry", 0, None),
         ("method", "Registry", 2, "Registry"),
         ("attribute", "_items", 3, "Registry"),
@@ -113,8 +105,7 @@ def test_babels_es5_class_and_a_value_a_function_makes_at_load():
               "    return node;\n  };\n  return Compiler;\n}(Obj);\n"
               "var divide = (function () {\n  function multiply(x) { return x; }\n"
               "  return function (x, y) {\n    return multiply(x) / y;\n  };\n})();\n")
-    source_bytes = source.encode()
-    found = extract_symbols("javascript", new_parser("javascript").parse(source_bytes), source_bytes)
+    found = symbols_in("javascript", source)
     shapes = [(s.kind, s.name, s.start_line, s.signature_end_line, s.container) for s in found]
     assert ("class", "Compiler", 0, 0, None) in shapes
     assert ("method", "compileSymbol", 6, 6, "Compiler") in shapes
@@ -127,8 +118,7 @@ def test_each_name_of_a_var_statement_is_its_own_declarator():
     lines (the first with the doc comment and `var` above it), not the whole statement."""
     source = ("// Limits.\nvar EXP_LIMIT = 9e15,\n  MAX_DIGITS = 1e9,\n  DEFAULTS = {\n    precision: 20,\n"
               "    rounding: 4,\n  },\n  inexact, quadrant;\nfunction big() {\n  return 1;\n}\n")
-    source_bytes = source.encode()
-    found = extract_symbols("javascript", new_parser("javascript").parse(source_bytes), source_bytes)
+    found = symbols_in("javascript", source)
     assert [(s.name, s.start_line, s.end_line, s.signature_end_line) for s in found] == [
         ("EXP_LIMIT", 0, 1, 1), ("MAX_DIGITS", 2, 2, 2), ("DEFAULTS", 3, 6, 6),
         ("inexact", 7, 7, 7), ("quadrant", 7, 7, 7), ("big", 8, 10, 8),
@@ -136,7 +126,7 @@ def test_each_name_of_a_var_statement_is_its_own_declarator():
 
 
 def test_a_lower_case_iife_is_no_class():
-    assert ("class", "helpers", 0, None) not in _symbols(
+    assert ("class", "helpers", 0, None) not in symbol_rows(
         "javascript", "var helpers = (function () {\n    function a() {}\n    return { a: a };\n}());\n")
 
 
@@ -148,7 +138,7 @@ def test_members_declared_outside_a_class_body():
               'Object.defineProperty(exports, "__esModule", { value: true });\n'
               'Object.defineProperty(exports, "isToken", { enumerable: true, get: function () { return t.isToken; } });\n'
               'Object.defineProperty(target, "hidden", { value: 2 });\n')
-    found = _symbols("javascript", source)
+    found = symbol_rows("javascript", source)
     assert ("constant", "OPEN", 1, "WebSocket") in found
     assert ("variable", "transports", 2, "WebSocket") in found
     assert ("variable", "isToken", 6, None) in found
@@ -160,7 +150,7 @@ def test_definitions_under_a_module_level_if_and_try_but_never_a_functions():
               '  try {\n    const util = require("bufferutil");\n'
               "    module.exports.unmask = function (b) { return util.unmask(b); };\n"
               "  } catch (e) {}\n}\nfunction local() {\n  if (x) {\n    exports.inner = function () {};\n  }\n}\n")
-    found = _symbols("javascript", source)
+    found = symbol_rows("javascript", source)
     assert ("function", "mask", 1, None) in found and ("function", "unmask", 5, None) in found
     assert not any(name in ("inner", "util") for _, name, _, _ in found)
 
@@ -170,7 +160,7 @@ def test_module_exports_a_named_class(tmp_path):
                "  constructor(logger) {\n    this.logger = logger; // the real handler\n  }\n};\n")
     main = ('const RejectionHandler = require("./rejection-handler");\nfunction configure(logger) {\n'
             "  return new RejectionHandler(logger);\n}\n")
-    assert ("class", "RejectionHandler", 0, None) in _symbols("javascript", handler)
+    assert ("class", "RejectionHandler", 0, None) in symbol_rows("javascript", handler)
     sent = _sent(tmp_path, {"rejection-handler.js": handler, "logger.js": main}, "logger.js", "return new")
     assert "module.exports = class RejectionHandler {" in sent
 
@@ -224,7 +214,7 @@ def test_the_keys_a_function_returns_are_members_of_its_result(tmp_path):
               "const bounds = () => ({ low: 0, high: 1 });\n"
               "function parseIsoDate(date) {\n  const struct = parseDateStruct(date);\n"
               "  return new Date(struct.year, struct.month);\n}\n")
-    found = _symbols("javascript", source)
+    found = symbol_rows("javascript", source)
     assert ("attribute", "year", 3, "parseDateStruct") in found
     assert ("attribute", "flush", 5, "parseDateStruct") in found  # a method written short
     assert ("attribute", "high", 8, "bounds") in found
