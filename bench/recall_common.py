@@ -56,7 +56,8 @@ PACKAGES: dict[str, dict[str, tuple[str, str]]] = {
     # references and the compiled shapes the tuning set had few of. kysely, class-validator
     # and xstate were the second draw, rollup, dotenv and semver the third, mqtt, nunjucks and
     # decimal.js the fifth, markdown-it, parse5 and remarkable the sixth: each printed once
-    # short of a target, then joined too.
+    # short of a target, then joined too. fast-xml-parser, liquidjs and handlebars-helpers, the
+    # seventh, met the targets once printed and joined before a larger eighth draw.
     "python": {"packaging": ("26.3", ""), "marshmallow": ("4.4.0", ""), "tomlkit": ("0.15.2", ""),
                "tqdm": ("4.70.1", ""), "jinja2": ("3.1.6", ""), "attrs": ("26.1.0", "")},
     "typescript": {"rxjs": ("7.8.2", "src"), "immer": ("10.1.1", "src"), "express": ("4.21.2", ""),
@@ -67,7 +68,8 @@ PACKAGES: dict[str, dict[str, tuple[str, str]]] = {
                    "xstate": ("5.33.3", ""), "rollup": ("4.68.8", ""), "dotenv": ("18.0.10", ""),
                    "semver": ("7.8.6", ""), "mqtt": ("5.16.0", ""), "nunjucks": ("3.2.4", "src"),
                    "decimal.js": ("10.6.0", ""), "markdown-it": ("15.0.3", ""), "parse5": ("8.1.1", ""),
-                   "remarkable": ("2.0.1", "")},
+                   "remarkable": ("2.0.1", ""), "fast-xml-parser": ("5.12.1", "src"),
+                   "liquidjs": ("10.30.1", ""), "handlebars-helpers": ("0.10.0", "lib")},
     "go": {
         "go-cmp": ("golang-github-google-go-cmp-dev", "github.com/google/go-cmp"),
         "pflag": ("golang-github-spf13-pflag-dev", "github.com/spf13/pflag"),
