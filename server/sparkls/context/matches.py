@@ -29,6 +29,9 @@ PREFIX = "prefix"
 DOCSTRING = "docstring"
 MEMBERS = "members"  # a doc comment whose tags declare members (JSDoc: `docmembers`)
 PART = "part"  # the piece of a definition of several names that is one name's (`b = 2` of `var a = 1, b = 2`)
+OWNER = "owner"  # the value of `owner.name = ...`: a definition only when the file declares it a holder
+HOLDS = "holds"  # a name declared as a value that holds members (an object literal, a function)
+EXPORTS = "holds.exports"  # a name bound to the module's exports (`var _exports = module.exports = {}`)
 
 IMPORT = "import"  # a kind that marks a name as no definition
 VARIABLE = "variable"
@@ -56,6 +59,8 @@ class Definition:
     body: Node | None = None
     docstring: Node | None = None
     receiver: Node | None = None
+    owner: Node | None = None  # `owner` of `owner.name = ...` (OWNER)
+    owned: dict[Node, str] = field(default_factory=dict)  # names that count only when `owner` holds members
 
 
 @dataclass(slots=True)
@@ -67,6 +72,8 @@ class Found:
     prefixes: set[Node] = field(default_factory=set)
     member_docs: list[Node] = field(default_factory=list)
     parts: dict[Node, Node] = field(default_factory=dict)  # name node -> its own piece
+    # name -> whether it is the module's exports (True) or another value holding members (False)
+    holders: dict[str, bool] = field(default_factory=dict)
 
     def add(self, found: dict[str, list[Node]]) -> Definition | None:
         """Merge one match; returns the definition it is about, if it is about one."""
@@ -75,6 +82,10 @@ class Found:
         if MEMBERS in found:
             self.member_docs.append(found[MEMBERS][0])
             return None
+        for key, exports in ((EXPORTS, True), (HOLDS, False)):
+            for holder in found.get(key, ()):
+                text = holder.text.decode("utf-8", errors="replace") if holder.text is not None else ""
+                self.holders[text] = self.holders.get(text, False) or exports
         if NAME not in found:
             if PREFIX in found:
                 self.prefixes.add(found[PREFIX][0])
@@ -91,7 +102,9 @@ class Found:
             definition = self.definitions[node] = Definition(node, kind)
         elif (definition.kind in GIVES_WAY or definition.kind == IMPORT) and kind != IMPORT:
             definition.kind = kind
-        names = definition.names
+        names = definition.owned if OWNER in found else definition.names
+        if OWNER in found:
+            definition.owner = found[OWNER][0]
         for name in found[NAME]:
             old = names.get(name)
             if old is None or old in GIVES_WAY or kind == IMPORT:

@@ -28,6 +28,11 @@ names below; this module names no node types, so it serves every grammar alike.
   `@param {T} [options.name]`, a `@typedef`'s `@property`).
 - `@receiver` on a key of the object literal a kept function returns makes the key a
   member of what that function returns.
+- `@owner` is the value of `owner.name = ...`: its names count only when the file
+  declares `owner` as what holds members, TypeScript's expando declarations: `@holds`
+  (an object literal, a function: `name` is its member) or `@holds.exports` (the
+  module's exports under another name, `var _exports = module.exports = {}`: `name` is
+  the module's own, no container).
 
 Patterns start at most `SCAN_DEPTH` (two) levels below the root, and below each holder
 (class, type, impl, module) and `@scan` node, found so: function bodies are never
@@ -207,6 +212,10 @@ def _extract(language_id: str, tree: tree_sitter.Tree, source: bytes) -> list[Sy
             kept = True  # a key of the object literal a kept function returns: a member of its result
         kind = definition.kind
         named = [(n, k) for n, k in definition.names.items() if k != IMPORT]
+        owner = _text(definition.owner, source) if definition.owner is not None else None
+        exports = found.holders.get(owner) if owner is not None else None  # None: holds no members
+        if exports is not None:
+            named += [(n, k) for n, k in definition.owned.items() if n not in definition.names and k != IMPORT]
         names = [(_text(n, source), k) for n, k in named]
         stack.append((end_byte, kind, names[0][0] if names else None, kept))
         if kind == "class" and names and kept:
@@ -225,6 +234,8 @@ def _extract(language_id: str, tree: tree_sitter.Tree, source: bytes) -> list[Sy
         container = parent[2] if parent is not None else None
         if definition.receiver is not None:
             container = _text(definition.receiver, source)
+        elif exports is not None:
+            container = None if exports else owner  # the module's exports are its top level
         start_line = first.start_point.row
         pieces = _pieces(named, found.parts, definition, start_line, end_line)
         for (name, name_kind), (start_line, end_line) in zip(names, pieces):

@@ -220,3 +220,58 @@ def test_the_keys_a_function_returns_are_members_of_its_result(tmp_path):
     assert ("attribute", "high", 8, "bounds") in found
     sent = _sent(tmp_path, {"index.js": source}, "index.js", "return new Date")
     assert "// the parsed year" in sent and "rival year" not in sent
+
+
+LIB_ALIASED = ("'use strict';\nvar _exports = module.exports = {};\n"
+               "function isArray(obj) {\n  return Array.isArray(obj);\n}\n"
+               "_exports.isArray = isArray; // lib's isArray\n"
+               "_exports.repeat = function repeat(s, n) { return s.repeat(n); };\n")
+
+
+@pytest.mark.parametrize("holder, assigned, container", [
+    ("var _exports = module.exports = {};", "_exports", None),  # nunjucks's lib.js: the module's own
+    ("exports = module.exports = createApplication;\nfunction createApplication() {}", "exports", None),  # express
+    ("const helpers = {};\nmodule.exports = helpers;", "helpers", None),
+    ("let _exports = module.exports = {}", "_exports", None),
+    ("", "exports", None),
+    ("const helpers = {};", "helpers", "helpers"),  # an object literal filled in later
+    ("export const helpers = {};", "helpers", "helpers"),
+    ("function render() {}", "render", "render"),  # a function's own properties
+])
+def test_members_assigned_to_a_value_that_holds_them_are_its_definitions(holder, assigned, container):
+    """TypeScript reads `X.y = ...` at a module's top as a declaration of X's member `y` when X
+    is declared as what holds members: `module.exports` under another name (then `y` is the
+    module's own), an object literal, a function; sparkls does too, whatever X is spelled."""
+    source = f"{holder}\n{assigned}.isArray = Array.isArray;\n{assigned}.repeat = function (s) {{ return s; }};\n"
+    found = symbol_rows("javascript", source)
+    line = holder.count("\n") + 1
+    assert ("variable", "isArray", line, container) in found
+    assert ("function", "repeat", line + 1, container) in found
+
+
+def test_a_function_assigned_under_two_names_has_its_body_after_its_signature():
+    """express's `req.get = req.header = function header(name) {...}`: one line of signature."""
+    source = ("var req = Object.create(IncomingMessage.prototype);\nmodule.exports = req;\n"
+              "req.get =\nreq.header = function header(name) {\n  return this.headers[name];\n};\n")
+    (get,) = [s for s in symbols_in("javascript", source) if s.name == "get"]
+    assert (get.kind, get.container, get.start_line, get.signature_end_line, get.end_line) == ("function", None, 2, 3, 5)
+
+
+@pytest.mark.parametrize("holder", [
+    "",  # not declared in this file at all: a global, another module's value
+    "var config = loadConfig();",  # a value a call makes: nothing says what it holds
+    "let config;",
+])
+def test_an_assignment_to_a_value_nothing_declares_as_a_holder_is_no_definition(holder):
+    found = symbol_rows("javascript", f"{holder}\nconfig.debug = true;\n")
+    assert not [row for row in found if row[1] == "debug"]
+
+
+def test_a_member_of_an_aliased_module_exports_is_sent_for_a_module_binding(tmp_path):
+    """`lib.isArray(x)` where lib.js fills `var _exports = module.exports = {}`: lib's assignment
+    of `isArray`, no rival's."""
+    main = "var lib = require('./lib');\nfunction list(value) {\n  return lib.isArray(value) ? value : [value];\n}\n"
+    sent = _sent(tmp_path, {"lib.js": LIB_ALIASED, "filters.js": main, "other.js": "exports.isArray = 'rival isArray';\n"},
+                 "filters.js", "return lib.isArray")
+    assert "_exports.isArray = isArray; // lib's isArray" in sent
+    assert "rival isArray" not in sent

@@ -115,6 +115,62 @@
     left: (member_expression
       object: (identifier) @receiver (#match? @receiver "^[A-Z]")
       property: (property_identifier) @name))) @symbol.variable
+;; `helpers.isArray = isArray`, `_exports.repeat = repeat`: a member of that value when the
+;; file declares it as what holds members (TypeScript's expando declarations; symbols.py
+;; keeps the names only then): an object literal or a function (@holds), or the module's
+;; exports under another name (@holds.exports: `var _exports = module.exports = {}`,
+;; `exports = module.exports = createApplication`, `module.exports = helpers`; `exports` is)
+(expression_statement
+  (assignment_expression
+    left: (member_expression
+      object: (identifier) @owner (#not-match? @owner "^[A-Z]")
+      property: (property_identifier) @name))) @symbol.variable
+;; `req.get = req.header = function header(name) {...}`: a function all the same, its body the function's
+(expression_statement
+  (assignment_expression
+    left: (member_expression
+      object: (identifier) @owner (#not-match? @owner "^[A-Z]")
+      property: (property_identifier) @name)
+    right: (assignment_expression right: (function_expression body: (_) @body)))) @symbol.function
+(expression_statement
+  (assignment_expression
+    left: (member_expression
+      object: (identifier) @owner (#not-match? @owner "^[A-Z]")
+      property: (property_identifier) @name)
+    right: (assignment_expression right: (arrow_function body: (_) @body)))) @symbol.function
+(variable_declaration (variable_declarator name: (identifier) @holds value: (object)))
+(lexical_declaration (variable_declarator name: (identifier) @holds value: (object)))
+(function_declaration name: (identifier) @holds)
+(expression_statement
+  (assignment_expression
+    left: (member_expression object: (identifier) @holds.exports (#eq? @holds.exports "exports"))))
+(variable_declaration
+  (variable_declarator
+    name: (identifier) @holds.exports
+    value: (assignment_expression
+      left: (member_expression
+        object: (identifier) @_module (#eq? @_module "module")
+        property: (property_identifier) @_exports (#eq? @_exports "exports")))))
+(lexical_declaration
+  (variable_declarator
+    name: (identifier) @holds.exports
+    value: (assignment_expression
+      left: (member_expression
+        object: (identifier) @_module (#eq? @_module "module")
+        property: (property_identifier) @_exports (#eq? @_exports "exports")))))
+(expression_statement
+  (assignment_expression
+    left: (identifier) @holds.exports
+    right: (assignment_expression
+      left: (member_expression
+        object: (identifier) @_module (#eq? @_module "module")
+        property: (property_identifier) @_exports (#eq? @_exports "exports")))))
+(expression_statement
+  (assignment_expression
+    left: (member_expression
+      object: (identifier) @_module (#eq? @_module "module")
+      property: (property_identifier) @_exports (#eq? @_exports "exports"))
+    right: (identifier) @holds.exports))
 ;; `Object.defineProperty(WebSocket, "OPEN", {...})`, `Object.defineProperty(Logger.prototype,
 ;; "transports", { get() {...} })`: a member of the class, static or not (a Capitalized
 ;; receiver: `Object.defineProperty(exports, "x", { get })` is a compiled re-export, no definition)
