@@ -4,8 +4,9 @@
 The capture names every language's query uses (see symbols.py's docstring for what each
 means) and `scan`, which runs the query from the root, then below every holder and
 `@scan` node it finds, at most `SCAN_DEPTH` levels down each time (so function bodies
-are never searched), a window of `SCAN_WINDOW` bytes per call. Pure: a tree in, matches
-out; names no node types.
+are never searched, but one a query names @scan: a JavaScript file's top-level wrapper
+function), a window of `SCAN_WINDOW` bytes per call. Pure: a tree in, matches out;
+names no node types.
 """
 
 from __future__ import annotations
@@ -158,7 +159,9 @@ def scan(cursor: QueryCursor, root: Node) -> Found:
         for match in _matches(cursor, pending.pop()):
             definition = found.add(match)
             inner = [definition.node] if definition is not None and definition.kind in HOLDERS else []
-            if SCAN in match:  # a holder's members may sit deeper than it (an ES5 class's function body)
+            # A holder's members may sit deeper than it (an ES5 class's function body), and
+            # a module's definitions deeper than the program (in a top-level wrapper function).
+            if SCAN in match:
                 inner.append(match[SCAN][0])
             for node in inner:
                 if node not in scanned:

@@ -15,7 +15,8 @@ names below; this module names no node types, so it serves every grammar alike.
   (`const fs = require("fs")`); `variable` gives way to any other kind captured for
   the same name.
 - `@scope` holds members but is no symbol (a Rust impl): its `@name` is their container.
-- `@scan` is no definition but may hold some (Python's module-level `if`, `try`).
+- `@scan` is no definition but may hold some (Python's module-level `if`, `try`; the
+  body of a JavaScript file's top-level wrapper function, below).
 - `@receiver` names the container of a method declared outside it (Go).
 - `@wrapped` / `@wrapper`: the wrapper's lines belong to the definition (decorators,
   `export`, a Go `type` declaration of one spec).
@@ -37,7 +38,11 @@ names below; this module names no node types, so it serves every grammar alike.
 Patterns start at most `SCAN_DEPTH` (two) levels below the root, and below each holder
 (class, type, impl, module) and `@scan` node, found so: function bodies are never
 searched, which keeps a 5,000-line file at a few milliseconds and leaves locals
-unmatched; a query names the parent of a definition that sits deeper.
+unmatched; a query names the parent of a definition that sits deeper. One kind of
+function body is searched, as the program is: that of a wrapper a JavaScript file calls
+at its top, where the whole file's code sits (`(function () {...})();`, `!function
+() {...}();`, a UMD bundle's wrapper and the factory passed to it, AMD's `define([...],
+function () {...})`); what it defines is the module's, at the top, with no container.
 
 Kinds: `function`, `method`, `class` (Python, JS, TS), `type` (TS interfaces, enums
 and aliases; Go types; Rust structs, enums, unions, traits, aliases), `module` (TS
@@ -68,15 +73,16 @@ Rules, the same in every language:
   `start_line`.. lines, so lines `start_line..doc_end_line` always show the signature
   with its doc.
 - Definitions inside a function (or any other definition that is not a class, type,
-  impl or module) are locals and are dropped, with everything inside them.
+  impl or module) are locals and are dropped, with everything inside them; a top-level
+  wrapper function (above) is no definition, its body is the module's top level.
 - A function directly inside a class, type (trait, interface, struct) or impl is a
   `method`, and its `container` is that holder's name. Anything else nested in such a
   holder or in a module also gets the holder's name as `container`; top-level
   definitions have none (a Go method: its receiver's type).
 - A `variable` inside a type is an `attribute`; elsewhere one whose name is
   UPPER_CASE (has letters, none lower-case) is a `constant`. Variables are kept at
-  the top level only (also under a module-level `if` or `try`); constants also inside
-  classes, impls and modules.
+  the top level only (also under a module-level `if` or `try`, and in a top-level
+  wrapper's body); constants also inside classes, impls and modules.
 
 Pure: reads a tree and its source, returns records; no I/O, no LSP.
 """

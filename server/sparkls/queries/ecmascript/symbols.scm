@@ -269,6 +269,39 @@
 (try_statement) @scan
 (catch_clause) @scan
 (finally_clause) @scan
+;; A file whose whole code sits in a wrapper function it calls when it loads: the body of
+;; that function, and of each function passed to that call (a UMD's factory), is searched
+;; as the program is. `(function () {...})();`, `(function ($) {...}(jQuery));`,
+;; `!function () {...}();` (`void`, `+`, `!(function () {...})()`), `;(() => {...})()`,
+;; `(function (global, factory) {...}(this, function (exports) {...}))`, CoffeeScript's
+;; `(function () {...}).call(this);`, AMD's `define([...], function (...) {...})`. Only a
+;; statement of a searched body (the program, a wrapper's, a module-level `if`): never
+;; inside another function, never a function a call of anything else takes
+;; (`describe("x", function () {...})`), nor one whose value a variable takes (above).
+(expression_statement
+  [(call_expression function: [(parenthesized_expression [(function_expression body: (statement_block) @scan)
+                                                          (arrow_function body: (statement_block) @scan)])
+                               (member_expression
+                                 object: (parenthesized_expression (function_expression body: (statement_block) @scan))
+                                 property: (property_identifier) @_call)])
+   (parenthesized_expression (call_expression function: (function_expression body: (statement_block) @scan)))
+   (unary_expression argument: (call_expression function: [(function_expression body: (statement_block) @scan)
+                                                            (parenthesized_expression (function_expression body: (statement_block) @scan))]))]
+  (#any-of? @_call "call" "apply"))
+(expression_statement
+  [(call_expression
+     function: (parenthesized_expression [(function_expression) (arrow_function)])
+     arguments: (arguments [(function_expression body: (statement_block) @scan)
+                            (parenthesized_expression (function_expression body: (statement_block) @scan))]))
+   (parenthesized_expression
+     (call_expression
+       function: (function_expression)
+       arguments: (arguments [(function_expression body: (statement_block) @scan)
+                              (parenthesized_expression (function_expression body: (statement_block) @scan))])))])
+(expression_statement
+  (call_expression
+    function: (identifier) @_define (#eq? @_define "define")
+    arguments: (arguments (function_expression body: (statement_block) @scan))))
 (export_statement declaration: (_) @wrapped) @wrapper
 (comment) @prefix
 ;; A JSDoc comment declares members in its tags (`@param {Number} [options.maxPayload]`,

@@ -12,7 +12,8 @@
 ;
 ; Patterns start at most two levels below the program, a class, or a @scan node
 ; (symbols.SCAN_DEPTH), so that function bodies are not searched: their statements
-; start three levels down, which is also why the variable patterns find no locals.
+; start three levels down, which is also why the variable patterns find no locals. (The
+; body of a top-level wrapper function, a UMD bundle's, is a @scan node: ecmascript.)
 (class_declaration name: (identifier) @name body: (_) @body) @symbol.class
 ; class fields holding a function: `onClick = () => {}`
 (field_definition
