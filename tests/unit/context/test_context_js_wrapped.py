@@ -155,17 +155,17 @@ def test_a_function_body_that_is_no_top_level_wrapper_is_never_searched(source):
 
 @pytest.mark.parametrize("source, rows", [
     # tsc's ES5 class: a class with its constructor and methods
-    ("var Registry = /** @class */ (function (_super) {\n    __extends(Registry, _super);\n"
-     "    function Registry() {\n        this._items = new Map();\n    }\n"
-     "    Registry.prototype.get = function (key) {\n        return this._items.get(key);\n    };\n"
-     "    return Registry;\n}(Base));\n",
+    (("var Registry = /** @class */ (function (_super) {\n    __extends(Registry, _super);\n"
+      "    function Registry() {\n        this._items = new Map();\n    }\n"
+      "    Registry.prototype.get = function (key) {\n        return this._items.get(key);\n    };\n"
+      "    return Registry;\n}(Base));\n"),
      [("class", "Registry", 0, None), ("method", "Registry", 2, "Registry"),
       ("attribute", "_items", 3, "Registry"), ("method", "get", 5, "Registry")]),
     # a value a function makes when the module loads: its locals stay its own
     ("var helpers = (function () {\n    function a() {}\n    var b = 1;\n    return { a: a };\n}());\n",
      [("variable", "helpers", 0, None)]),
-    ("var divide = (function () {\n  function multiply(x) { return x; }\n"
-     "  return function (x, y) {\n    return multiply(x) / y;\n  };\n})();\n",
+    (("var divide = (function () {\n  function multiply(x) { return x; }\n"
+      "  return function (x, y) {\n    return multiply(x) / y;\n  };\n})();\n"),
      [("variable", "divide", 0, None)]),
     ("const config = (() => {\n  const defaults = { a: 1 };\n  return defaults;\n})();\n",
      [("variable", "config", 0, None)]),
