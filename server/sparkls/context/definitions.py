@@ -157,6 +157,10 @@ def _bare_reaches(table: SymbolTable, use: RegionUse, name: str, symbol: Symbol)
     return not any(s.kind == OBJECT for s in table.named(symbol.container))
 
 
+# Another file's definition on a line this long is minified code (a bundle's module on one
+# line, its names a minifier's letters): not taken by its name alone, only through an import.
+MINIFIED_LINE = 1000
+
 @dataclass(frozen=True, slots=True)
 class _Plan:
     """Where one name the region uses is looked for."""
@@ -192,7 +196,12 @@ def _plan(scope: Scope, use: RegionUse, origins: Origins, imported: frozenset[st
     # stub `Object.defineProperty(exports, "ap", { get: ... })`): then others' may be the one
     settled = through_module and any(s.kind not in ("variable", "constant") for s in theirs)
     only = origins[name][1] if theirs and (settled or not (inherited or foreign)) else None
-    return _Plan(name, local, theirs, only, scope.lookup is not None and (inherited or foreign or not local))
+    # In JavaScript, a bare one-character name (`e`, `t` of minified code, a loop's `i`) is no
+    # other file's by its name alone: only through an import (`theirs`); a member (`$.P`) may be.
+    # (A Go package's files share their names with no import: `T` may be a sibling file's.)
+    lettered = len(name) == 1 and use.language in ECMASCRIPT
+    elsewhere = scope.lookup is not None and (inherited or foreign or (not local and not lettered))
+    return _Plan(name, local, theirs, only, elsewhere)
 
 
 def _by_name(
@@ -216,7 +225,7 @@ def _by_name(
     rows = [(p, s) for p, s in rows if s.container not in owned or origin_of[s.container] == p]
     origin_files = frozenset(file_path for _, file_path in origins.values())
     for file_path, symbol in choose_definers(rows, scope.path, imported, use.mentioned, origin_files):
-        if (line := scope.reader(file_path, symbol)) is not None:
+        if (line := scope.reader(file_path, symbol)) is not None and len(line(symbol.start_line)) <= MINIFIED_LINE:
             yield Found(file_path, symbol, line, elsewhere=True)
 
 

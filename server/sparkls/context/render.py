@@ -1,8 +1,9 @@
 """How a definition is shown to the model: whole when small, else its signature with
 the first paragraph of its doc (a doc comment above it, cut the same way), else its
 signature alone; an attribute as its assigning statement, or that statement's first
-line. Pure: a symbol and a way to read its file's lines in, snippets out (best first,
-for `builder.pack`)."""
+line; a long value (`var validator = {...}` over a hundred lines) at the cheapest its first. A line longer than MAX_LINE_CHARS (minified code) is the piece of it around the
+definition's name. Pure: a symbol and a way to read its file's lines in, snippets out
+(best first, for `builder.pack`)."""
 
 from __future__ import annotations
 
@@ -17,8 +18,16 @@ MAX_WHOLE_TOKENS = 80  # a longer definition is sent as its signature and doc su
 MAX_DOC_LINES = 4  # of a docstring, the first paragraph up to this many lines is sent
 MIN_DOC_TOKENS = 8  # a doc this short stays with its signature in every way it is shown
 ATTRIBUTE = "attribute"
+VALUE_KINDS = frozenset({"variable", "constant"})  # a definition all signature that may run long: its value
+# A longer value may be shown as its first line (when the budget is short): a shorter one is
+# whole, its keys (`let mixed = { required: "...", notNull: "..." }`) being what a region reaches.
+MAX_VALUE_TOKENS = 400
 MAX_ATTRIBUTE_TOKENS = 60  # a longer assignment is sent as its first line
 COMMENT_LINE = re.compile(r"\s*(?:#(?![\[!])|//|/\*|\*)")  # a comment's line (not Rust's `#[attr]`)
+# A longer line (minified code: a bundle's whole module on one line) is shown as the piece
+# of it around the definition's name, cut where it is cut with `…`.
+MAX_LINE_CHARS = 240
+CUT = "…"
 
 
 def render(path: str, symbol: Symbol, line: Callable[[int], str]) -> list[Snippet]:
@@ -27,6 +36,8 @@ def render(path: str, symbol: Symbol, line: Callable[[int], str]) -> list[Snippe
     is more than a few words (`builder.pack` chooses). `line(n)`
     gives line n of the file (0-based). An attribute is its assigning statement (its
     first line when the statement is long)."""
+
+    line = fitted_lines(symbol.name, line)
 
     def span(first: int, last: int) -> str:
         return "\n".join(line(n) for n in range(first, last + 1))
@@ -58,7 +69,26 @@ def render(path: str, symbol: Symbol, line: Callable[[int], str]) -> list[Snippe
     if (doc_above or head_end > symbol.signature_end_line) and estimate_tokens(head) > estimate_tokens(bare) + MIN_DOC_TOKENS:
         # its doc left out: the cheapest way, when the budget for upgrades is spent (`builder.pack`)
         options.append(Snippet(path, start, symbol.signature_end_line, "signature", bare))
+    if symbol.kind in VALUE_KINDS and head_end >= symbol.end_line > start and estimate_tokens(bare) > MAX_VALUE_TOKENS:
+        # a long value (a bundle's hundred-line `var validator = {...}`): its first line, cheapest
+        options.append(Snippet(path, start, start, "signature", line(start) + " ..."))
     return options
+
+
+def fitted_lines(name: str, line: Callable[[int], str]) -> Callable[[int], str]:
+    """`line`, each line longer than MAX_LINE_CHARS cut to that many characters: those
+    around `name`'s first use on it (a quarter of them before it), else its start."""
+
+    def fitted(n: int) -> str:
+        text = line(n)
+        if len(text) <= MAX_LINE_CHARS:
+            return text
+        found = re.search(rf"(?<![\w$]){re.escape(name)}(?![\w$])", text)
+        start = max(0, min((found.start() if found else 0) - MAX_LINE_CHARS // 4, len(text) - MAX_LINE_CHARS))
+        end = start + MAX_LINE_CHARS
+        return (CUT if start else "") + text[start:end] + (CUT if end < len(text) else "")
+
+    return fitted
 
 
 def code_start(symbol: Symbol, line: Callable[[int], str]) -> int:

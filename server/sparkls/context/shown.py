@@ -23,7 +23,7 @@ import itertools
 import re
 
 from sparkls.context.reach import CALL_SIGNATURE, FUNCTION_KINDS, MAX_CALL_SIGNATURES, MAX_TYPE_HOPS, TYPE_KINDS, WORD
-from sparkls.context.render import ATTRIBUTE, code_start, render
+from sparkls.context.render import ATTRIBUTE, code_start, fitted_lines, render
 from sparkls.context.scope import Line, Scope
 from sparkls.context.snippet import Snippet
 from sparkls.context.symbols import Symbol
@@ -101,6 +101,7 @@ class Shown:
         if key in self._seen:
             return
         self._seen.add(key)
+        line = fitted_lines(symbol.name, line)
         first = code_start(symbol, line)
         header = "\n".join(line(n) for n in range(first, symbol.signature_end_line + 1))
         into.append([Snippet(file_path, first, symbol.signature_end_line, "container", header)])

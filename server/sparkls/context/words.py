@@ -7,7 +7,7 @@ from __future__ import annotations
 import keyword
 import re
 
-from sparkls.context.reach import ACCESS, WORD
+from sparkls.context.reach import ACCESS
 from sparkls.context.resolve import OWN
 
 # Reserved words, which name no definition: not looked up. Only words each language
@@ -31,7 +31,10 @@ KEYWORDS = {
 
 # JavaScript's names may hold `$` (`$internals`, `source$`); one after `#` is a class's
 # private name (`this.#entries`), no word of its own.
-ECMASCRIPT_WORD = re.compile(r"(?<![#A-Za-z0-9_$])[A-Za-z_$][A-Za-z0-9_$]*")
+# A letter after a backslash is an escape, no word (`"\n"` names no `n`); one after a digit
+# is part of a number (`1e9`, `0x1f`).
+ECMASCRIPT_WORD = re.compile(r"(?<![#A-Za-z0-9_$\\])[A-Za-z_$][A-Za-z0-9_$]*")
+OTHER_WORD = re.compile(r"(?<![A-Za-z0-9_\\])[A-Za-z_][A-Za-z0-9_]*")
 PRIVATE_NAME = re.compile(r"(?<![A-Za-z0-9_$])#[A-Za-z_$][A-Za-z0-9_$]*")
 ECMASCRIPT = frozenset({"javascript", "typescript", "tsx"})
 
@@ -40,7 +43,7 @@ def names_used(text: str, language: str | None = None) -> list[str]:
     """Identifier-like words in order of first use; the language's keywords left out
     (`language`: a grammar name, `python`, `typescript`, ...)."""
     reserved = KEYWORDS.get(language or "", frozenset())
-    words = (ECMASCRIPT_WORD if language in ECMASCRIPT else WORD).findall(text)
+    words = (ECMASCRIPT_WORD if language in ECMASCRIPT else OTHER_WORD).findall(text)
     return [word for word in dict.fromkeys(words) if word not in reserved and word != "$"]
 
 

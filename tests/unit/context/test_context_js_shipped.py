@@ -12,6 +12,8 @@ import pytest
 
 from sparkls.context.builder import build_edit_context
 from sparkls.context.docmembers import documented_members
+from sparkls.context.render import CUT, MAX_LINE_CHARS, render
+from sparkls.context.words import names_used
 from sparkls.context.index.workspace import WorkspaceIndex
 from sparkls.documents.store import DocumentStore
 from sparkls.guard.exclusions import PathFilter
@@ -275,3 +277,49 @@ def test_a_member_of_an_aliased_module_exports_is_sent_for_a_module_binding(tmp_
                  "filters.js", "return lib.isArray")
     assert "_exports.isArray = isArray; // lib's isArray" in sent
     assert "rival isArray" not in sent
+
+
+def test_a_minified_line_is_shown_as_the_piece_around_the_definition():
+    """A bundle's whole module on one line: the definition's snippet is the piece of that line
+    around its name, cut with `…`, never the whole line."""
+    filler = ";".join(f"var v{n}={n}" for n in range(400))
+    minified = f"{filler};function parseLinkLabel(e,t){{return e.pos+t}};{filler};\n"
+    (found,) = [s for s in symbols_in("javascript", minified) if s.name == "parseLinkLabel"]
+    rendered = render("dist/x.min.js", found, minified.split("\n").__getitem__)
+    assert rendered and all(len(s.text) <= MAX_LINE_CHARS + 2 * len(CUT) for s in rendered)
+    assert all("function parseLinkLabel(e,t){return e.pos+t}" in s.text for s in rendered)
+    assert all(s.text.startswith(CUT) and s.text.endswith(CUT) for s in rendered)
+
+
+def test_a_letter_after_a_backslash_is_an_escape_not_a_name_used():
+    """`"\\n"` names no `n` (a minified bundle defines one); `1e9` no `e9`."""
+    text = 'const line = text.split("\\n\\t"); const big = 1e9; re = /\\bword/;'
+    assert names_used(text, "javascript") == ["line", "text", "split", "big", "re"]
+    assert names_used('parts = text.split("\\n")  # 0x1f', "python") == ["parts", "text", "split"]
+
+
+def test_a_minified_bundles_names_and_bare_letters_are_no_other_files(tmp_path):
+    """`e(x)` is no other file's `e` by its name alone, nor `parseLinkLabel` a minified
+    bundle's (its module on one line); `x.P`, a member of one letter, is still looked for."""
+    padding = ";".join(f"var v{n}={n}" for n in range(200))
+    files = {
+        "lib/e.js": "function e(x) {\n  return 'rival e';\n}\n",
+        "dist/bundle.min.js": f"!function(){{{padding};function parseLinkLabel(e,t){{return 'minified'}}}}();\n",
+        "lib/tags.js": "class Tags {\n  constructor() {\n    this.P = 'the P tag';\n  }\n}\n",
+        "main.js": "function run(x) {\n  return e(x) + parseLinkLabel(x) + x.P;\n}\n",
+    }
+    sent = _sent(tmp_path, files, "main.js", "return e(x)")
+    assert "rival e" not in sent and "minified" not in sent
+    assert "this.P = 'the P tag';" in sent
+
+
+def test_a_long_value_may_be_shown_as_its_first_line():
+    """A bundle's hundred-line `var validator = {...}`: its first line is its cheapest way; a
+    short one is only ever whole (its keys are what a region reaches)."""
+    long_value = "var validator = {\n" + "".join(f"  isCheck{n}: isCheck{n},\n" for n in range(150)) + "};\n"
+    short_value = "let mixed = {\n  required: '${path} is a required field',\n  notNull: 'cannot be null',\n};\n"
+    for source, cheapest in ((long_value, "var validator = { ..."), (short_value, None)):
+        (symbol,) = symbols_in("javascript", source)
+        ways = render("index.js", symbol, source.split("\n").__getitem__)
+        assert ways[0].text == source.rstrip("\n")
+        assert (ways[-1].text == cheapest) if cheapest else len(ways) == 1

@@ -3,7 +3,7 @@
 - The schema carries `SCHEMA_VERSION` in `PRAGMA user_version`; a database of another
   version (or not a database at all) is emptied and rebuilt: it is a cache. The meta
   table carries a fingerprint of the extraction rules (the `symbols.scm` queries and
-  `symbols.py`): when those change, every row goes and every file is parsed again.
+  the modules that read them, `symbols.py` and its helpers): when those change, every row goes and every file is parsed again.
   (A change to the words rule, `identifiers`, bumps `SCHEMA_VERSION` instead.)
 - Three tables of rows per file: `files` (what was read: mtime, size, language, and
   for rows from an editor's buffer which buffer and version; its `id` is kept while
@@ -53,6 +53,7 @@ from functools import cache
 from importlib import resources
 from pathlib import Path
 
+from sparkls.context import docmembers, matches, recovery
 from sparkls.context import symbols as symbols_module
 from sparkls.context.index.health import LIVE_SUFFIX, delete_if_unused
 from sparkls.context.symbols import Symbol
@@ -213,9 +214,12 @@ def words_mode(db: sqlite3.Connection) -> str:
 
 @cache
 def extractor_fingerprint() -> str:
-    """A hash of what decides a file's symbols: every `symbols.scm`, `attributes.scm`
-    and `symbols.py`."""
-    digest = hashlib.sha256(Path(symbols_module.__file__).read_bytes())
+    """A hash of what decides a file's symbols: every `symbols.scm`, `attributes.scm`,
+    and the modules that read their matches (`symbols.py`, `matches.py`, `docmembers.py`,
+    `recovery.py`)."""
+    digest = hashlib.sha256()
+    for module in (symbols_module, matches, docmembers, recovery):
+        digest.update(Path(module.__file__).read_bytes())
     queries = resources.files("sparkls") / "queries"
     for folder in sorted(queries.iterdir(), key=lambda entry: entry.name):
         for name in ("symbols.scm", "attributes.scm"):

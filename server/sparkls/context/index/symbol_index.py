@@ -10,7 +10,7 @@ no parse; `lookup` finds definitions by exact name, through an index on the name
 `files_using` finds the files whose text holds a word (an identifier), through the
 FTS5 index of the words (or, where SQLite lacks FTS5, by reading each file's words).
 
-- Files larger than `MAX_FILE_BYTES` (1 MB: generated or vendored code, mostly) are
+- Files larger than `MAX_FILE_BYTES` (2 MB: generated or vendored code, mostly) are
   recorded without symbols and not parsed.
 - A file is read only when its real path is inside the workspace (guard/confine.py).
 - A file indexed from a buffer is recorded with `mtime_ns = FROM_BUFFER` and which
