@@ -6,7 +6,9 @@ last step of `definitions.referenced_definitions`.
 
 - a member, its holder's header (once for all its members: `class Job:`,
   `export default {`), and for a member of an exported object literal the value it
-  names (`isFunction,` -> `const isFunction = typeOfTest("function")` and `typeOfTest`);
+  names (`isFunction,` -> `const isFunction = typeOfTest("function")`);
+- a value a call of a function of its file made (`const isRegExp = kindOfTest("RegExp")`),
+  that function (what calling the value runs is what it returns);
 - a class, its constructor (`__init__`, `constructor`, `new`), or, when the region
   calls the class, its first base's;
 - a value annotated with a type (`const ajax: AjaxCreationMethod = ...`), that
@@ -23,7 +25,7 @@ import itertools
 import re
 
 from sparkls.context.reach import CALL_SIGNATURE, FUNCTION_KINDS, MAX_CALL_SIGNATURES, MAX_TYPE_HOPS, TYPE_KINDS, WORD
-from sparkls.context.render import ATTRIBUTE, code_start, fitted_lines, render
+from sparkls.context.render import ATTRIBUTE, VALUE_KINDS, code_start, fitted_lines, render
 from sparkls.context.scope import Line, Scope
 from sparkls.context.snippet import Snippet
 from sparkls.context.symbols import Symbol
@@ -89,6 +91,9 @@ class Shown:
                 self._add(into, *found)
         elif symbol.kind not in TYPE_KINDS:
             self._with_annotation(into, file_path, symbol, line)
+        if symbol.kind in VALUE_KINDS:
+            for maker in self._maker(file_path, symbol, line):
+                self._add(into, file_path, maker, line)
         if symbol.kind == "type":
             for signature in self._call_signatures(file_path, symbol.name):
                 self._add(into, file_path, signature, line)
@@ -118,18 +123,22 @@ class Shown:
 
     def _member_value(self, file_path: str, member: Symbol, line: Line) -> list[Symbol]:
         """What an object literal's member on a line of its own names, in its file: `isFunction,`
-        the `const isFunction = typeOfTest(...)` and `typeOfTest`, which made it;
-        `hasOwnProp: hasOwnProperty,` the `hasOwnProperty`."""
+        the `const isFunction = typeOfTest(...)` (and, as with any value, `typeOfTest`, which
+        made it: `_maker`); `hasOwnProp: hasOwnProperty,` the `hasOwnProperty`."""
         found = MEMBER_VALUE.fullmatch(line(member.start_line))
         if found is None or found.group(1) != member.name:
             return []
         named = self.scope.named_in(file_path, found.group(2) or member.name)
-        values = [s for s in named if s.container is None and s.kind != OBJECT]
-        for value in values[:1]:
-            made = MADE_BY.search(line(code_start(value, line)))  # `const isFunction = typeOfTest('function')`
-            if made is not None and made.group(1) != value.name:
-                values += [s for s in self.scope.named_in(file_path, made.group(1)) if s.kind in FUNCTION_KINDS][:1]
-        return values
+        return [s for s in named if s.container is None and s.kind != OBJECT]
+
+    def _maker(self, file_path: str, value: Symbol, line: Line) -> list[Symbol]:
+        """`const isRegExp = kindOfTest("RegExp")`: the function of its file whose call made the
+        value (what calling `isRegExp` runs is what `kindOfTest` returns)."""
+        made = MADE_BY.search(line(code_start(value, line)))
+        if made is None or made.group(1) == value.name:
+            return []
+        named = self.scope.named_in(file_path, made.group(1))
+        return [s for s in named if s.kind in FUNCTION_KINDS and s.container is None][:1]
 
     def _with_annotation(self, into: list[list[Snippet]], file_path: str, symbol: Symbol, line: Line) -> None:
         """`const ajax: AjaxCreationMethod = ...`: what calling it runs, the type's call

@@ -323,3 +323,16 @@ def test_a_long_value_may_be_shown_as_its_first_line():
         ways = render("index.js", symbol, source.split("\n").__getitem__)
         assert ways[0].text == source.rstrip("\n")
         assert (ways[-1].text == cheapest) if cheapest else len(ways) == 1
+
+
+def test_a_value_a_function_of_its_file_made_comes_with_that_function(tmp_path):
+    """axios's `const isRegExp = kindOfTest('RegExp')`: what calling `isRegExp` runs is what
+    `kindOfTest` returns, so `kindOfTest` comes with it, no rival's."""
+    utils = ("const kindOfTest = (type) => {\n  type = type.toLowerCase();\n"
+             "  return (thing) => kindOf(thing) === type; // the made test\n};\n"
+             "const isRegExp = kindOfTest('RegExp');\nexport { isRegExp };\n")
+    main = "import { isRegExp } from './utils.js';\nfunction match(value) {\n  return isRegExp(value);\n}\n"
+    rival = "export const kindOfTest = () => 'rival kindOfTest';\n"
+    sent = _sent(tmp_path, {"utils.js": utils, "main.js": main, "other.js": rival}, "main.js", "return isRegExp")
+    assert "const isRegExp = kindOfTest('RegExp');" in sent
+    assert "const kindOfTest = (type) => {" in sent and "rival kindOfTest" not in sent
