@@ -336,3 +336,14 @@ def test_a_value_a_function_of_its_file_made_comes_with_that_function(tmp_path):
     sent = _sent(tmp_path, {"utils.js": utils, "main.js": main, "other.js": rival}, "main.js", "return isRegExp")
     assert "const isRegExp = kindOfTest('RegExp');" in sent
     assert "const kindOfTest = (type) => {" in sent and "rival kindOfTest" not in sent
+
+
+def test_each_name_a_module_level_pattern_binds_is_a_definition():
+    """`const {getPrototypeOf} = Object;` defines `getPrototypeOf` (axios's utils.js); a
+    `require` destructured binds another module's names, no definition of this file."""
+    source = ("const {toString} = Object.prototype;\nconst {getPrototypeOf, keys: objectKeys} = Object;\n"
+              "var [first, second] = pair;\nconst { kQueue, kBusy: busy } = require('./symbols');\n"
+              "function f() { const { local } = x; }\n")
+    assert symbol_rows("javascript", source) == [
+        ("variable", "toString", 0, None), ("variable", "getPrototypeOf", 1, None), ("variable", "objectKeys", 1, None),
+        ("variable", "first", 2, None), ("variable", "second", 2, None), ("function", "f", 4, None)]

@@ -21,6 +21,30 @@
 ; `var EXP_LIMIT = 9e15, MAX_DIGITS = 1e9, ...` is many definitions, each on its own lines)
 (lexical_declaration (variable_declarator name: (identifier) @name) @part) @symbol.variable
 (variable_declaration (variable_declarator name: (identifier) @name) @part) @symbol.variable
+;; `const { getPrototypeOf } = Object;`, `const { toString: str } = Object.prototype;`,
+;; `const [first, second] = pair;`: each name the pattern binds (a `require` binds a module's: below)
+(lexical_declaration (variable_declarator name: (object_pattern (shorthand_property_identifier_pattern) @name))) @symbol.variable
+(lexical_declaration (variable_declarator name: (object_pattern (pair_pattern value: (identifier) @name)))) @symbol.variable
+(lexical_declaration (variable_declarator name: (array_pattern (identifier) @name))) @symbol.variable
+(variable_declaration (variable_declarator name: (object_pattern (shorthand_property_identifier_pattern) @name))) @symbol.variable
+(variable_declaration (variable_declarator name: (object_pattern (pair_pattern value: (identifier) @name)))) @symbol.variable
+(variable_declaration (variable_declarator name: (array_pattern (identifier) @name))) @symbol.variable
+(lexical_declaration
+  (variable_declarator
+    name: (object_pattern (shorthand_property_identifier_pattern) @name)
+    value: (call_expression function: (identifier) @_require (#eq? @_require "require")))) @symbol.import
+(lexical_declaration
+  (variable_declarator
+    name: (object_pattern (pair_pattern value: (identifier) @name))
+    value: (call_expression function: (identifier) @_require (#eq? @_require "require")))) @symbol.import
+(variable_declaration
+  (variable_declarator
+    name: (object_pattern (shorthand_property_identifier_pattern) @name)
+    value: (call_expression function: (identifier) @_require (#eq? @_require "require")))) @symbol.import
+(variable_declaration
+  (variable_declarator
+    name: (object_pattern (pair_pattern value: (identifier) @name))
+    value: (call_expression function: (identifier) @_require (#eq? @_require "require")))) @symbol.import
 ; `const path = require("node:path")` binds a module, not a definition
 (lexical_declaration
   (variable_declarator
