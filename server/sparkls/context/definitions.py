@@ -161,6 +161,7 @@ def _bare_reaches(table: SymbolTable, use: RegionUse, name: str, symbol: Symbol)
 # line, its names a minifier's letters): not taken by its name alone, only through an import.
 MINIFIED_LINE = 1000
 
+
 @dataclass(frozen=True, slots=True)
 class _Plan:
     """Where one name the region uses is looked for."""

@@ -1,9 +1,10 @@
 """How a definition is shown to the model: whole when small, else its signature with
 the first paragraph of its doc (a doc comment above it, cut the same way), else its
 signature alone; an attribute as its assigning statement, or that statement's first
-line; a long value (`var validator = {...}` over a hundred lines) at the cheapest its first. A line longer than MAX_LINE_CHARS (minified code) is the piece of it around the
-definition's name. Pure: a symbol and a way to read its file's lines in, snippets out
-(best first, for `builder.pack`)."""
+line; a long value (`var validator = {...}` over a hundred lines) at the cheapest its
+first line. A line longer than MAX_LINE_CHARS (minified code) is the piece of it around
+the definition's name. Pure: a symbol and a way to read its file's lines in, snippets
+out (best first, for `builder.pack`)."""
 
 from __future__ import annotations
 

@@ -9,14 +9,14 @@ define the same name elsewhere: what is sent is the definition the code means.""
 from pathlib import Path
 
 import pytest
-
 from sparkls.context.builder import build_edit_context
 from sparkls.context.docmembers import documented_members
+from sparkls.context.index.workspace import WorkspaceIndex
 from sparkls.context.render import CUT, MAX_LINE_CHARS, render
 from sparkls.context.words import names_used
-from sparkls.context.index.workspace import WorkspaceIndex
 from sparkls.documents.store import DocumentStore
 from sparkls.guard.exclusions import PathFilter
+
 from tests.unit.context.parsing import symbol_rows, symbols_in
 from tests.unit.trees import write_tree
 

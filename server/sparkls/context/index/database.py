@@ -3,7 +3,8 @@
 - The schema carries `SCHEMA_VERSION` in `PRAGMA user_version`; a database of another
   version (or not a database at all) is emptied and rebuilt: it is a cache. The meta
   table carries a fingerprint of the extraction rules (the `symbols.scm` queries and
-  the modules that read them, `symbols.py` and its helpers): when those change, every row goes and every file is parsed again.
+  the modules that read them, `symbols.py` and its helpers): when those change, every
+  row goes and every file is parsed again.
   (A change to the words rule, `identifiers`, bumps `SCHEMA_VERSION` instead.)
 - Three tables of rows per file: `files` (what was read: mtime, size, language, and
   for rows from an editor's buffer which buffer and version; its `id` is kept while
