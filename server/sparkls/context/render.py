@@ -1,8 +1,7 @@
 """How a definition is shown to the model: whole when small, else its signature with
 the first paragraph of its doc (a doc comment above it, cut the same way), else its
 signature alone; an attribute as its assigning statement, or that statement's first
-line; a long value (`var validator = {...}` over a hundred lines) at the cheapest its
-first line. A line longer than MAX_LINE_CHARS (minified code) is the piece of it around
+line. A line longer than MAX_LINE_CHARS (minified code) is the piece of it around
 the definition's name. Pure: a symbol and a way to read its file's lines in, snippets
 out (best first, for `builder.pack`)."""
 
@@ -19,10 +18,7 @@ MAX_WHOLE_TOKENS = 80  # a longer definition is sent as its signature and doc su
 MAX_DOC_LINES = 4  # of a docstring, the first paragraph up to this many lines is sent
 MIN_DOC_TOKENS = 8  # a doc this short stays with its signature in every way it is shown
 ATTRIBUTE = "attribute"
-VALUE_KINDS = frozenset({"variable", "constant"})  # a definition all signature that may run long: its value
-# A longer value may be shown as its first line (when the budget is short): a shorter one is
-# whole, its keys (`let mixed = { required: "...", notNull: "..." }`) being what a region reaches.
-MAX_VALUE_TOKENS = 400
+VALUE_KINDS = frozenset({"variable", "constant"})  # a value: one a call may have made (`shown._maker`)
 MAX_ATTRIBUTE_TOKENS = 60  # a longer assignment is sent as its first line
 COMMENT_LINE = re.compile(r"\s*(?:#(?![\[!])|//|/\*|\*)")  # a comment's line (not Rust's `#[attr]`)
 # A longer line (minified code: a bundle's whole module on one line) is shown as the piece
@@ -70,9 +66,6 @@ def render(path: str, symbol: Symbol, line: Callable[[int], str]) -> list[Snippe
     if (doc_above or head_end > symbol.signature_end_line) and estimate_tokens(head) > estimate_tokens(bare) + MIN_DOC_TOKENS:
         # its doc left out: the cheapest way, when the budget for upgrades is spent (`builder.pack`)
         options.append(Snippet(path, start, symbol.signature_end_line, "signature", bare))
-    if symbol.kind in VALUE_KINDS and head_end >= symbol.end_line > start and estimate_tokens(bare) > MAX_VALUE_TOKENS:
-        # a long value (a bundle's hundred-line `var validator = {...}`): its first line, cheapest
-        options.append(Snippet(path, start, start, "signature", line(start) + " ..."))
     return options
 
 

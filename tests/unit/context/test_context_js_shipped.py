@@ -313,18 +313,6 @@ def test_a_minified_bundles_names_and_bare_letters_are_no_other_files(tmp_path):
     assert "this.P = 'the P tag';" in sent
 
 
-def test_a_long_value_may_be_shown_as_its_first_line():
-    """A bundle's hundred-line `var validator = {...}`: its first line is its cheapest way; a
-    short one is only ever whole (its keys are what a region reaches)."""
-    long_value = "var validator = {\n" + "".join(f"  isCheck{n}: isCheck{n},\n" for n in range(150)) + "};\n"
-    short_value = "let mixed = {\n  required: '${path} is a required field',\n  notNull: 'cannot be null',\n};\n"
-    for source, cheapest in ((long_value, "var validator = { ..."), (short_value, None)):
-        (symbol,) = symbols_in("javascript", source)
-        ways = render("index.js", symbol, source.split("\n").__getitem__)
-        assert ways[0].text == source.rstrip("\n")
-        assert (ways[-1].text == cheapest) if cheapest else len(ways) == 1
-
-
 def test_a_value_a_function_of_its_file_made_comes_with_that_function(tmp_path):
     """axios's `const isRegExp = kindOfTest('RegExp')`: what calling `isRegExp` runs is what
     `kindOfTest` returns, so `kindOfTest` comes with it, no rival's."""
