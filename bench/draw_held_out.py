@@ -41,7 +41,12 @@ seventh** (`--seventh`) after the sixth's did. **The eighth** (`--eighth`) draws
 many, `EIGHTH_PER_LANGUAGE` from twenty candidates, the fifth's rules otherwise: the
 seventh's packages met every target once printed, but a set of three that the server
 before that stop already read at 96.9% says little after four sets that mostly came
-short; six packages measure unseen JavaScript better than three.
+short; six packages measure unseen JavaScript better than three. **The ninth** (`--ninth`, the
+eighth's rules): the eighth, printed with the server at its draw, met the targets; printed
+with the server of the work after it, it had lost a third of its fields. Its totals said
+so and nothing more; the cause was found on a development set of candidates never drawn
+(listed in `recall_common.PACKAGES`, which they joined with the eighth), and the final
+server is measured on twenty new candidates, six drawn.
 """
 
 from __future__ import annotations
@@ -137,6 +142,15 @@ EIGHTH_CANDIDATES = {
                    "clean-css", "prismjs", "d3-array", "chart.js", "svgo", "glob", "fs-extra", "dexie",
                    "archiver", "protobufjs", "vuex", "pinia"],
 }
+# The ninth draw (`--ninth`): after the eighth's second printing showed a regression (its
+# totals only), fixed on a development set; twenty more, written before looking at any of
+# them, none in the lists above nor in the development set, six drawn.
+NINTH_SEED = 399
+NINTH_CANDIDATES = {
+    "typescript": ["fuse.js", "lunr", "minisearch", "flexsearch", "numeral", "big.js", "loglevel", "consola",
+                   "p-queue", "eventemitter2", "localforage", "idb", "lowdb", "keyv", "query-string", "url-parse",
+                   "path-to-regexp", "superjson", "sortablejs", "hammerjs"],
+}
 # flag -> (candidates, seed, fewest functions, packages per language)
 ROUNDS = {"--second": (SECOND_CANDIDATES, SECOND_SEED, 0, PER_LANGUAGE),
           "--third": (THIRD_CANDIDATES, THIRD_SEED, 0, PER_LANGUAGE),
@@ -144,7 +158,8 @@ ROUNDS = {"--second": (SECOND_CANDIDATES, SECOND_SEED, 0, PER_LANGUAGE),
           "--fifth": (FIFTH_CANDIDATES, FIFTH_SEED, MIN_FUNCTIONS, PER_LANGUAGE),
           "--sixth": (SIXTH_CANDIDATES, SIXTH_SEED, MIN_FUNCTIONS, PER_LANGUAGE),
           "--seventh": (SEVENTH_CANDIDATES, SEVENTH_SEED, MIN_FUNCTIONS, PER_LANGUAGE),
-          "--eighth": (EIGHTH_CANDIDATES, EIGHTH_SEED, MIN_FUNCTIONS, EIGHTH_PER_LANGUAGE)}
+          "--eighth": (EIGHTH_CANDIDATES, EIGHTH_SEED, MIN_FUNCTIONS, EIGHTH_PER_LANGUAGE),
+          "--ninth": (NINTH_CANDIDATES, NINTH_SEED, MIN_FUNCTIONS, EIGHTH_PER_LANGUAGE)}
 
 
 def _unused(candidates: dict[str, list[str]]) -> None:
