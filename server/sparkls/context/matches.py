@@ -73,8 +73,9 @@ class Found:
     prefixes: set[Node] = field(default_factory=set)
     member_docs: list[Node] = field(default_factory=list)
     parts: dict[Node, Node] = field(default_factory=dict)  # name node -> its own piece
-    # name -> whether it is the module's exports (True) or another value holding members (False)
-    holders: dict[str, bool] = field(default_factory=dict)
+    # a name declared as what holds members, and whether it is the module's exports (True)
+    # or another value (False)
+    holders: list[tuple[Node, bool]] = field(default_factory=list)
 
     def add(self, found: dict[str, list[Node]]) -> Definition | None:
         """Merge one match; returns the definition it is about, if it is about one."""
@@ -84,9 +85,7 @@ class Found:
             self.member_docs.append(found[MEMBERS][0])
             return None
         for key, exports in ((EXPORTS, True), (HOLDS, False)):
-            for holder in found.get(key, ()):
-                text = holder.text.decode("utf-8", errors="replace") if holder.text is not None else ""
-                self.holders[text] = self.holders.get(text, False) or exports
+            self.holders += [(holder, exports) for holder in found.get(key, ())]
         if NAME not in found:
             if PREFIX in found:
                 self.prefixes.add(found[PREFIX][0])

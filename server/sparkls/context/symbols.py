@@ -205,6 +205,9 @@ def _extract(language_id: str, tree: tree_sitter.Tree, source: bytes) -> list[Sy
     # What holds attributes, in file order, with the name they belong to: kept classes,
     # and (JavaScript's older classes) constructor functions and prototype methods.
     classes: list[tuple[Node, str]] = []
+    holders: dict[str, bool] = {}  # what holds members `owner.name = ...` assigns: is it the module's exports?
+    for node, exports in found.holders:
+        holders[_text(node, source)] = holders.get(_text(node, source), False) or exports
     # Enclosing definitions, innermost last: (end byte, kind, first name, kept).
     stack: list[tuple[int, str, str | None, bool]] = []
     for definition in ordered:
@@ -219,7 +222,7 @@ def _extract(language_id: str, tree: tree_sitter.Tree, source: bytes) -> list[Sy
         kind = definition.kind
         named = [(n, k) for n, k in definition.names.items() if k != IMPORT]
         owner = _text(definition.owner, source) if definition.owner is not None else None
-        exports = found.holders.get(owner) if owner is not None else None  # None: holds no members
+        exports = holders.get(owner) if owner is not None else None  # None: holds no members
         if exports is not None:
             named += [(n, k) for n, k in definition.owned.items() if n not in definition.names and k != IMPORT]
         names = [(_text(n, source), k) for n, k in named]
